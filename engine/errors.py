@@ -1,0 +1,21 @@
+"""Typed errors raised inside the engine and the programs.
+
+Programs turn a :class:`UsageError` into one line on stderr and exit code 2
+(see :func:`engine.programs.common.run_program`).
+"""
+
+
+class EngineError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+class UsageError(EngineError):
+    """Bad input from the user: wrong arguments, malformed files, impossible positions.
+
+    The message is a single line that says what is wrong; the program prints it on
+    stderr and exits with code 2 without creating or touching its output files.
+    """
+
+
+class SearchTimeout(EngineError):
+    """Raised inside a search when its deadline has passed (see engine.iterative)."""

@@ -1,0 +1,95 @@
+"""Iterative deepening under a deadline, on top of the one alpha-beta of engine.search.
+
+``iterative_deepening`` searches depth 1, 2, ... up to ``max_depth`` with a shared
+transposition table (so each iteration starts with the previous one's best moves first),
+and returns the result of the deepest iteration that COMPLETED before the deadline. A
+search that runs past the deadline is abandoned (engine.search raises SearchTimeout
+inside it) and its partial result is thrown away.
+
+Time is read only through ``clock`` (default ``time.perf_counter``), so tests inject a
+fake clock and never depend on real time. Budgeting (how much of a game's time to give a
+move, safety margins) belongs to the program; this module only honours a deadline.
+"""
+
+import time
+from typing import Any, List, NamedTuple, Optional
+
+from .errors import SearchTimeout
+from .search import INF, SearchResult, Statistics, TranspositionTable, search
+
+
+class Iteration(NamedTuple):
+    """One completed iteration: its depth, result and the seconds it took."""
+
+    depth: int
+    result: SearchResult
+    seconds: float
+
+
+class DeepeningResult(NamedTuple):
+    """What :func:`iterative_deepening` returns.
+
+    value, action, child  from the deepest completed iteration (action None only if no
+                          iteration completed, or the root is terminal)
+    depth                 depth of that iteration (0 if none completed)
+    iterations            every completed Iteration, shallowest first
+    timed_out             True when the deadline stopped an iteration
+    solved                True when the last iteration needed no evaluation (exact value)
+    stats                 Statistics summed over all iterations, the abandoned one included
+    """
+
+    value: Any
+    action: Any
+    child: Any
+    depth: int
+    iterations: List[Iteration]
+    timed_out: bool
+    solved: bool
+    stats: Statistics
+
+
+def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.perf_counter,
+                        table=None, order=None, window=(-INF, INF), tracer_factory=None,
+                        stats=None, min_depth=1, on_iteration=None):
+    """Deepen from ``min_depth`` to ``max_depth`` until ``deadline`` (a ``clock()`` time).
+
+    ``table`` (a TranspositionTable, created if None) is kept across iterations.
+    ``tracer_factory(depth)`` may give each iteration its own tracer; ``on_iteration``
+    is called with each completed :class:`Iteration`. Stops early once an iteration
+    is exact (no evaluation and no table answer used: searched to the game's end).
+    """
+    if table is None:
+        table = TranspositionTable()
+    if stats is None:
+        stats = Statistics()
+    iterations = []
+    timed_out = False
+    solved = False
+    for depth in range(min_depth, max_depth + 1):
+        if deadline is not None and clock() >= deadline:
+            timed_out = True
+            break
+        tracer = tracer_factory(depth) if tracer_factory is not None else None
+        evaluations_before, hits_before = stats.evaluations, stats.table_hits
+        started = clock()
+        try:
+            result = search(game, state, prune=True, depth=depth, window=window,
+                            tracer=tracer, stats=stats, table=table, order=order,
+                            deadline=deadline, clock=clock)
+        except SearchTimeout:
+            timed_out = True
+            break
+        iteration = Iteration(depth, result, clock() - started)
+        iterations.append(iteration)
+        if on_iteration is not None:
+            on_iteration(iteration)
+        if result.action is None:
+            break
+        if stats.evaluations == evaluations_before and stats.table_hits == hits_before:
+            solved = True  # nothing was estimated: deeper iterations cannot change it
+            break
+    if iterations:
+        last = iterations[-1]
+        return DeepeningResult(last.result.value, last.result.action, last.result.child,
+                               last.depth, iterations, timed_out, solved, stats)
+    return DeepeningResult(None, None, None, 0, iterations, timed_out, solved, stats)

