@@ -13,7 +13,8 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 ``leave(state, action, depth, value, alpha, beta, kind)`` just before it
                 returns (post-order; ``alpha``/``beta`` are the node's final bounds, a leaf's
                 are the ones it was called with; ``kind`` says where the value came from),
-                and ``pruned(state, depth, actions)`` with the children a cut skipped.
+                and ``pruned(state, depth, actions)`` with the children a cut skipped (only
+                when it skipped any; it comes right before that node's ``leave``).
 * ``stats``     a :class:`Statistics` object that receives the counts (accumulates).
 * ``memo``      a dict memoising whole subtrees by (state, depth left, alpha, beta). With a
                 tracer, the tracer must be replayable (``mark``/``capture``/``replay``): the
@@ -113,12 +114,14 @@ class SearchResult(NamedTuple):
     stats: Statistics
 
 
-def _after(children, action):
-    """Actions of the children after the one whose action is ``action`` (the pruned ones)."""
+def _report_pruned(tracer, state, depth, children, action):
+    """Tell ``tracer`` which children a cut after the child of ``action`` skipped (if any)."""
     for index, pair in enumerate(children):
         if pair[0] == action:
-            return [later[0] for later in children[index + 1:]]
-    return []
+            skipped = [later[0] for later in children[index + 1:]]
+            if skipped:
+                tracer.pruned(state, depth, skipped)
+            return
 
 
 def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=None,
@@ -245,7 +248,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                             if v >= beta:
                                 cutoffs += 1
                                 if tracer is not None:
-                                    tracer.pruned(state, d, _after(children, a))
+                                    _report_pruned(tracer, state, d, children, a)
                                 break
                             if v > alpha:
                                 alpha = v
@@ -259,7 +262,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                             if v <= alpha:
                                 cutoffs += 1
                                 if tracer is not None:
-                                    tracer.pruned(state, d, _after(children, a))
+                                    _report_pruned(tracer, state, d, children, a)
                                 break
                             if v < beta:
                                 beta = v

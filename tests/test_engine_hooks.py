@@ -1,0 +1,117 @@
+"""Engine hooks on small hand-made trees: ARD, iterative deepening, deadlines, windows."""
+
+import pytest
+
+from engine.errors import SearchTimeout
+from engine.game import Game
+from engine.iterative import iterative_deepening
+from engine.search import EVALUATED, INF, INTERIOR, alphabeta, minimax, search
+from engine.trace import RecursionDepthTracer, Tracers
+
+
+class NestedTree(Game):
+    """Test game: a state is a path of child indices into a nested tuple; ints are leaves.
+
+    Non-leaf nodes at the cut-off are evaluated as 0 (their ints are unreachable there).
+    """
+
+    def __init__(self, tree, max_root=True):
+        self.tree, self.max_root = tree, max_root
+
+    def node(self, path):
+        node = self.tree
+        for index in path:
+            node = node[index]
+        return node
+
+    def actions(self, path):
+        return list(range(len(self.node(path))))
+
+    def result(self, path, index):
+        return path + (index,)
+
+    def is_terminal(self, path):
+        return isinstance(self.node(path), int)
+
+    def utility(self, path):
+        return self.node(path)
+
+    def is_maxs_turn(self, path):
+        return (len(path) % 2 == 0) == self.max_root
+
+    def evaluate(self, path):
+        return 0
+
+
+AIMA_FIGURE_5_2 = ((3, 12, 8), (2, 4, 6), (14, 5, 2))
+
+
+def test_aima_figure_5_2_values_and_pruning():
+    game = NestedTree(AIMA_FIGURE_5_2)
+    plain, pruned = minimax(game, ()), alphabeta(game, ())
+    assert plain.value == pruned.value == 3 and plain.action == pruned.action == 0
+    assert plain.stats.nodes == 13 and pruned.stats.nodes == 11
+
+
+# The spec's worked example of average recursion depth (line_em_up.md): A has children
+# B, J, M (leaf, depth 1), N (leaf, 1); B -> C, F (leaf, 2), G; C -> D, E; G -> H, I;
+# J -> K, L. Every leaf is a heuristic evaluation. 0 marks a leaf.
+WORKED = (((0, 0), 0, (0, 0)), (0, 0), 0, 0)
+
+
+def replay_events(tracer, node, depth=0):
+    """Feed ``tracer`` the post-order events of a search that visits all of ``node``."""
+    tracer.enter(node, None, depth, -INF, INF)
+    if isinstance(node, tuple):
+        for child in node:
+            replay_events(tracer, child, depth + 1)
+        tracer.leave(node, None, depth, 0, -INF, INF, INTERIOR)
+    else:
+        tracer.leave(node, None, depth, 0, -INF, INF, EVALUATED)
+
+
+def test_average_recursion_depth_on_the_spec_example():
+    tracer = RecursionDepthTracer()
+    replay_events(tracer, WORKED)
+    assert tracer.root_ard == pytest.approx((8 / 3 + 2 + 1 + 1) / 4)
+    assert round(tracer.root_ard, 2) == 1.67
+    depths = tracer.evaluation_depths
+    assert depths == {1: 2, 2: 3, 3: 4}
+    assert round(sum(d * n for d, n in depths.items()) / sum(depths.values()), 2) == 2.22
+
+
+def test_average_recursion_depth_from_a_real_search():
+    # Terminal leaves count as their own depth, like evaluated ones.
+    tracer = RecursionDepthTracer()
+    minimax(NestedTree(WORKED), (), tracer=tracer)
+    assert round(tracer.root_ard, 2) == 1.67
+
+
+def test_iterative_deepening_with_an_injected_clock_stops_at_the_deadline():
+    game = NestedTree(((((1, 2), (3, 4)), ((5, 6), (7, 8))), (((9, 1), (2, 3)), ((4, 5), (6, 7)))))
+    ticks = [0.0]
+
+    def clock():
+        ticks[0] += 1.0   # every look at the clock costs one "second"
+        return ticks[0]
+
+    full = iterative_deepening(game, (), max_depth=10, clock=clock)
+    assert full.solved and not full.timed_out and full.value == minimax(game, ()).value
+    ticks[0] = 0.0
+    rushed = iterative_deepening(game, (), max_depth=10, clock=clock, deadline=6.0)
+    assert rushed.timed_out and 0 < rushed.depth < full.depth
+    assert rushed.action is not None
+
+
+def test_search_raises_timeout_past_the_deadline():
+    game = NestedTree(AIMA_FIGURE_5_2)
+    with pytest.raises(SearchTimeout):
+        search(game, (), deadline=0.0, clock=lambda: 1.0, check_every=1)
+
+
+def test_min_root_and_fan_out_tracers():
+    game = NestedTree(AIMA_FIGURE_5_2, max_root=False)
+    first, second = RecursionDepthTracer(), RecursionDepthTracer()
+    result = alphabeta(game, (), tracer=Tracers(first, second))
+    assert result.value == minimax(game, ()).value == 6
+    assert first.root_ard == second.root_ard
