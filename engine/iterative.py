@@ -12,21 +12,20 @@ move, safety margins) belongs to the program; this module only honours a deadlin
 """
 
 import time
-from typing import Any, List, NamedTuple, Optional
+from collections import namedtuple
 
 from .errors import SearchTimeout
 from .search import INF, SearchResult, Statistics, TranspositionTable, search
 
 
-class Iteration(NamedTuple):
-    """One completed iteration: its depth, result and the seconds it took."""
+class Iteration(namedtuple("Iteration", "depth result seconds")):
+    """One completed iteration: its depth, SearchResult and the seconds it took."""
 
-    depth: int
-    result: SearchResult
-    seconds: float
+    __slots__ = ()
 
 
-class DeepeningResult(NamedTuple):
+class DeepeningResult(namedtuple("DeepeningResult",
+                                 "value action child depth iterations timed_out solved stats")):
     """What :func:`iterative_deepening` returns.
 
     value, action, child  from the deepest completed iteration (action None only if no
@@ -38,14 +37,7 @@ class DeepeningResult(NamedTuple):
     stats                 Statistics summed over all iterations, the abandoned one included
     """
 
-    value: Any
-    action: Any
-    child: Any
-    depth: int
-    iterations: List[Iteration]
-    timed_out: bool
-    solved: bool
-    stats: Statistics
+    __slots__ = ()
 
 
 def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.perf_counter,

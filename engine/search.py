@@ -35,7 +35,7 @@ strictly better child, so alpha-beta chooses exactly the move minimax chooses.
 """
 
 import time
-from typing import Any, List, NamedTuple, Optional, Tuple
+from collections import namedtuple
 
 from .errors import SearchTimeout
 
@@ -96,7 +96,7 @@ class TranspositionTable(dict):
         return entry[3] if entry is not None else None
 
 
-class SearchResult(NamedTuple):
+class SearchResult(namedtuple("SearchResult", "value action child root_values stats")):
     """What :func:`search` returns.
 
     value        the root's value (Max's view)
@@ -107,11 +107,7 @@ class SearchResult(NamedTuple):
     stats        the Statistics object the search added to
     """
 
-    value: Any
-    action: Any
-    child: Any
-    root_values: List[Tuple[Any, Any]]
-    stats: Statistics
+    __slots__ = ()
 
 
 def _report_pruned(tracer, state, depth, children, action):

@@ -78,3 +78,21 @@ def test_the_script_runs_from_another_directory(tmp_path):
 def test_help_exits_0():
     code, out, _ = run_in_process(["--help"])
     assert code == 0 and "STATE PATH" in out
+
+
+def test_the_built_executable_matches_the_script(tmp_path):
+    """`make tictactoe` builds tictactoe.bin with tools/build_zipapp.py: same bytes out."""
+    binary = tmp_path / "tictactoe.bin"
+    subprocess.run([sys.executable, str(REPO / "tools" / "build_zipapp.py"), "tictactoe.py",
+                    str(binary)], cwd=REPO, check=True)
+    assert os.access(binary, os.X_OK)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    for command in ([str(binary)], [sys.executable, str(REPO / "tictactoe.py")]):
+        completed = subprocess.run(command + ["--xxo-ox-", "v.txt", "prune", "3"], cwd=work,
+                                   capture_output=True)
+        assert completed.returncode == 0 and completed.stdout == b"o-xxo-ox-\n"
+        (work / f"{len(command)}.txt").write_bytes((work / "v.txt").read_bytes())
+    assert (work / "1.txt").read_bytes() == (work / "2.txt").read_bytes()
+    bad = subprocess.run([str(binary), "bad"], cwd=work, capture_output=True)
+    assert bad.returncode == 2 and bad.stderr.count(b"\n") == 1

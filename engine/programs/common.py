@@ -2,7 +2,6 @@
 
 import os
 import sys
-import tempfile
 
 from ..errors import UsageError
 
@@ -49,14 +48,16 @@ def write_atomically(path, data):
     if isinstance(data, str):
         data = data.encode("utf-8")
     folder = os.path.dirname(os.path.abspath(path))
+    # A unique name in the same folder, so that the final rename is atomic. (Not the
+    # tempfile module: importing it costs more than many a whole run.)
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
     try:
-        descriptor, temporary = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except OSError as error:
         raise UsageError(f"cannot write {path}: {error.strerror}") from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
-        os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     except OSError as error:
         try:
