@@ -145,7 +145,7 @@ _SOLVED = None
 
 
 def solve():
-    """Exact value of every position: ``{(board, turn): (outcome, plies)}``.
+    """Exact value of every position: ``{board + turn: (outcome, plies)}``.
 
     ``outcome`` is +1 when the side to move wins, -1 when it loses, 0 for a draw;
     ``plies`` is the length of the game under optimal play (the winner ends it as soon
@@ -157,23 +157,36 @@ def solve():
     global _SOLVED
     if _SOLVED is not None:
         return _SOLVED
-    game = Morris()
-    positions = all_positions()
+    boards = {position[0] for position in all_positions()}
+    owners = {board: line_owner(board) for board in boards}
     solved = {}
-    parents = {position: [] for position in positions}
+    parents = {}
     unresolved_children = {}
     frontier = []
-    for position in positions:
-        value = game.terminal_value(position)
-        if value is not None:
-            mover = 1 if position[1] == "x" else -1
-            solved[position] = (value * mover, 0)
-            frontier.append(position)
-            continue
-        children = game.successors(position)
-        unresolved_children[position] = len(children)
-        for _, child in children:
-            parents[child].append(position)
+    for board in boards:
+        owner = owners[board]
+        for turn in "xo":
+            position = board + turn
+            parents.setdefault(position, [])
+            if owner is not None:
+                # The line's owner wins; both owning one (input only) is a draw.
+                outcome = 0 if owner == "both" else (1 if owner == turn else -1)
+                solved[position] = (outcome, 0)
+                frontier.append(position)
+                continue
+            children = moves(board, turn)
+            if not children:
+                solved[position] = (-1, 0)     # blocked: the side to move loses
+                frontier.append(position)
+                continue
+            unresolved_children[position] = len(children)
+            other = OTHER[turn]
+            for _, child in children:
+                child_position = child + other
+                if child_position in parents:
+                    parents[child_position].append(position)
+                else:
+                    parents[child_position] = [position]
     # Breadth-first by game length: a position is won as soon as one child is lost for
     # the opponent (shortest win first), lost once every child is won for the opponent
     # (the last one resolved is the longest defence).
@@ -193,7 +206,7 @@ def solve():
                         solved[parent] = (-1, plies + 1)
                         next_frontier.append(parent)
         frontier = next_frontier
-    for position in positions:
+    for position in unresolved_children:
         solved.setdefault(position, (0, 0))
     _SOLVED = solved
     return solved
@@ -202,6 +215,11 @@ def solve():
 def longest_decided_game():
     """The most plies any won position needs to win under optimal play (from :func:`solve`)."""
     return max(plies for outcome, plies in solve().values() if outcome)
+
+
+def exact_value(board, turn):
+    """``(outcome, plies)`` of :func:`solve` for one position (outcome for ``turn``)."""
+    return solve()[board + turn]
 
 
 # --- the game the program searches ------------------------------------------------------
@@ -293,7 +311,7 @@ class MorrisLookahead(Game):
 
     def evaluate(self, node):
         board, turn, depth, _ = node
-        outcome, plies = self.solved[(board, turn)]
+        outcome, plies = self.solved[board + turn]
         if outcome:
             value = EVAL_LIMIT - 1 - (depth + plies)
             return value if (outcome > 0) == (turn == "x") else -value
@@ -301,7 +319,7 @@ class MorrisLookahead(Game):
         solved = self.solved
         other = OTHER[turn]
         for _, child in self.legal_moves(board, turn):
-            if solved[(child, other)][0] > 0:
+            if solved[child + other][0] > 0:
                 traps += 1
         return traps if turn == "o" else -traps
 
