@@ -190,6 +190,14 @@ def test_decisive_horizon_is_enough_without_knowledge(oracle):
         assert chosen_is_perfect(oracle, board, turn, result.child[0]), (board, turn)
 
 
+@pytest.mark.slow
+def test_decisive_horizon_is_enough_without_knowledge_everywhere(oracle):
+    game = BlindLookahead()
+    for board, turn in non_terminal(oracle):
+        result = search(game, game.root(board, turn), depth=DECISIVE_HORIZON)
+        assert chosen_is_perfect(oracle, board, turn, result.child[0]), (board, turn)
+
+
 def test_alphabeta_chooses_minimax_move(oracle):
     positions = non_terminal(oracle)
     rng = random.Random(3)

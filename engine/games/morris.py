@@ -34,8 +34,8 @@ OTHER = {"x": "o", "o": "x"}
 
 # Values from x's point of view (integers). A game decided at depth d from the root
 # scores +-(WIN - d): a sooner win is worth more, a sooner loss less. Evaluations stay
-# strictly inside +-EVAL_LIMIT, and EVAL_LIMIT < WIN - MAX_DEPTH, so any win or loss the
-# search reaches outranks every evaluation.
+# strictly inside +-EVAL_LIMIT, and EVAL_LIMIT < WIN - DECISIVE_HORIZON (the deepest node
+# the program searches), so any win or loss the search reaches outranks every evaluation.
 WIN = 1000
 EVAL_LIMIT = 500
 DRAW = 0
@@ -68,13 +68,6 @@ def moves(board, turn):
                 result.append(((origin, destination),
                                lifted[:destination] + turn + lifted[destination + 1:]))
     return result
-
-
-def describe(action):
-    """Human-readable action: ``'place 4'`` or ``'3->4'`` (cells 0..8 in raster order)."""
-    if isinstance(action, tuple):
-        return f"{action[0]}->{action[1]}"
-    return f"place {action}"
 
 
 def check_board(board):
