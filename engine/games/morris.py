@@ -137,6 +137,30 @@ def all_positions():
 _SOLVED = None
 
 
+def predecessors(key):
+    """Keys ``board + turn`` of the positions with a move leading to ``key``.
+
+    The previous mover is the side not to move now: it placed a piece (it has one on
+    the board that it may have just put there, and had fewer than 3 before) or, with 3
+    on the board, slid one from an adjacent cell that is empty now. Terminal
+    predecessors are included (callers skip positions they have already solved).
+    """
+    board, turn = key[:9], key[9]
+    mover = OTHER[turn]
+    result = []
+    sliding = board.count(mover) == PIECES
+    for cell in range(9):
+        if board[cell] != mover:
+            continue
+        lifted = board[:cell] + "-" + board[cell + 1:]
+        result.append(lifted + mover)                 # it was placed on ``cell``
+        if sliding:
+            for origin in NEIGHBOURS[cell]:
+                if board[origin] == "-":
+                    result.append(lifted[:origin] + mover + lifted[origin + 1:] + mover)
+    return result
+
+
 def solve():
     """Exact value of every position: ``{board + turn: (outcome, plies)}``.
 
@@ -150,57 +174,48 @@ def solve():
     global _SOLVED
     if _SOLVED is not None:
         return _SOLVED
-    boards = {position[0] for position in all_positions()}
-    owners = {board: line_owner(board) for board in boards}
+    keys = [board + turn for board, turn in all_positions()]
     solved = {}
-    parents = {}
-    unresolved_children = {}
     frontier = []
-    for board in boards:
-        owner = owners[board]
-        for turn in "xo":
-            position = board + turn
-            parents.setdefault(position, [])
-            if owner is not None:
-                # The line's owner wins; both owning one (input only) is a draw.
-                outcome = 0 if owner == "both" else (1 if owner == turn else -1)
-                solved[position] = (outcome, 0)
-                frontier.append(position)
-                continue
-            children = moves(board, turn)
-            if not children:
-                solved[position] = (-1, 0)     # blocked: the side to move loses
-                frontier.append(position)
-                continue
-            unresolved_children[position] = len(children)
-            other = OTHER[turn]
-            for _, child in children:
-                child_position = child + other
-                if child_position in parents:
-                    parents[child_position].append(position)
-                else:
-                    parents[child_position] = [position]
-    # Breadth-first by game length: a position is won as soon as one child is lost for
-    # the opponent (shortest win first), lost once every child is won for the opponent
-    # (the last one resolved is the longest defence).
+    for key in keys:
+        board, turn = key[:9], key[9]
+        owner = line_owner(board)
+        if owner is not None:
+            # The line's owner wins; both owning one (input only) is a draw.
+            solved[key] = (0 if owner == "both" else (1 if owner == turn else -1), 0)
+            frontier.append(key)
+        elif board.count(turn) == PIECES and not moves(board, turn):
+            solved[key] = (-1, 0)          # blocked: the side to move loses
+            frontier.append(key)
+    # Breadth-first by game length over predecessors: a position is won as soon as one
+    # child is lost for the opponent (shortest win first), lost once every child is won
+    # for the opponent (the last one resolved is the longest defence).
+    unresolved_children = {}
     while frontier:
         next_frontier = []
-        for position in frontier:
-            outcome, plies = solved[position]
-            for parent in parents[position]:
+        for key in frontier:
+            outcome, plies = solved[key]
+            if not outcome:
+                continue
+            for parent in predecessors(key):
                 if parent in solved:
                     continue
                 if outcome < 0:
                     solved[parent] = (1, plies + 1)
                     next_frontier.append(parent)
-                elif outcome > 0:
-                    unresolved_children[parent] -= 1
-                    if not unresolved_children[parent]:
+                else:
+                    left = unresolved_children.get(parent)
+                    if left is None:
+                        left = len(moves(parent[:9], parent[9]))
+                    left -= 1
+                    unresolved_children[parent] = left
+                    if not left:
                         solved[parent] = (-1, plies + 1)
                         next_frontier.append(parent)
         frontier = next_frontier
-    for position in unresolved_children:
-        solved.setdefault(position, (0, 0))
+    for key in keys:
+        if key not in solved:
+            solved[key] = (0, 0)
     _SOLVED = solved
     return solved
 
