@@ -1,0 +1,86 @@
+"""tmmorris.py: Three Men's Morris best move and visited nodes (spec: shared/specs/tmmorris.md).
+
+    tmmorris.py STATE PATH PLY TURN
+    python3 -m engine morris STATE PATH PLY TURN
+    python3 -m engine morris play [--human x|o] [--ply N]
+
+STATE is the board in raster order from 'x', 'o', '-' (at most 3 of each); TURN ('x' or
+'o') is the side to move; PLY (a positive integer) is the look-ahead in plies. Alpha-beta
+chooses the best move for TURN and prints the board after it; PATH receives one line
+'STATE VALUE' per visited node except the root, in post-order, VALUE an integer from x's
+view. A terminal STATE (a row or column of three, or TURN cannot move) prints nothing
+and creates no file.
+
+Rules: placement while a side has fewer than 3 pieces, then orthogonal slides; three in a
+row or column wins (not diagonals); a side that cannot move loses; a position repeating
+one on the search path is a draw. Every forced win takes at most 6 plies, so the search
+depth is min(PLY, 7): from 7 on the choice is perfect and a larger PLY changes nothing.
+
+'play' lets you play against the program in the terminal (cells are numbered 1-9).
+"""
+
+import sys
+
+from ..errors import UsageError
+from ..games.morris import (DECISIVE_HORIZON, MorrisLookahead, check_board)
+from ..search import search
+from ..trace import TraceRecorder
+from .common import parse_positive_int, run_program, write_atomically
+
+SUMMARY = "Three Men's Morris: tmmorris.py STATE PATH PLY TURN, or 'morris play'"
+USAGE = "usage: tmmorris.py STATE PATH PLY TURN  (or: python3 -m engine morris play)"
+
+
+class VisitedListing(TraceRecorder):
+    """The visited file: ``BOARD VALUE`` for every node but the root, in post-order."""
+
+    def leave(self, node, action, depth, value, alpha, beta, kind):
+        if depth:
+            self.chunks.append(f"{node[0]} {value}\n")
+
+
+def parse_arguments(argv):
+    """Return (board, path, ply, turn) or raise UsageError."""
+    if len(argv) != 4:
+        raise UsageError(f"expected 4 arguments, got {len(argv)}; {USAGE}")
+    board, path, ply_text, turn = argv
+    problem = check_board(board)
+    if problem:
+        raise UsageError(problem)
+    ply = parse_positive_int(ply_text, "PLY")
+    if turn not in ("x", "o"):
+        raise UsageError(f"TURN must be 'x' or 'o', not {turn!r}")
+    return board, path, ply, turn
+
+
+def best_move(board, turn, ply, history=(), tracer=None, game=None):
+    """Alpha-beta from ``(board, turn)`` to depth ``min(ply, DECISIVE_HORIZON)``.
+
+    ``history``: earlier positions (``board + turn``) of the game, which count for the
+    repetition rule. Returns the engine's SearchResult, or None for a terminal position.
+    """
+    game = game if game is not None else MorrisLookahead()
+    root = game.root(board, turn, history)
+    if game.terminal_value(root) is not None:
+        return None
+    return search(game, root, prune=True, depth=min(ply, DECISIVE_HORIZON), tracer=tracer)
+
+
+def run(argv):
+    if argv[:1] == ["play"]:
+        from ._morris_play import play
+        return play(argv[1:])
+    board, path, ply, turn = parse_arguments(argv)
+    listing = VisitedListing()
+    result = best_move(board, turn, ply, tracer=listing)
+    if result is None:
+        return 0  # the spec: terminal input prints nothing and creates no file
+    write_atomically(path, listing.text())
+    sys.stdout.write(result.child[0] + "\n")
+    return 0
+
+
+def main(argv=None):
+    """Entry point: ``main(sys.argv[1:])`` -> exit code."""
+    return run_program("tmmorris.py", run, sys.argv[1:] if argv is None else argv,
+                       help_text=__doc__)
