@@ -1,0 +1,146 @@
+"""TakeStones: the alpha-beta trace and next move of Take-Stones (spec: shared/specs/take_stones.md).
+
+    ./TakeStones n k s1 .. sk depth          (or: java TakeStones ... after make TakeStones.class)
+
+n stones numbered 1..n; k stones already taken, s1..sk in the order taken (sk is the
+last move); depth is the search depth, 0 meaning "to the end of the game". Max is to move
+iff k is even. Arguments after depth are ignored.
+
+Prints every node alpha-beta visits, in post-order (the root last), as three lines:
+
+    <last move, -1 for a new game>
+    <every stone still on the table, ascending, each followed by a space>
+    alpha: <a><TAB>beta: <b>
+
+then NEXT MOVE, the chosen stone and the stones left after it. Bad input (not numbers, k
+not matching the stones given, stones out of range or repeated, an illegal history)
+prints "Invalid input" and exits 0 like the original program, with the reason on stderr;
+a game that is already over prints the root's block, then "Invalid input".
+"""
+
+import sys
+
+from ..games.take_stones import TakeStones
+from ..search import search
+from ..trace import TraceRecorder
+from .common import run_program
+
+SUMMARY = "Take-Stones alpha-beta trace: ./TakeStones n k s1..sk depth"
+USAGE = "usage: TakeStones n k s1 .. sk depth"
+INVALID = "Invalid input"
+# The assignment's initial bounds: v starts at -1000 (Max) / 1000 (Min), and so do alpha/beta.
+BOUNDS = (-1000, 1000)
+
+
+class InvalidInput(Exception):
+    """Input the original program answers with "Invalid input" (exit 0); message = reason."""
+
+
+def parse_arguments(argv):
+    """Return (n, taken, depth) from ``n k s1..sk depth`` or raise InvalidInput.
+
+    Only the shape is checked here (integers, counts, ranges); the history's legality is
+    checked by the game. depth 0 is returned as is (the caller maps it to n + 1).
+    """
+    numbers = []
+    for position, text in enumerate(argv[:2], 1):
+        numbers.append(_integer(text, "n" if position == 1 else "k"))
+    if len(numbers) < 2:
+        raise InvalidInput(f"expected at least n, k and depth; {USAGE}")
+    n, k = numbers
+    if n < 1:
+        raise InvalidInput(f"n must be at least 1, not {n}")
+    if not 0 <= k <= n:
+        raise InvalidInput(f"k must be between 0 and n = {n}, not {k}")
+    if len(argv) < k + 3:
+        given = max(len(argv) - 2, 0)
+        raise InvalidInput(f"k = {k} needs {k} stones and a depth after it, "
+                           f"but only {given} number(s) follow k; {USAGE}")
+    taken = [_integer(text, f"stone s{index}") for index, text in enumerate(argv[2:2 + k], 1)]
+    depth = _integer(argv[2 + k], "depth")
+    if depth < 0:
+        raise InvalidInput(f"depth must be 0 (to the end) or positive, not {depth}")
+    return n, taken, depth
+
+
+def _integer(text, what):
+    """``int(text)`` for a plain decimal integer (optional sign), else InvalidInput."""
+    body = text[1:] if text[:1] in "+-" else text
+    if not (body.isascii() and body.isdigit()):
+        raise InvalidInput(f"{what} must be an integer, not {text!r}")
+    return int(text)
+
+
+class TraceListing(TraceRecorder):
+    """The assignment's node blocks, written in post-order as the search leaves each node.
+
+    A block is ``last move``, ``available stones``, ``alpha: A<TAB>beta: B``. This is
+    the hot path of the program (one call per fresh node), so the pieces are precomputed:
+    the last-move lines, the six bound lines, and the stones line assembled from one
+    table per byte of the availability mask (``text_of_byte[i][b]`` is the text of the
+    stones 8i..8i+7 whose bits are set in b).
+    """
+
+    def __init__(self, game, sink=None, **options):
+        super().__init__(sink, **options)
+        self.game = game
+        self.available_shift = game.shift + 1
+        self.last_mask = game.last_mask
+        # "-1" for a new game (last move 0), as the original program prints.
+        self.last_lines = ["-1\n"] + [f"{stone}\n" for stone in range(1, game.n + 1)]
+        self.byte_count = (game.n + 8) // 8
+        self.text_of_byte = [
+            ["".join(f"{8 * i + bit} " for bit in range(8) if byte >> bit & 1)
+             for byte in range(256)]
+            for i in range(self.byte_count)]
+        self.bound_lines = {}
+
+    def stones_line(self, state):
+        """Every stone on the table, ascending, each followed by one space (no newline)."""
+        available = state >> self.available_shift
+        return "".join(map(list.__getitem__, self.text_of_byte,
+                           available.to_bytes(self.byte_count, "little")))
+
+    def leave(self, state, action, depth, value, alpha, beta, kind):
+        bounds = self.bound_lines.get((alpha, beta))
+        if bounds is None:
+            bounds = self.bound_lines[(alpha, beta)] = f"alpha: {alpha}\tbeta: {beta}\n"
+        self.chunks.append(self.last_lines[state >> 1 & self.last_mask]
+                           + self.stones_line(state) + "\n" + bounds)
+
+
+def run(argv):
+    out = sys.stdout
+    try:
+        n, taken, depth = parse_arguments(argv)
+        game = TakeStones(n)
+        try:
+            state = game.replay_history(taken)
+        except ValueError as error:
+            raise InvalidInput(f"illegal history: {error}") from None
+    except InvalidInput as error:
+        out.write(INVALID + "\n")
+        print(f"TakeStones: {error}", file=sys.stderr)
+        return 0
+
+    listing = TraceListing(game, sink=out.write)
+    # A subtree's block depends only on (state, depth left, alpha, beta) - the state holds
+    # the stones, the last move and the side to move - so memo={} prints each distinct
+    # subtree once and replays it, byte-identical to the full search.
+    result = search(game, state, prune=True, depth=depth or n + 1, window=BOUNDS,
+                    tracer=listing, memo={})
+    listing.flush()
+    if result.action is None:
+        out.write(listing.text() + INVALID + "\n")
+        print(f"TakeStones: the game is already over: the player to move "
+              f"({'Max' if game.is_maxs_turn(state) else 'Min'}) has no legal stone",
+              file=sys.stderr)
+        return 0
+    out.write(f"NEXT MOVE\n{result.action}\n{listing.stones_line(result.child)}\n")
+    return 0
+
+
+def main(argv=None):
+    """Entry point: ``main(sys.argv[1:])`` -> exit code."""
+    return run_program("TakeStones", run, sys.argv[1:] if argv is None else argv,
+                       help_text=__doc__)
