@@ -53,9 +53,8 @@ def parse_arguments(argv):
     if not 0 <= k <= n:
         raise InvalidInput(f"k must be between 0 and n = {n}, not {k}")
     if len(argv) < k + 3:
-        given = max(len(argv) - 2, 0)
-        raise InvalidInput(f"k = {k} needs {k} stones and a depth after it, "
-                           f"but only {given} number(s) follow k; {USAGE}")
+        raise InvalidInput(f"k = {k} needs {k} stone(s) and then a depth, but "
+                           f"{len(argv) - 2} argument(s) follow k; {USAGE}")
     taken = [_integer(text, f"stone s{index}") for index, text in enumerate(argv[2:2 + k], 1)]
     depth = _integer(argv[2 + k], "depth")
     if depth < 0:
@@ -117,7 +116,7 @@ def run(argv):
         try:
             state = game.replay_history(taken)
         except ValueError as error:
-            raise InvalidInput(f"illegal history: {error}") from None
+            raise InvalidInput(str(error)) from None
     except InvalidInput as error:
         out.write(INVALID + "\n")
         print(f"TakeStones: {error}", file=sys.stderr)
