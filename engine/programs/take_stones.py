@@ -18,6 +18,8 @@ prints "Invalid input" and exits 0 like the original program, with the reason on
 a game that is already over prints the root's block, then "Invalid input".
 """
 
+import gc
+import platform
 import sys
 
 from ..games.take_stones import TakeStones
@@ -108,6 +110,36 @@ class TraceListing(TraceRecorder):
                            + self.stones_line(state) + "\n" + bounds)
 
 
+class BoundedMemo(dict):
+    """The search's subtree memo, holding at most about ``budget`` bytes.
+
+    engine.search stores ``(value, trace segment, nodes, evaluations)`` per subtree. Each
+    stored entry is charged its segment's length plus ``ENTRY_COST`` bytes of bookkeeping;
+    when the total passes the budget the memo is emptied and starts again. Emptying costs
+    only speed (a later repeat is searched again, printing the same text), never bytes of
+    output, and keeps the peak memory independent of the size of the trace.
+    """
+
+    ENTRY_COST = 256
+
+    def __init__(self, budget):
+        super().__init__()
+        self.budget = budget
+        self.charged = 0
+
+    def __setitem__(self, key, entry):
+        segment = entry[1]
+        self.charged += self.ENTRY_COST + (len(segment) if segment is not None else 0)
+        if self.charged > self.budget:
+            self.clear()
+            self.charged = 0
+        dict.__setitem__(self, key, entry)
+
+
+MEMO_BUDGET = 32 << 20      # bytes of memoised trace (see BoundedMemo)
+MAX_SEGMENT = 1 << 14       # longest subtree text kept for replay (TraceRecorder)
+
+
 def run(argv):
     out = sys.stdout
     try:
@@ -122,12 +154,21 @@ def run(argv):
         print(f"TakeStones: {error}", file=sys.stderr)
         return 0
 
-    listing = TraceListing(game, sink=out.write)
-    # A subtree's block depends only on (state, depth left, alpha, beta) - the state holds
-    # the stones, the last move and the side to move - so memo={} prints each distinct
+    listing = TraceListing(game, sink=out.write, max_segment=MAX_SEGMENT)
+    # A subtree's text depends only on (state, depth left, alpha, beta) - the state holds
+    # the stones, the last move and the side to move - so the memo prints each distinct
     # subtree once and replays it, byte-identical to the full search.
-    result = search(game, state, prune=True, depth=depth or n + 1, window=BOUNDS,
-                    tracer=listing, memo={})
+    # The memo's many small tuples make no cycles, so CPython's collections are pure
+    # waste here; PyPy needs its collector to give the emptied memo's memory back.
+    collecting = gc.isenabled() and platform.python_implementation() == "CPython"
+    if collecting:
+        gc.disable()
+    try:
+        result = search(game, state, prune=True, depth=depth or n + 1, window=BOUNDS,
+                        tracer=listing, memo=BoundedMemo(MEMO_BUDGET))
+    finally:
+        if collecting:
+            gc.enable()
     listing.flush()
     if result.action is None:
         out.write(listing.text() + INVALID + "\n")
