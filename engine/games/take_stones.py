@@ -72,6 +72,7 @@ class TakeStones(Game):
             p = largest_prime_factor(m, spf)
             self.counted[m] = sum(1 << q for q in range(p, n + 1, p))
         self.is_prime = [False, False] + [spf[m] == m for m in range(2, n + 1)]
+        self._prepare_hot_path()
 
     # --- states ------------------------------------------------------------------------
     def state(self, available, last_move, max_to_move):
@@ -164,23 +165,31 @@ class TakeStones(Game):
         return 6 if odd else -6
 
     # --- hot path ----------------------------------------------------------------------
+    def _prepare_hot_path(self):
+        """Tables in state coordinates, so that a node costs a few int operations.
+
+        ``moves_in_state[m]``: ``related[m]`` shifted onto the availability bits of a state.
+        ``stone_tables[m]``: ``(s, availability bit of s in a state, s << 1)`` for each s
+        related to m, ascending.
+        """
+        offset = self.shift + 1
+        self.low_bits = (1 << offset) - 1
+        self.moves_in_state = [mask << offset for mask in self.related]
+        self.stone_tables = [
+            [(s, 1 << (s + offset), s << 1) for s in range(1, self.n + 1) if mask >> s & 1]
+            for mask in self.related]
+
     def terminal_value(self, state):
         """-100/+100 when the side to move has no move, else None (tested before depth)."""
-        if (state >> (self.shift + 1)) & self.related[(state >> 1) & self.last_mask]:
+        if state & self.moves_in_state[(state >> 1) & self.last_mask]:
             return None
         return -WIN if state & 1 else WIN
 
     def successors(self, state):
         """(stone, child) for every legal stone, ascending (the assignment's visit order)."""
-        shift1 = self.shift + 1
-        available = state >> shift1
-        moves = available & self.related[(state >> 1) & self.last_mask]
-        side = 0 if state & 1 else 1
-        children = []
-        stone = 0
-        while moves:
-            low = moves & -moves
-            stone = low.bit_length() - 1
-            moves ^= low
-            children.append((stone, ((available ^ low) << self.shift | stone) << 1 | side))
-        return children
+        # The child: the stone's availability bit cleared, last move and side replaced.
+        base = state & ~self.low_bits
+        side = (state & 1) ^ 1
+        return [(stone, (base ^ bit) | tail | side)
+                for stone, bit, tail in self.stone_tables[(state >> 1) & self.last_mask]
+                if state & bit]

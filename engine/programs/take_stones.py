@@ -75,26 +75,28 @@ def _integer(text, what):
 class TraceListing(TraceRecorder):
     """The assignment's node blocks, written in post-order as the search leaves each node.
 
-    A block is ``last move``, ``available stones``, ``alpha: A<TAB>beta: B``. This is
-    the hot path of the program (one call per fresh node), so the pieces are precomputed:
-    the last-move lines, the six bound lines, and the stones line assembled from one
-    table per byte of the availability mask (``text_of_byte[i][b]`` is the text of the
-    stones 8i..8i+7 whose bits are set in b).
+    A block is ``last move``, ``available stones``, ``alpha: A<TAB>beta: B``. ``leave``
+    is the hot path of the program (one call per node not replayed from the memo), so it
+    is a closure over precomputed pieces: the last-move lines, the bound lines, and the
+    stones line assembled from one table per byte of the availability mask
+    (``text_of_byte[i][b]`` is the text of the stones 8i..8i+7 whose bits are set in b).
+
+    Every ``housekeeping_every`` blocks it calls ``housekeeping()`` (the program trims its
+    memo there) and flushes, so that neither the memo nor the unwritten text grows with
+    the size of the trace.
     """
 
-    def __init__(self, game, sink=None, **options):
+    def __init__(self, game, sink=None, housekeeping=None, housekeeping_every=1 << 14,
+                 **options):
         super().__init__(sink, **options)
         self.game = game
         self.available_shift = game.shift + 1
-        self.last_mask = game.last_mask
-        # "-1" for a new game (last move 0), as the original program prints.
-        self.last_lines = ["-1\n"] + [f"{stone}\n" for stone in range(1, game.n + 1)]
         self.byte_count = (game.n + 8) // 8
         self.text_of_byte = [
             ["".join(f"{8 * i + bit} " for bit in range(8) if byte >> bit & 1)
              for byte in range(256)]
             for i in range(self.byte_count)]
-        self.bound_lines = {}
+        self.leave = self._make_leave(housekeeping, housekeeping_every)
 
     def stones_line(self, state):
         """Every stone on the table, ascending, each followed by one space (no newline)."""
@@ -102,22 +104,45 @@ class TraceListing(TraceRecorder):
         return "".join(map(list.__getitem__, self.text_of_byte,
                            available.to_bytes(self.byte_count, "little")))
 
-    def leave(self, state, action, depth, value, alpha, beta, kind):
-        bounds = self.bound_lines.get((alpha, beta))
-        if bounds is None:
-            bounds = self.bound_lines[(alpha, beta)] = f"alpha: {alpha}\tbeta: {beta}\n"
-        self.chunks.append(self.last_lines[state >> 1 & self.last_mask]
-                           + self.stones_line(state) + "\n" + bounds)
+    def _make_leave(self, housekeeping, every):
+        # "-1" for a new game (last move 0), as the original program prints.
+        last_lines = ["-1\n"] + [f"{stone}\n" for stone in range(1, self.game.n + 1)]
+        last_mask = self.game.last_mask
+        shift = self.available_shift
+        byte_count = self.byte_count
+        text_of_byte = self.text_of_byte
+        pick = list.__getitem__
+        join = "".join
+        bound_lines = {}
+        append = self.chunks.append     # flush() clears this list in place
+        countdown = [every]
+
+        def leave(state, action, depth, value, alpha, beta, kind):
+            bounds = bound_lines.get((alpha, beta))
+            if bounds is None:
+                bounds = bound_lines[(alpha, beta)] = f"alpha: {alpha}\tbeta: {beta}\n"
+            append(last_lines[state >> 1 & last_mask]
+                   + join(map(pick, text_of_byte, (state >> shift).to_bytes(byte_count, "little")))
+                   + "\n" + bounds)
+            countdown[0] -= 1
+            if not countdown[0]:
+                countdown[0] = every
+                if housekeeping is not None:
+                    housekeeping()
+                self.flush()
+
+        return leave
 
 
 class BoundedMemo(dict):
-    """The search's subtree memo, holding at most about ``budget`` bytes.
+    """The search's subtree memo, cut back by :meth:`trim` when it holds too much text.
 
     engine.search stores ``(value, trace segment, nodes, evaluations)`` per subtree. Each
-    stored entry is charged its segment's length plus ``ENTRY_COST`` bytes of bookkeeping;
-    when the total passes the budget the memo is emptied and starts again. Emptying costs
-    only speed (a later repeat is searched again, printing the same text), never bytes of
-    output, and keeps the peak memory independent of the size of the trace.
+    entry is counted as its segment's length plus ``ENTRY_COST`` bytes of bookkeeping.
+    Past ``budget``, only the newest entries worth half the budget are kept (repeats of
+    a subtree come mostly soon after it, in the same branch). Forgetting costs only speed
+    (a later repeat is searched again and prints the same text), never bytes of output,
+    and keeps the peak memory independent of the size of the trace.
     """
 
     ENTRY_COST = 256
@@ -125,19 +150,24 @@ class BoundedMemo(dict):
     def __init__(self, budget):
         super().__init__()
         self.budget = budget
-        self.charged = 0
 
-    def __setitem__(self, key, entry):
-        segment = entry[1]
-        self.charged += self.ENTRY_COST + (len(segment) if segment is not None else 0)
-        if self.charged > self.budget:
-            self.clear()
-            self.charged = 0
-        dict.__setitem__(self, key, entry)
+    def trim(self):
+        """Keep the newest entries worth budget/2 if the memo is over budget."""
+        cost = self.ENTRY_COST
+        if sum(len(entry[1]) for entry in self.values()) + cost * len(self) <= self.budget:
+            return
+        kept, room = [], self.budget // 2
+        for item in reversed(self.items()):     # dicts keep insertion order (3.7+)
+            room -= len(item[1][1]) + cost
+            if room < 0:
+                break
+            kept.append(item)
+        self.clear()
+        self.update(reversed(kept))
 
 
 MEMO_BUDGET = 32 << 20      # bytes of memoised trace (see BoundedMemo)
-MAX_SEGMENT = 1 << 14       # longest subtree text kept for replay (TraceRecorder)
+MAX_SEGMENT = 1 << 15       # longest subtree text kept for replay (TraceRecorder)
 
 
 def run(argv):
@@ -154,7 +184,9 @@ def run(argv):
         print(f"TakeStones: {error}", file=sys.stderr)
         return 0
 
-    listing = TraceListing(game, sink=out.write, max_segment=MAX_SEGMENT)
+    memo = BoundedMemo(MEMO_BUDGET)
+    listing = TraceListing(game, sink=out.write, housekeeping=memo.trim,
+                           max_segment=MAX_SEGMENT)
     # A subtree's text depends only on (state, depth left, alpha, beta) - the state holds
     # the stones, the last move and the side to move - so the memo prints each distinct
     # subtree once and replays it, byte-identical to the full search.
@@ -165,7 +197,7 @@ def run(argv):
         gc.disable()
     try:
         result = search(game, state, prune=True, depth=depth or n + 1, window=BOUNDS,
-                        tracer=listing, memo=BoundedMemo(MEMO_BUDGET))
+                        tracer=listing, memo=memo)
     finally:
         if collecting:
             gc.enable()
