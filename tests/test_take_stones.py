@@ -203,7 +203,8 @@ def test_fixtures_cover_every_evaluation_branch_and_both_sides():
     (["7", "3", "1", "4", "3", "0"], "stone 3 (move 3) is illegal"),
     (["7", "0", "-1"], "depth must be 0 (to the end) or positive"),
     (["7", "0", "2.5"], "depth must be an integer, not '2.5'"),
-    (["0", "0", "0"], "n must be at least 1"),
+    (["0", "0", "0"], "n must be between 1 and 1000"),
+    (["1001", "0", "1"], "n must be between 1 and 1000, not 1001"),
     (["7", "1", "٣", "2"], "stone s1 must be an integer"),
 ])
 def test_bad_input_prints_invalid_input_and_the_reason(capsys, words, reason):

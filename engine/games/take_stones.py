@@ -67,10 +67,13 @@ class TakeStones(Game):
         # count are the multiples of p, where p = m if m is prime, else its largest prime
         # factor; "multiples of p" includes p itself (a prime last move is taken anyway).
         spf = smallest_prime_factors(n)
+        multiples_of = {}
         self.counted = [0, 0] + [0] * (n - 1)
         for m in range(2, n + 1):
             p = largest_prime_factor(m, spf)
-            self.counted[m] = sum(1 << q for q in range(p, n + 1, p))
+            if p not in multiples_of:
+                multiples_of[p] = sum(1 << q for q in range(p, n + 1, p))
+            self.counted[m] = multiples_of[p]
         self.is_prime = [False, False] + [spf[m] == m for m in range(2, n + 1)]
         self._prepare_hot_path()
 

@@ -32,6 +32,9 @@ USAGE = "usage: TakeStones n k s1 .. sk depth"
 INVALID = "Invalid input"
 # The assignment's initial bounds: v starts at -1000 (Max) / 1000 (Min), and so do alpha/beta.
 BOUNDS = (-1000, 1000)
+# Beyond this the game's tables (one n-bit mask per stone) and the trace (n digits per
+# line) are too big to be useful; the assignment's cases have n <= 28.
+MAX_STONES = 1000
 
 
 class InvalidInput(Exception):
@@ -50,8 +53,8 @@ def parse_arguments(argv):
     if len(numbers) < 2:
         raise InvalidInput(f"expected at least n, k and depth; {USAGE}")
     n, k = numbers
-    if n < 1:
-        raise InvalidInput(f"n must be at least 1, not {n}")
+    if not 1 <= n <= MAX_STONES:
+        raise InvalidInput(f"n must be between 1 and {MAX_STONES}, not {n}")
     if not 0 <= k <= n:
         raise InvalidInput(f"k must be between 0 and n = {n}, not {k}")
     if len(argv) < k + 3:
@@ -81,12 +84,12 @@ class TraceListing(TraceRecorder):
     stones line assembled from one table per byte of the availability mask
     (``text_of_byte[i][b]`` is the text of the stones 8i..8i+7 whose bits are set in b).
 
-    Every ``housekeeping_every`` blocks it calls ``housekeeping()`` (the program trims its
-    memo there) and flushes, so that neither the memo nor the unwritten text grows with
-    the size of the trace.
+    After every ``housekeeping_every`` characters of new blocks it calls
+    ``housekeeping()`` (the program trims its memo there) and flushes, so that neither
+    the memo nor the unwritten text grows with the size of the trace.
     """
 
-    def __init__(self, game, sink=None, housekeeping=None, housekeeping_every=1 << 14,
+    def __init__(self, game, sink=None, housekeeping=None, housekeeping_every=1 << 20,
                  **options):
         super().__init__(sink, **options)
         self.game = game
@@ -121,11 +124,12 @@ class TraceListing(TraceRecorder):
             bounds = bound_lines.get((alpha, beta))
             if bounds is None:
                 bounds = bound_lines[(alpha, beta)] = f"alpha: {alpha}\tbeta: {beta}\n"
-            append(last_lines[state >> 1 & last_mask]
-                   + join(map(pick, text_of_byte, (state >> shift).to_bytes(byte_count, "little")))
-                   + "\n" + bounds)
-            countdown[0] -= 1
-            if not countdown[0]:
+            block = (last_lines[state >> 1 & last_mask]
+                     + join(map(pick, text_of_byte, (state >> shift).to_bytes(byte_count, "little")))
+                     + "\n" + bounds)
+            append(block)
+            countdown[0] -= len(block)
+            if countdown[0] <= 0:
                 countdown[0] = every
                 if housekeeping is not None:
                     housekeeping()
