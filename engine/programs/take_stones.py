@@ -21,6 +21,7 @@ a game that is already over prints the root's block, then "Invalid input".
 import gc
 import platform
 import sys
+import time
 
 from ..games.take_stones import TakeStones
 from ..search import search
@@ -170,6 +171,45 @@ class BoundedMemo(dict):
         self.update(reversed(kept))
 
 
+class Progress:
+    """Output sink that also reports progress on stderr during long runs.
+
+    The note (``TakeStones: N MB of trace written``, rewritten in place) appears only
+    when stderr is a terminal and stdout is not (a trace piped to a file or a pager),
+    and only after ``quiet_seconds``; :meth:`done` ends its line.
+    """
+
+    def __init__(self, out, quiet_seconds=2.0, clock=time.monotonic):
+        self.out = out
+        self.written = 0
+        self.clock = clock
+        self.start = clock()
+        self.quiet_seconds = quiet_seconds
+        self.enabled = _is_terminal(sys.stderr) and not _is_terminal(out)
+        self.shown = False
+
+    def write(self, text):
+        self.out.write(text)
+        self.written += len(text)
+
+    def tick(self):
+        if self.enabled and self.clock() - self.start >= self.quiet_seconds:
+            sys.stderr.write(f"\rTakeStones: {self.written / 1e6:.0f} MB of trace written")
+            sys.stderr.flush()
+            self.shown = True
+
+    def done(self):
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def _is_terminal(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 MEMO_BUDGET = 32 << 20      # bytes of memoised trace (see BoundedMemo)
 MAX_SEGMENT = 1 << 15       # longest subtree text kept for replay (TraceRecorder)
 
@@ -189,7 +229,13 @@ def run(argv):
         return 0
 
     memo = BoundedMemo(MEMO_BUDGET)
-    listing = TraceListing(game, sink=out.write, housekeeping=memo.trim,
+    progress = Progress(out)
+
+    def housekeeping():
+        memo.trim()
+        progress.tick()
+
+    listing = TraceListing(game, sink=progress.write, housekeeping=housekeeping,
                            max_segment=MAX_SEGMENT)
     # A subtree's text depends only on (state, depth left, alpha, beta) - the state holds
     # the stones, the last move and the side to move - so the memo prints each distinct
@@ -206,6 +252,7 @@ def run(argv):
         if collecting:
             gc.enable()
     listing.flush()
+    progress.done()
     if result.action is None:
         out.write(listing.text() + INVALID + "\n")
         print(f"TakeStones: the game is already over: the player to move "
