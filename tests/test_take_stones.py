@@ -279,3 +279,50 @@ def test_big_new_games_stream_what_the_oracle_prints(n):
     assert hashlib.sha256(completed.stdout).digest() == hashlib.sha256(expected).digest()
     if n == 28:
         assert completed.stdout.count(b"\n") == 3_080_817
+
+
+# --- bounded memory -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("budget, max_segment, every", [(0, 1 << 15, 64), (4000, 300, 200),
+                                                        (60000, 5000, 1000)])
+def test_trimming_the_memo_never_changes_the_output(capsys, monkeypatch, budget,
+                                                    max_segment, every):
+    """Tiny budgets force memo trims and flushes mid-search: the text must not change."""
+    monkeypatch.setattr(program, "MEMO_BUDGET", budget)
+    monkeypatch.setattr(program, "MAX_SEGMENT", max_segment)
+    monkeypatch.setattr(program, "HOUSEKEEPING_EVERY", every)
+    for words in ([16, 0, 0], [15, 2, 3, 9, 0], [18, 1, 1, 5]):
+        code, out, _ = run(capsys, *words)
+        n, k = words[0], words[1]
+        assert code == 0 and out == oracle.expected_output(n, words[2:2 + k], words[-1])
+
+
+def test_bounded_memo_keeps_its_newest_entries_within_half_the_budget():
+    memo = program.BoundedMemo(budget=10 * (program.BoundedMemo.ENTRY_COST + 100))
+    for index in range(8):
+        memo[index] = (0, "x" * 100, 1, 0)
+    memo.trim()
+    assert list(memo) == list(range(8))           # under budget: untouched
+    for index in range(8, 20):
+        memo[index] = (0, "x" * 100, 1, 0)
+    memo.trim()
+    assert list(memo) == [15, 16, 17, 18, 19]     # the newest, worth half the budget
+
+
+def test_progress_note_only_after_the_quiet_time(capsys):
+    import io
+    now = [0.0]
+    progress = program.Progress(io.StringIO(), quiet_seconds=2.0, clock=lambda: now[0])
+    progress.enabled = True                       # as if stderr were a terminal
+    progress.write("x" * 3_000_000)
+    progress.tick()
+    assert capsys.readouterr().err == ""
+    now[0] = 2.5
+    progress.tick()
+    progress.done()
+    assert capsys.readouterr().err == "\rTakeStones: 3 MB of trace written\n"
+
+
+def test_no_progress_note_when_stderr_is_not_a_terminal(capsys):
+    import io
+    assert not program.Progress(io.StringIO()).enabled

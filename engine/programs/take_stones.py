@@ -19,6 +19,7 @@ a game that is already over prints the root's block, then "Invalid input".
 """
 
 import gc
+import operator
 import platform
 import sys
 import time
@@ -139,6 +140,9 @@ class TraceListing(TraceRecorder):
         return leave
 
 
+SEGMENT = operator.itemgetter(1)   # the trace text of a memo entry
+
+
 class BoundedMemo(dict):
     """The search's subtree memo, cut back by :meth:`trim` when it holds too much text.
 
@@ -159,7 +163,7 @@ class BoundedMemo(dict):
     def trim(self):
         """Keep the newest entries worth budget/2 if the memo is over budget."""
         cost = self.ENTRY_COST
-        if sum(len(entry[1]) for entry in self.values()) + cost * len(self) <= self.budget:
+        if sum(map(len, map(SEGMENT, self.values()))) + cost * len(self) <= self.budget:
             return
         kept, room = [], self.budget // 2
         for item in reversed(self.items()):     # dicts keep insertion order (3.7+)
@@ -212,6 +216,7 @@ def _is_terminal(stream):
 
 MEMO_BUDGET = 32 << 20      # bytes of memoised trace (see BoundedMemo)
 MAX_SEGMENT = 1 << 15       # longest subtree text kept for replay (TraceRecorder)
+HOUSEKEEPING_EVERY = 1 << 20  # characters of new trace between memo trims and flushes
 
 
 def run(argv):
@@ -236,7 +241,7 @@ def run(argv):
         progress.tick()
 
     listing = TraceListing(game, sink=progress.write, housekeeping=housekeeping,
-                           max_segment=MAX_SEGMENT)
+                           housekeeping_every=HOUSEKEEPING_EVERY, max_segment=MAX_SEGMENT)
     # A subtree's text depends only on (state, depth left, alpha, beta) - the state holds
     # the stones, the last move and the side to move - so the memo prints each distinct
     # subtree once and replays it, byte-identical to the full search.
