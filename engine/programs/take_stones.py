@@ -77,14 +77,40 @@ def _integer(text, what):
     return int(text)
 
 
+class StonesText(dict):
+    """``table[bits]``: the text of the stones ``offset + i`` for each bit i set in ``bits``
+    (each stone followed by a space), computed on first use and then looked up."""
+
+    def __init__(self, offset):
+        super().__init__()
+        self.offset = offset
+
+    def __missing__(self, bits):
+        offset = self.offset
+        text = self[bits] = "".join(f"{offset + i} " for i in range(bits.bit_length())
+                                    if bits >> i & 1)
+        return text
+
+
+class BoundLines(dict):
+    """``table[alpha, beta]``: the line ``alpha: A<TAB>beta: B``, made on first use."""
+
+    def __missing__(self, bounds):
+        text = self[bounds] = "alpha: %s\tbeta: %s\n" % bounds
+        return text
+
+
+CHUNK = 16   # stones per lookup table of the stones line
+
+
 class TraceListing(TraceRecorder):
     """The assignment's node blocks, written in post-order as the search leaves each node.
 
     A block is ``last move``, ``available stones``, ``alpha: A<TAB>beta: B``. ``leave``
     is the hot path of the program (one call per node not replayed from the memo), so it
-    is a closure over precomputed pieces: the last-move lines, the bound lines, and the
-    stones line assembled from one table per byte of the availability mask
-    (``text_of_byte[i][b]`` is the text of the stones 8i..8i+7 whose bits are set in b).
+    is a closure over lookup tables: the last-move lines, the bound lines, and the stones
+    line assembled from one :class:`StonesText` table per 16 stones of the availability
+    mask (two lookups for n <= 31).
 
     After every ``housekeeping_every`` characters of new blocks it calls
     ``housekeeping()`` (the program trims its memo there) and flushes, so that neither
@@ -96,47 +122,64 @@ class TraceListing(TraceRecorder):
         super().__init__(sink, **options)
         self.game = game
         self.available_shift = game.shift + 1
-        self.byte_count = (game.n + 8) // 8
-        self.text_of_byte = [
-            ["".join(f"{8 * i + bit} " for bit in range(8) if byte >> bit & 1)
-             for byte in range(256)]
-            for i in range(self.byte_count)]
+        # Bit s of the availability mask is stone s: chunk i holds stones 16i..16i+15.
+        self.stones_tables = [StonesText(CHUNK * i) for i in range(game.n // CHUNK + 1)]
         self.leave = self._make_leave(housekeeping, housekeeping_every)
 
     def stones_line(self, state):
         """Every stone on the table, ascending, each followed by one space (no newline)."""
         available = state >> self.available_shift
-        return "".join(map(list.__getitem__, self.text_of_byte,
-                           available.to_bytes(self.byte_count, "little")))
+        mask = (1 << CHUNK) - 1
+        return "".join([table[available >> (CHUNK * i) & mask]
+                        for i, table in enumerate(self.stones_tables)])
 
     def _make_leave(self, housekeeping, every):
         # "-1" for a new game (last move 0), as the original program prints.
         last_lines = ["-1\n"] + [f"{stone}\n" for stone in range(1, self.game.n + 1)]
         last_mask = self.game.last_mask
         shift = self.available_shift
-        byte_count = self.byte_count
-        text_of_byte = self.text_of_byte
-        pick = list.__getitem__
-        join = "".join
-        bound_lines = {}
+        bound_lines = BoundLines()
         append = self.chunks.append     # flush() clears this list in place
-        countdown = [every]
+        left = every
+        tables = self.stones_tables
+        low, high = tables[0], tables[-1]
+        stones_line = self.stones_line
 
-        def leave(state, action, depth, value, alpha, beta, kind):
-            bounds = bound_lines.get((alpha, beta))
-            if bounds is None:
-                bounds = bound_lines[(alpha, beta)] = f"alpha: {alpha}\tbeta: {beta}\n"
-            block = (last_lines[state >> 1 & last_mask]
-                     + join(map(pick, text_of_byte, (state >> shift).to_bytes(byte_count, "little")))
-                     + "\n" + bounds)
-            append(block)
-            countdown[0] -= len(block)
-            if countdown[0] <= 0:
-                countdown[0] = every
+        def after_block(size):
+            nonlocal left
+            left -= size
+            if left <= 0:
+                left = every
                 if housekeeping is not None:
                     housekeeping()
                 self.flush()
 
+        # The stones line inline for the usual sizes (one or two tables), else by method.
+        if len(tables) == 1:
+            def leave(state, action, depth, value, alpha, beta, kind):
+                nonlocal left
+                block = (f"{last_lines[state >> 1 & last_mask]}{low[state >> shift]}\n"
+                         f"{bound_lines[alpha, beta]}")
+                append(block)
+                left -= len(block)
+                if left <= 0:
+                    after_block(0)
+        elif len(tables) == 2:
+            def leave(state, action, depth, value, alpha, beta, kind):
+                nonlocal left
+                available = state >> shift
+                block = (f"{last_lines[state >> 1 & last_mask]}{low[available & 0xFFFF]}"
+                         f"{high[available >> CHUNK]}\n{bound_lines[alpha, beta]}")
+                append(block)
+                left -= len(block)
+                if left <= 0:
+                    after_block(0)
+        else:
+            def leave(state, action, depth, value, alpha, beta, kind):
+                block = (f"{last_lines[state >> 1 & last_mask]}{stones_line(state)}\n"
+                         f"{bound_lines[alpha, beta]}")
+                append(block)
+                after_block(len(block))
         return leave
 
 
