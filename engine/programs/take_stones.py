@@ -2,9 +2,10 @@
 
     ./TakeStones n k s1 .. sk depth          (or: java TakeStones ... after make TakeStones.class)
 
-n stones numbered 1..n; k stones already taken, s1..sk in the order taken (sk is the
-last move); depth is the search depth, 0 meaning "to the end of the game". Max is to move
-iff k is even. Arguments after depth are ignored.
+n stones numbered 1..n (n <= 1000); k stones already taken, s1..sk in the order taken
+(sk is the last move; each stone after s1 must divide or be a multiple of the one before);
+depth is the search depth, 0 meaning "to the end of the game". Max is to move iff k is
+even. Arguments after depth are ignored.
 
 Prints every node alpha-beta visits, in post-order (the root last), as three lines:
 
