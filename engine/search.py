@@ -110,6 +110,12 @@ class SearchResult(namedtuple("SearchResult", "value action child root_values st
     __slots__ = ()
 
 
+def _overrides(tracer, event):
+    """False when ``tracer``'s class keeps the no-op ``Tracer.<event>`` (nothing to tell)."""
+    from .trace import Tracer  # late import: engine.trace imports this module
+    return getattr(type(tracer), event, None) is not getattr(Tracer, event)
+
+
 def _report_pruned(tracer, state, depth, children, action):
     """Tell ``tracer`` which children a cut after the child of ``action`` skipped (if any)."""
     for index, pair in enumerate(children):
@@ -137,6 +143,10 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
         horizon_values = None
     if memo is not None and tracer is not None:
         mark, capture, replay = tracer.mark, tracer.capture, tracer.replay
+    # A tracer that keeps Tracer's no-op enter/pruned is not called for them: the calls
+    # (and the list of pruned actions) would cost time on every node for nothing.
+    report_enter = tracer is not None and _overrides(tracer, "enter")
+    report_pruned = tracer is not None and _overrides(tracer, "pruned")
     limit = INF if depth is None else depth
     low, high = window
     mask = check_every - 1
@@ -162,7 +172,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
             first_node, first_evaluation = nodes - 1, evaluations
             if tracer is not None:
                 start = mark()
-        if tracer is not None:
+        if report_enter:
             tracer.enter(state, action, d, alpha, beta)
 
         v = terminal_value(state)
@@ -243,7 +253,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                         if prune:
                             if v >= beta:
                                 cutoffs += 1
-                                if tracer is not None:
+                                if report_pruned:
                                     _report_pruned(tracer, state, d, children, a)
                                 break
                             if v > alpha:
@@ -257,7 +267,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                         if prune:
                             if v <= alpha:
                                 cutoffs += 1
-                                if tracer is not None:
+                                if report_pruned:
                                     _report_pruned(tracer, state, d, children, a)
                                 break
                             if v < beta:

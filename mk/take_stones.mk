@@ -1,0 +1,15 @@
+# Take-Stones: `java TakeStones ...` launcher, tests and benchmark (see README, ### Take-Stones).
+.PHONY: take-stones-java test-take-stones bench-take-stones
+
+# The Java launcher: TakeStones.class beside the Python script TakeStones, so that the
+# graders' literal command `java TakeStones n k s1 .. sk depth` runs the Python program.
+take-stones-java: TakeStones.class
+TakeStones.class: engine/java/TakeStones.java
+	@command -v javac >/dev/null 2>&1 || { echo "make: javac not found: install a JDK (e.g. apt-get install default-jdk-headless) to build TakeStones.class" >&2; exit 1; }
+	javac -d . engine/java/TakeStones.java
+
+test-take-stones: $(VENV)/.ready
+	$(PYTEST) -q tests/test_take_stones.py tests/test_take_stones_java.py $(PYTEST_ARGS)
+
+bench-take-stones:
+	$(PYTHON) bench/run_all.py take_stones

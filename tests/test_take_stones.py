@@ -1,0 +1,337 @@
+"""Take-Stones: rules, evaluation, trace and error contract (spec: shared/specs/take_stones.md).
+
+The program's output is compared with tests/take_stones_oracle.py, a slow independent
+transcription of the assignment's program (sets, no bit masks, no memo, its own tiny
+recursive alpha-beta) that is used only here.
+"""
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import take_stones_oracle as oracle
+from engine.games.take_stones import TakeStones
+from engine.programs import take_stones as program
+from engine.search import EVALUATED, TERMINAL, search
+from engine.trace import Tracer
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures" / "take_stones"
+
+
+def run(capsys, *words):
+    """Run the program in-process: (exit code, stdout, stderr)."""
+    code = program.main([str(word) for word in words])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# --- rules ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, first_moves", [
+    (1, []), (2, []), (3, [1]), (4, [1]), (5, [1]), (6, [1]), (7, [1, 3]), (8, [1, 3]),
+    (10, [1, 3]), (11, [1, 3, 5]), (12, [1, 3, 5]),
+])
+def test_first_moves_are_odd_and_below_half(n, first_moves):
+    game = TakeStones(n)
+    assert game.actions(game.initial_state()) == first_moves
+
+
+def random_state(data, n):
+    """A reachable-looking state: any available set not holding the last move."""
+    game = TakeStones(n)
+    last = data.draw(st.integers(1, n))
+    others = [s for s in range(1, n + 1) if s != last]
+    available = data.draw(st.sets(st.sampled_from(others))) if others else set()
+    max_turn = data.draw(st.booleans())
+    mask = sum(1 << s for s in available)
+    return game, game.state(mask, last, max_turn), available, last, max_turn
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.integers(1, 40))
+def test_moves_terminal_value_and_evaluation_match_the_oracle(data, n):
+    game, state, available, last, max_turn = random_state(data, n)
+    expected_moves = oracle.moves(n, available, last)
+    assert game.actions(state) == expected_moves
+    assert [stone for stone, _ in game.successors(state)] == expected_moves
+    assert game.available_stones(state) == sorted(available)
+    assert game.last_move(state) == last and game.is_maxs_turn(state) == max_turn
+    for stone, child in game.successors(state):
+        assert child == game.result(state, stone)
+        assert game.available_stones(child) == sorted(available - {stone})
+        assert game.last_move(child) == stone and game.is_maxs_turn(child) != max_turn
+    if expected_moves:
+        assert game.terminal_value(state) is None
+        assert game.evaluate(state) == oracle.static_value(n, available, last)
+    else:
+        assert game.terminal_value(state) == (-100 if max_turn else 100)
+
+
+@pytest.mark.parametrize("n, taken, counted, value", [
+    (7, [3], "stone 1 still on the table", 0),
+    (7, [1], "lastMove 1, 6 successors: even", -5),
+    (8, [1], "lastMove 1, 7 successors: odd", 5),
+    (12, [1, 3], "prime 3: 6, 9, 12 available", 7),
+    (10, [1, 2], "prime 2: 4, 6, 8, 10 available", -7),
+    (10, [1, 2, 4], "composite 4, p = 2: 6, 8, 10", 6),
+    (12, [1, 3, 6], "composite 6, p = 3: 9, 12", -6),
+    (10, [1, 5, 10], "composite 10, p = 5: none (5 is taken)", -6),
+    (14, [1, 7], "prime 7: 14", 7),
+])
+def test_evaluation_branches(n, taken, counted, value):
+    game = TakeStones(n)
+    state = game.replay_history(taken)
+    assert game.evaluate(state) == value, counted
+
+
+def test_evaluation_counts_available_stones_not_only_successors():
+    """Composite 6 with p = 3: 9 is available and divisible by 3 but not a successor of 6.
+
+    The assignment says "successors"; the official output 2 fits only "available".
+    """
+    game = TakeStones(10)
+    state = game.replay_history([1, 3, 6])            # available 2 4 5 7 8 9 10
+    assert 9 not in game.actions(state)
+    assert game.evaluate(state) == 6                  # {9}: one stone, odd
+
+
+def test_history_first_stone_is_not_held_to_the_first_move_rule():
+    """Official sample 5 (``10 3 4 2 6 4``) starts with stone 4 (even)."""
+    game = TakeStones(10)
+    state = game.replay_history([4, 2, 6])
+    assert game.last_move(state) == 6 and not game.is_maxs_turn(state)
+
+
+@pytest.mark.parametrize("taken, reason", [
+    ([1, 9], "not between 1 and 7"), ([0], "not between 1 and 7"),
+    ([1, 1], "already taken"), ([1, 4, 3], "neither a factor nor a multiple of the last move 4"),
+])
+def test_bad_histories_are_rejected(taken, reason):
+    with pytest.raises(ValueError, match=reason):
+        TakeStones(7).replay_history(taken)
+
+
+# --- the trace against the oracle ---------------------------------------------------------
+
+def legal_histories(n, length):
+    """Every history of ``length`` stones: any first stone, then factors/multiples."""
+    def extend(history):
+        if len(history) == length:
+            yield history
+            return
+        last = history[-1] if history else None
+        candidates = range(1, n + 1) if last is None else [
+            s for s in range(1, n + 1) if s not in history and (s % last == 0 or last % s == 0)]
+        for stone in candidates:
+            yield from extend(history + [stone])
+    return extend([])
+
+
+SWEEP = [(n, history, depth)
+         for n in range(1, 13)
+         for length in (0, 1, 2)
+         for history in legal_histories(n, length)
+         for depth in (0, 1, 2, 3, 4)]
+
+
+def test_every_small_position_prints_what_the_oracle_prints(capsys):
+    mismatches = []
+    for n, history, depth in SWEEP:
+        code, out, _ = run(capsys, n, len(history), *history, depth)
+        if code != 0 or out != oracle.expected_output(n, history, depth):
+            mismatches.append((n, history, depth))
+    assert not mismatches, f"{len(mismatches)} of {len(SWEEP)} differ, e.g. {mismatches[:5]}"
+
+
+@pytest.mark.parametrize("n, history, depth", [
+    (15, [], 0), (16, [1], 3), (31, [1, 2], 2), (32, [3], 3), (33, [1], 2), (47, [5, 1], 2),
+    (100, [], 2), (1000, [1, 997], 0),
+])
+def test_stone_counts_on_every_side_of_the_16_stone_tables(capsys, n, history, depth):
+    code, out, _ = run(capsys, n, len(history), *history, depth)
+    assert code == 0 and out == oracle.expected_output(n, history, depth)
+
+
+def test_fixture_traces_match_the_oracle(capsys):
+    """Our own golden cases were generated by the program: check them independently."""
+    checked = 0
+    for case in sorted(FIXTURES.iterdir()):
+        words = (case / "cmd").read_text().split()[1:]
+        try:
+            n, taken, depth = program.parse_arguments(words)
+            TakeStones(n).replay_history(taken)
+        except (program.InvalidInput, ValueError):
+            assert (case / "stdout").read_text() == "Invalid input\n", case.name
+            continue
+        assert (case / "stdout").read_text() == oracle.expected_output(n, taken, depth), case.name
+        checked += 1
+    assert checked >= 20
+
+
+def test_fixtures_cover_every_evaluation_branch_and_both_sides():
+    values, leaf_sides, terminal_sides = set(), set(), set()
+    for case in sorted(FIXTURES.iterdir()):
+        words = (case / "cmd").read_text().split()[1:]
+        try:
+            n, taken, depth = program.parse_arguments(words)
+            game = TakeStones(n)
+            state = game.replay_history(taken)
+        except (program.InvalidInput, ValueError):
+            continue
+
+        class Sides(Tracer):
+            def leave(self, state, action, depth, value, alpha, beta, kind):
+                if kind == EVALUATED:
+                    values.add(value)
+                    leaf_sides.add(game.is_maxs_turn(state))
+                elif kind == TERMINAL and depth:
+                    terminal_sides.add(game.is_maxs_turn(state))
+        search(game, state, depth=depth or n + 1, window=(-1000, 1000), tracer=Sides())
+    assert values == {0, 5, -5, 6, -6, 7, -7}
+    assert leaf_sides == {True, False} and terminal_sides == {True, False}
+
+
+# --- error contract -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("words, reason", [
+    ([], "expected at least n, k and depth"),
+    (["7"], "expected at least n, k and depth"),
+    (["seven", "0", "0"], "n must be an integer, not 'seven'"),
+    (["7", "x", "0"], "k must be an integer"),
+    (["7", "3", "1", "4", "3"], "k = 3 needs 3 stone(s) and then a depth"),
+    (["7", "-1", "0"], "k must be between 0 and n = 7"),
+    (["3", "5", "1", "2", "3", "4", "5", "0"], "k must be between 0 and n = 3"),
+    (["7", "2", "1", "9", "0"], "stone 9 (move 2) is not between 1 and 7"),
+    (["7", "2", "1", "1", "0"], "stone 1 (move 2) was already taken"),
+    (["7", "3", "1", "4", "3", "0"], "stone 3 (move 3) is illegal"),
+    (["7", "0", "-1"], "depth must be 0 (to the end) or positive"),
+    (["7", "0", "2.5"], "depth must be an integer, not '2.5'"),
+    (["0", "0", "0"], "n must be between 1 and 1000"),
+    (["1001", "0", "1"], "n must be between 1 and 1000, not 1001"),
+    (["7", "1", "٣", "2"], "stone s1 must be an integer"),
+])
+def test_bad_input_prints_invalid_input_and_the_reason(capsys, words, reason):
+    code, out, err = run(capsys, *words)
+    assert (code, out) == (0, "Invalid input\n")
+    assert err.startswith("TakeStones: ") and reason in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("words, side", [(["7", "3", "1", "2", "4", "0"], "Min"),
+                                         (["7", "2", "1", "5", "0"], "Max"),
+                                         (["2", "0", "3"], "Max")])
+def test_game_over_prints_the_root_then_invalid_input(capsys, words, side):
+    code, out, err = run(capsys, *words)
+    lines = out.split("\n")
+    assert code == 0 and lines[2:] == ["alpha: -1000\tbeta: 1000", "Invalid input", ""]
+    assert f"player to move ({side}) has no legal stone" in err
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.integers(-3, 14).map(str), st.text(max_size=3)), max_size=7))
+def test_any_argument_list_gives_a_trace_or_invalid_input(words):
+    import contextlib
+    import io
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = program.main(words)
+    text = out.getvalue()
+    assert code == 0 and "Traceback" not in err.getvalue()
+    if text.endswith("Invalid input\n"):
+        assert err.getvalue().count("\n") == 1
+    else:
+        assert text.split("\n")[-4] == "NEXT MOVE" and not err.getvalue()
+
+
+def test_help(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "n k s1 .. sk depth" in out
+
+
+# --- the script as graders run it -----------------------------------------------------------
+
+def test_script_is_executable_with_a_shebang():
+    script = REPO / "TakeStones"
+    assert script.read_bytes().startswith(b"#!/usr/bin/env python3\n")
+    assert script.stat().st_mode & 0o111
+
+
+def test_script_runs_from_another_directory(tmp_path):
+    completed = subprocess.run([sys.executable, str(REPO / "TakeStones"), "7", "3", "1", "4",
+                                "2", "3"], cwd=tmp_path, capture_output=True)
+    assert completed.returncode == 0
+    assert completed.stdout.decode() == oracle.expected_output(7, [1, 4, 2], 3)
+
+
+def test_closed_pipe_is_not_an_error():
+    """``TakeStones 22 0 0 | head`` must end quietly."""
+    process = subprocess.Popen([sys.executable, str(REPO / "TakeStones"), "22", "0", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    head = process.stdout.read(100)
+    process.stdout.close()
+    stderr = process.stderr.read()
+    assert process.wait() == 0 and head.startswith(b"") and b"Traceback" not in stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [20, 24, 28])
+def test_big_new_games_stream_what_the_oracle_prints(n):
+    completed = subprocess.run([sys.executable, str(REPO / "TakeStones"), str(n), "0", "0"],
+                               capture_output=True)
+    assert completed.returncode == 0 and not completed.stderr
+    expected = oracle.expected_output(n, [], 0).encode()
+    assert hashlib.sha256(completed.stdout).digest() == hashlib.sha256(expected).digest()
+    if n == 28:
+        assert completed.stdout.count(b"\n") == 3_080_817
+
+
+# --- bounded memory -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("budget, max_segment, every", [(0, 1 << 15, 64), (4000, 300, 200),
+                                                        (60000, 5000, 1000)])
+def test_trimming_the_memo_never_changes_the_output(capsys, monkeypatch, budget,
+                                                    max_segment, every):
+    """Tiny budgets force memo trims and flushes mid-search: the text must not change."""
+    monkeypatch.setattr(program, "MEMO_BUDGET", budget)
+    monkeypatch.setattr(program, "MAX_SEGMENT", max_segment)
+    monkeypatch.setattr(program, "HOUSEKEEPING_EVERY", every)
+    for words in ([16, 0, 0], [15, 2, 3, 9, 0], [18, 1, 1, 5]):
+        code, out, _ = run(capsys, *words)
+        n, k = words[0], words[1]
+        assert code == 0 and out == oracle.expected_output(n, words[2:2 + k], words[-1])
+
+
+def test_bounded_memo_keeps_its_newest_entries_within_half_the_budget():
+    memo = program.BoundedMemo(budget=10 * (program.BoundedMemo.ENTRY_COST + 100))
+    for index in range(8):
+        memo[index] = (0, "x" * 100, 1, 0)
+    memo.trim()
+    assert list(memo) == list(range(8))           # under budget: untouched
+    for index in range(8, 20):
+        memo[index] = (0, "x" * 100, 1, 0)
+    memo.trim()
+    assert list(memo) == [15, 16, 17, 18, 19]     # the newest, worth half the budget
+
+
+def test_progress_note_only_after_the_quiet_time(capsys):
+    import io
+    now = [0.0]
+    progress = program.Progress(io.StringIO(), quiet_seconds=2.0, clock=lambda: now[0])
+    progress.enabled = True                       # as if stderr were a terminal
+    progress.write("x" * 3_000_000)
+    progress.tick()
+    assert capsys.readouterr().err == ""
+    now[0] = 2.5
+    progress.tick()
+    progress.done()
+    assert capsys.readouterr().err == "\rTakeStones: 3 MB of trace written\n"
+
+
+def test_no_progress_note_when_stderr_is_not_a_terminal(capsys):
+    import io
+    assert not program.Progress(io.StringIO()).enabled
