@@ -1,0 +1,118 @@
+"""The COMPETITION player of Stake/Raid: the strongest move a CPU-time budget allows.
+
+Spec (shared/specs/stake_raid.md, "COMPETITION mode"): line 4 of input.txt is the CPU
+time left to our program for the WHOLE game; spend a share of it per move, never run out,
+always write a legal move.
+
+* :func:`move_budget` decides the share of the game's remaining CPU time for this move.
+* :func:`competition_move` runs engine.iterative.iterative_deepening (alpha-beta with a
+  transposition table, the table's best move first, then children ordered by their
+  score) until the per-move deadline, and falls back to the best immediate gain when
+  not even depth 1 completed.
+
+Time is read only through ``clock`` (``time.process_time``: the budget is CPU time), so
+the tests drive it with a fake clock.
+"""
+
+import time
+from typing import Any, NamedTuple
+
+from ..iterative import iterative_deepening
+from ..search import TranspositionTable
+from .stake_raid import EMPTY, MAX
+
+# CPU seconds one more run of homework.py costs before it searches (interpreter start,
+# imports, parsing, writing output.txt): kept in reserve for every move still to come.
+STARTUP_COST = 0.06
+# Never spend more than this fraction of what is left on a single move.
+MAX_FRACTION = 0.25
+# A move is worth at most this many seconds: deeper searches gain little in practice.
+MAX_MOVE_SECONDS = 30.0
+# Margin between the deadline and the real end of the budget (deadline checks are made
+# every few hundred nodes, and output must still be written).
+SAFETY = 0.02
+
+
+def moves_left(cells):
+    """Moves we still have to make: half the empty squares, rounded up (we move now)."""
+    return (cells.count(EMPTY) + 1) // 2
+
+
+def move_budget(seconds_left, our_moves_left):
+    """CPU seconds to spend on this move, out of ``seconds_left`` for the whole game.
+
+    Every remaining move gets an equal share of what is left after reserving the start-up
+    cost of the later runs; the early and middle game, where choices matter most, get
+    up to twice that share, bounded by MAX_FRACTION of what is left and MAX_MOVE_SECONDS.
+    Returns 0.0 when nothing can be spent (the caller then plays instantly).
+    """
+    if not seconds_left > 0:
+        return 0.0
+    later = max(our_moves_left - 1, 0)
+    usable = seconds_left - STARTUP_COST * later - SAFETY
+    if usable <= 0:
+        return 0.0
+    share = 2.0 * usable / max(our_moves_left, 1)
+    return max(0.0, min(share, usable * MAX_FRACTION if later else usable,
+                        MAX_MOVE_SECONDS))
+
+
+def order_by_score(state, children, hint, depth):
+    """Move ordering: the table's best move first, then children best-first for the
+    side to move (a stable sort keeps the spec's order among equal scores)."""
+    children = sorted(children, key=_child_score, reverse=state[2] == MAX)
+    if hint is not None:
+        for index, pair in enumerate(children):
+            if pair[0] == hint:
+                if index:
+                    children.insert(0, children.pop(index))
+                break
+    return children
+
+
+def _child_score(pair):
+    return pair[1][1]
+
+
+class CompetitionMove(NamedTuple):
+    """The chosen action, the resulting state, the depth reached and the seconds used."""
+
+    action: Any
+    child: Any
+    depth: int
+    budget: float
+    seconds: float
+    nodes: int
+
+
+def greedy_move(game, state):
+    """The first move with the best immediate score (depth 1 without a search tree)."""
+    actions, values = game.horizon_values(state)
+    values = list(values)
+    pick = max(values) if game.is_maxs_turn(state) else min(values)
+    action = actions[values.index(pick)]
+    return action, game.play(state, action)
+
+
+def competition_move(game, state, seconds_left, clock=time.process_time, table=None):
+    """Play the strongest move found within this move's share of ``seconds_left``.
+
+    ``state`` must not be terminal. The deadline is ``clock()`` at the call plus
+    :func:`move_budget`; iterations that do not complete by then are dropped.
+    """
+    started = clock()
+    budget = move_budget(seconds_left, moves_left(state[0]))
+    if budget <= 0:
+        action, child = greedy_move(game, state)
+        return CompetitionMove(action, child, 1, budget, clock() - started, 0)
+    result = iterative_deepening(
+        game, state, max_depth=state[0].count(EMPTY), deadline=started + budget,
+        clock=clock, table=TranspositionTable() if table is None else table,
+        order=order_by_score)
+    if result.action is None:
+        action, child = greedy_move(game, state)
+        depth = 1
+    else:
+        action, child, depth = result.action, result.child, result.depth
+    return CompetitionMove(action, child, depth, budget, clock() - started,
+                           result.stats.nodes)
