@@ -199,31 +199,45 @@ class StakeRaid(Game):
 
         A child's value (terminal or evaluated alike) is the parent's score plus the
         move's gain, so no child is built. ``values`` is a lazy iterator: alpha-beta
-        stops computing at a cut; ``actions`` is an indexable view computed on demand.
+        stops computing at a cut; ``actions`` is an indexable view of the same moves.
         """
         cells, score, mover = state
-        empties = self.empties(cells)
-        return (_HorizonActions(self, cells, mover, empties),
-                self._horizon_iter(cells, score, mover, empties))
+        actions = _HorizonActions(self, cells, mover, self.empties(cells))
+        return actions, self._horizon_iter(actions, score)
 
-    def _horizon_iter(self, cells, score, mover, empties):
+    def _horizon_iter(self, actions, score):
+        cells, mover, empties = actions.cells, actions.mover, actions.empties
         signed = self.signed[mover]
         for cell in empties:
             yield score + signed[cell]
-        gain = self.raid_gain
-        for target in self.raid_targets(cells, mover):
-            yield score + gain(cells, target, mover)
+        values, neighbours = self.values, self.neighbours
+        enemy = MAX + MIN - mover
+        sign = 1 if mover == MAX else -1
+        for target in actions.raid_targets():
+            gain = values[target]
+            for near in neighbours[target]:
+                if cells[near] == enemy:
+                    gain += 2 * values[near]
+            yield score + sign * gain
 
 
 class _HorizonActions:
-    """The actions of a horizon node by index (Stakes, then Raids), built on demand."""
+    """The actions of a horizon node by index (Stakes, then Raids); the raid targets
+    are found once, when first needed."""
 
-    __slots__ = ("game", "cells", "mover", "empties")
+    __slots__ = ("game", "cells", "mover", "empties", "targets")
 
     def __init__(self, game, cells, mover, empties):
         self.game, self.cells, self.mover, self.empties = game, cells, mover, empties
+        self.targets = None
+
+    def raid_targets(self):
+        if self.targets is None:
+            self.targets = self.game.raid_targets(self.cells, self.mover)
+        return self.targets
 
     def __getitem__(self, index):
-        if index < len(self.empties):
+        stakes = len(self.empties)
+        if index < stakes:
             return self.empties[index]
-        return self.game.raid_targets(self.cells, self.mover)[index - len(self.empties)] + RAID
+        return self.raid_targets()[index - stakes] + RAID
