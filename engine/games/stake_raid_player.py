@@ -21,16 +21,18 @@ from ..iterative import iterative_deepening
 from ..search import TranspositionTable
 from .stake_raid import EMPTY, MAX
 
-# CPU seconds one more run of homework.py costs before it searches (interpreter start,
-# imports, parsing, writing output.txt): kept in reserve for every move still to come.
+# CPU seconds one run of homework.py costs besides its search (interpreter start,
+# imports, parsing, writing output.txt, exit): reserved for every move still to come.
 STARTUP_COST = 0.06
-# Never spend more than this fraction of what is left on a single move.
+# Never plan more than this fraction of what is left for a single move (but the last).
 MAX_FRACTION = 0.25
 # A move is worth at most this many seconds: deeper searches gain little in practice.
 MAX_MOVE_SECONDS = 30.0
-# Margin between the deadline and the real end of the budget (deadline checks are made
-# every few hundred nodes, and output must still be written).
+# Kept back from the whole game's time: never spent by anyone.
 SAFETY = 0.02
+# Left at the end of this run's budget for writing output.txt and exiting; the
+# deadline is also only checked every few hundred nodes.
+FINISH = 0.01
 
 
 def moves_left(cells):
@@ -39,12 +41,13 @@ def moves_left(cells):
 
 
 def move_budget(seconds_left, our_moves_left):
-    """CPU seconds to spend on this move, out of ``seconds_left`` for the whole game.
+    """CPU seconds this whole run may use (start-up included) out of ``seconds_left``.
 
-    Every remaining move gets an equal share of what is left after reserving the start-up
-    cost of the later runs; the early and middle game, where choices matter most, get
-    up to twice that share, bounded by MAX_FRACTION of what is left and MAX_MOVE_SECONDS.
-    Returns 0.0 when nothing can be spent (the caller then plays instantly).
+    Invariant (so the game's time never runs out): after this run, what is left still
+    pays STARTUP_COST for every later run, plus SAFETY. Within that, each remaining move
+    gets twice its equal share (the early and middle game matter most), at most
+    MAX_FRACTION of what is usable and MAX_MOVE_SECONDS; the last move may use it all.
+    Returns 0.0 when nothing beyond the bare minimum can be spent.
     """
     if not seconds_left > 0:
         return 0.0
@@ -52,9 +55,10 @@ def move_budget(seconds_left, our_moves_left):
     usable = seconds_left - STARTUP_COST * later - SAFETY
     if usable <= 0:
         return 0.0
-    share = 2.0 * usable / max(our_moves_left, 1)
-    return max(0.0, min(share, usable * MAX_FRACTION if later else usable,
-                        MAX_MOVE_SECONDS))
+    if not later:
+        return min(usable, MAX_MOVE_SECONDS)
+    share = 2.0 * usable / our_moves_left
+    return min(share, usable * MAX_FRACTION, MAX_MOVE_SECONDS)
 
 
 def order_by_score(state, children, hint, depth):
@@ -94,19 +98,24 @@ def greedy_move(game, state):
     return action, game.play(state, action)
 
 
-def competition_move(game, state, seconds_left, clock=time.process_time, table=None):
-    """Play the strongest move found within this move's share of ``seconds_left``.
+def competition_move(game, state, seconds_left, clock=time.process_time, spent=0.0,
+                     table=None):
+    """Play the strongest move found within this run's share of ``seconds_left``.
 
-    ``state`` must not be terminal. The deadline is ``clock()`` at the call plus
-    :func:`move_budget`; iterations that do not complete by then are dropped.
+    ``state`` must not be terminal. ``spent`` is the CPU time this run used before the
+    call (start-up, parsing): it comes out of the run's :func:`move_budget`. The search
+    deadline is ``clock()`` at the call plus what remains of the budget minus FINISH;
+    iterations that do not complete by then are dropped, and when none completes (or
+    there is no time at all) the greedy move is played.
     """
     started = clock()
     budget = move_budget(seconds_left, moves_left(state[0]))
-    if budget <= 0:
+    allowed = budget - spent - FINISH
+    if allowed <= 0:
         action, child = greedy_move(game, state)
         return CompetitionMove(action, child, 1, budget, clock() - started, 0)
     result = iterative_deepening(
-        game, state, max_depth=state[0].count(EMPTY), deadline=started + budget,
+        game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
         clock=clock, table=TranspositionTable() if table is None else table,
         order=order_by_score)
     if result.action is None:
