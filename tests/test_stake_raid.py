@@ -239,3 +239,21 @@ def test_lenient_input_and_competition_time():
     assert problem.limit == 12.5
     with pytest.raises(UsageError, match="line 4"):
         parse_input(replace_line(replace_line(GOOD, 2, "COMPETITION"), 4, "nan"))
+
+
+@pytest.mark.slow
+def test_alphabeta_equals_minimax_sweep():
+    """A wider sweep of the same property: 600 random boards up to 6x6, depths 1..4."""
+    rng = random.Random(561)
+    for _ in range(600):
+        n = rng.randint(1, 6)
+        values = [[rng.randint(1, 99) for _ in range(n)] for _ in range(n)]
+        board = ["".join(rng.choice("XO..") for _ in range(n)) for _ in range(n)]
+        if all("." not in row for row in board):
+            continue
+        player, depth = rng.choice("XO"), rng.randint(1, 4 if n <= 4 else 3)
+        minimax = decide(n, "MINIMAX", player, depth, values, board)
+        assert minimax == decide(n, "ALPHABETA", player, depth, values, board)
+        if n <= 3:
+            want_value, want_move, want_board = oracle_decision(board, values, player, depth)
+            assert minimax == (want_value, want_move, want_board)

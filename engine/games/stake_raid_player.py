@@ -99,14 +99,15 @@ def greedy_move(game, state):
 
 
 def competition_move(game, state, seconds_left, clock=time.process_time, spent=0.0,
-                     table=None):
+                     table=None, on_iteration=None):
     """Play the strongest move found within this run's share of ``seconds_left``.
 
     ``state`` must not be terminal. ``spent`` is the CPU time this run used before the
     call (start-up, parsing): it comes out of the run's :func:`move_budget`. The search
     deadline is ``clock()`` at the call plus what remains of the budget minus FINISH;
     iterations that do not complete by then are dropped, and when none completes (or
-    there is no time at all) the greedy move is played.
+    there is no time at all) the greedy move is played. ``on_iteration`` is passed to
+    iterative_deepening (called with each completed Iteration).
     """
     started = clock()
     budget = move_budget(seconds_left, moves_left(state[0]))
@@ -117,7 +118,7 @@ def competition_move(game, state, seconds_left, clock=time.process_time, spent=0
     result = iterative_deepening(
         game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
         clock=clock, table=TranspositionTable() if table is None else table,
-        order=order_by_score)
+        order=order_by_score, on_iteration=on_iteration)
     if result.action is None:
         action, child = greedy_move(game, state)
         depth = 1

@@ -15,7 +15,8 @@ the move of the side to move and the board after it:
 
 MINIMAX and ALPHABETA play exactly the move the grader expects: the first move with the
 strictly best value, Stakes (row-major) before Raids (row-major). COMPETITION plays the
-strongest move a share of the remaining time allows (iterative deepening alpha-beta).
+strongest move a share of the remaining time allows (iterative deepening alpha-beta),
+showing each completed depth on stderr when stderr is a terminal.
 Bad input: one line on stderr naming the line, exit code 2, output file untouched.
 """
 
@@ -147,7 +148,14 @@ def choose(problem, clock=time.process_time):
     game, state = setup(problem)
     if problem.mode == "COMPETITION":
         # The line-4 time also pays for this run's start-up, already spent (CPU clock).
-        move = competition_move(game, state, problem.limit, clock=clock, spent=clock())
+        report = None
+        if sys.stderr.isatty():  # a person watching: show each depth reached
+            def report(iteration):
+                print(f"homework.py: depth {iteration.depth}: "
+                      f"{move_name(problem.size, iteration.result.action)}, score "
+                      f"{iteration.result.value}, {iteration.seconds:.3f} s", file=sys.stderr)
+        move = competition_move(game, state, problem.limit, clock=clock, spent=clock(),
+                                on_iteration=report)
         return move.action, move.child
     result = search(game, state, prune=problem.mode == "ALPHABETA", depth=problem.limit)
     return result.action, result.child
