@@ -105,8 +105,8 @@ def test_greedy_move_is_the_first_best_one_ply_move():
 
 def test_with_ample_time_it_plays_a_perfect_move_on_small_boards():
     rng = random.Random(10)
-    for _ in range(12):
-        game, state = random_state(rng, rng.randint(2, 3), fill=0.3)
+    for _ in range(8):
+        game, state = random_state(rng, rng.randint(2, 3), fill=0.4)
         empties = state[0].count(EMPTY)
         move = competition_move(game, state, 1e6, clock=FakeClock(step=0.0))
         exact = search(game, state, prune=True, depth=empties).value
