@@ -6,9 +6,10 @@ import random
 import pytest
 
 from engine.games.stake_raid import EMPTY, MAX, MIN, StakeRaid
-from engine.games.stake_raid_player import (FINISH, SAFETY, STARTUP_COST, competition_move,
-                                            greedy_move, move_budget, moves_left,
-                                            order_by_score)
+from engine.games.stake_raid_player import (FINISH, FINISH_FRACTION, SAFETY, STARTUP_COST,
+                                            BoundedTable, competition_move, greedy_move,
+                                            move_budget, moves_left, order_by_score,
+                                            table_for)
 from engine.search import search
 
 
@@ -77,7 +78,7 @@ def test_the_deadline_is_honoured_with_a_fake_clock():
         assert move.budget > 0 and move.depth >= 1
         # the search stops at its first deadline check past the deadline (plus the few
         # reads that close the iteration)
-        assert move.seconds <= move.budget - 0.05 - FINISH + 5 * step
+        assert move.seconds <= (move.budget - 0.05) * (1 - FINISH_FRACTION) - FINISH + 5 * step
 
 
 def test_no_time_at_all_still_plays_the_greedy_move():
@@ -124,3 +125,11 @@ def test_ordering_is_a_permutation_best_first_with_the_hint_in_front():
     assert scores == sorted(scores, reverse=True)
     hint = children[-1][0]
     assert order_by_score(state, children, hint, 0)[0][0] == hint
+
+
+def test_the_bounded_table_stops_growing_but_keeps_updating():
+    table = BoundedTable(2)
+    table["a"], table["b"], table["c"] = 1, 2, 3
+    table["a"] = 4
+    assert table == {"a": 4, "b": 2}
+    assert table_for(676).capacity > 100000

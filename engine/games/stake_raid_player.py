@@ -30,9 +30,15 @@ MAX_FRACTION = 0.25
 MAX_MOVE_SECONDS = 30.0
 # Kept back from the whole game's time: never spent by anyone.
 SAFETY = 0.02
+# Memory the transposition table may use, roughly (bytes): it stops taking new positions
+# beyond that (an entry costs about the board's bytes plus ~250 bytes of tuples and slot).
+TABLE_BYTES = 400 * 1024 * 1024
 # Left at the end of this run's budget for writing output.txt and exiting; the
 # deadline is also only checked every few hundred nodes.
 FINISH = 0.01
+# ... and this fraction of the search time: the kernel's time for the memory a long
+# search touched (page faults, unmapping at exit) grows with it (measured: ~3%).
+FINISH_FRACTION = 0.04
 
 
 def moves_left(cells):
@@ -59,6 +65,24 @@ def move_budget(seconds_left, our_moves_left):
         return min(usable, MAX_MOVE_SECONDS)
     share = 2.0 * usable / our_moves_left
     return min(share, usable * MAX_FRACTION, MAX_MOVE_SECONDS)
+
+
+class BoundedTable(TranspositionTable):
+    """A transposition table that keeps at most ``capacity`` positions (it updates the
+    ones it has but takes no new one when full), so a long search cannot exhaust memory."""
+
+    def __init__(self, capacity):
+        super().__init__()
+        self.capacity = capacity
+
+    def __setitem__(self, key, entry):
+        if len(self) < self.capacity or key in self:
+            dict.__setitem__(self, key, entry)
+
+
+def table_for(area):
+    """A BoundedTable sized to TABLE_BYTES for boards of ``area`` squares."""
+    return BoundedTable(max(1000, TABLE_BYTES // (area + 250)))
 
 
 def order_by_score(state, children, hint, depth):
@@ -104,20 +128,21 @@ def competition_move(game, state, seconds_left, clock=time.process_time, spent=0
 
     ``state`` must not be terminal. ``spent`` is the CPU time this run used before the
     call (start-up, parsing): it comes out of the run's :func:`move_budget`. The search
-    deadline is ``clock()`` at the call plus what remains of the budget minus FINISH;
+    deadline is ``clock()`` at the call plus what remains of the budget less FINISH and
+    FINISH_FRACTION of it;
     iterations that do not complete by then are dropped, and when none completes (or
     there is no time at all) the greedy move is played. ``on_iteration`` is passed to
     iterative_deepening (called with each completed Iteration).
     """
     started = clock()
     budget = move_budget(seconds_left, moves_left(state[0]))
-    allowed = budget - spent - FINISH
+    allowed = (budget - spent) * (1 - FINISH_FRACTION) - FINISH
     if allowed <= 0:
         action, child = greedy_move(game, state)
         return CompetitionMove(action, child, 1, budget, clock() - started, 0)
     result = iterative_deepening(
         game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
-        clock=clock, table=TranspositionTable() if table is None else table,
+        clock=clock, table=table_for(len(state[0])) if table is None else table,
         order=order_by_score, on_iteration=on_iteration)
     if result.action is None:
         action, child = greedy_move(game, state)
