@@ -13,7 +13,6 @@ Python program 0.27 s and 0.18 s. Target: beat those, and the empty 26x26 MINIMA
 in under 0.3 s.
 """
 
-import os
 import random
 import subprocess
 import sys

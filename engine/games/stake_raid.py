@@ -40,17 +40,8 @@ _ONLY = {kind: bytes(1 if code == kind else 0 for code in range(256))
 _PIECE = {MAX: bytes([MAX]), MIN: bytes([MIN])}
 
 
-def stake(cell):
-    """The action Stake on ``cell``."""
-    return cell
-
-
-def raid(cell):
-    """The action Raid of ``cell``."""
-    return cell + RAID
-
-
 def is_raid(action):
+    """True for a Raid action, False for a Stake."""
     return action >= RAID
 
 
@@ -148,16 +139,6 @@ class StakeRaid(Game):
         return (((pieces & self._not_last_column) << 8)
                 | ((pieces & self._not_first_column) >> 8)
                 | (pieces << self._row_shift) | (pieces >> self._row_shift))
-
-    def raid_gain(self, cells, cell, mover):
-        """Score change (signed, MAX's view) of ``mover`` raiding ``cell``."""
-        values = self.values
-        enemy = MAX + MIN - mover
-        gain = values[cell]
-        for near in self.neighbours[cell]:
-            if cells[near] == enemy:
-                gain += 2 * values[near]
-        return gain if mover == MAX else -gain
 
     def play(self, state, action):
         """The state after ``action`` (same as ``result``)."""
