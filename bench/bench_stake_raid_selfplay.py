@@ -10,7 +10,9 @@ opponent is ``engine.search.search(prune=True, depth=D)``: the grader's ALPHABET
 
 Random positions can favour one side, so each board's two games are also added up (our
 margin as X + our margin as O): a positive sum means the COMPETITION player did better
-with both colours than its opponent did. The COMPETITION player gets, for the whole game, ``S + STARTUP_COST`` CPU seconds per move
+with both colours than its opponent did. And each game is compared with the baseline
+game ALPHABETA depth D against itself on the same board: "better" when the COMPETITION
+player's margin beats what ALPHABETA D scored with the same colour. The COMPETITION player gets, for the whole game, ``S + STARTUP_COST`` CPU seconds per move
 it has to make (plus the SAFETY margin), and is charged its real CPU time per move
 (``time.process_time``) plus the STARTUP_COST a real run of homework.py would spend, so
 the clock it sees is the one line 4 of input.txt would give it. Prints win/draw/loss per
@@ -52,7 +54,10 @@ def as_seen_by(game, cells, side):
 
 
 def play_game(values, size, cells, competition_side, depth, seconds_per_move):
-    """Play to the end; X moves first. Returns a dict of results for the report."""
+    """Play to the end; X moves first. Returns a dict of results for the report.
+
+    With ``competition_side`` None both sides are ALPHABETA ``depth`` (the baseline),
+    and the margin is X's."""
     game = StakeRaid(size, values)
     our_moves = (cells.count(EMPTY) + (competition_side == X)) // 2
     clock_left = our_moves * (seconds_per_move + STARTUP_COST) + SAFETY
@@ -76,7 +81,7 @@ def play_game(values, size, cells, competition_side, depth, seconds_per_move):
             theirs.append(time.process_time() - started)
         cells = child[0] if side == X else child[0].translate(SWAP)
         side = X + O - side
-    final = as_seen_by(game, cells, competition_side)[1]
+    final = as_seen_by(game, cells, competition_side or X)[1]
     return {"margin": final, "ours": ours, "theirs": theirs, "depths": reached,
             "least_left": least_left}
 
@@ -101,8 +106,10 @@ def main(argv):
     for depth in depths:
         wins = draws = losses = 0
         margins, ours, theirs, reached, least, pairs = [], [], [], [], [], []
+        better = 0
         for size, values, cells in boards:
             pair = 0
+            baseline = play_game(values, size, cells, None, depth, 0)["margin"]
             for competition_side in (X, O):
                 game = play_game(values, size, cells, competition_side, depth,
                                  options.seconds_per_move)
@@ -112,6 +119,8 @@ def main(argv):
                 losses += margin < 0
                 margins.append(margin)
                 pair += margin
+                # what ALPHABETA itself scored with this colour against its twin
+                better += margin > (baseline if competition_side == X else -baseline)
                 ours += game["ours"]
                 theirs += game["theirs"]
                 reached += game["depths"]
@@ -126,7 +135,8 @@ def main(argv):
         games = wins + draws + losses
         print(f"vs ALPHABETA depth {depth}: {wins}W {draws}D {losses}L of {games} "
               f"(win rate {wins / games:.0%}), mean margin {statistics.mean(margins):+.1f}, "
-              f"boards won as X+O {sum(p > 0 for p in pairs)}/{len(pairs)}; "
+              f"boards won as X+O {sum(p > 0 for p in pairs)}/{len(pairs)}, "
+              f"games better than ALPHABETA {depth} itself {better}/{games}; "
               f"COMPETITION per move mean {statistics.mean(ours):.3f} s, max "
               f"{max(ours):.3f} s, mean depth {statistics.mean(reached):.1f}; "
               f"ALPHABETA per move mean {statistics.mean(theirs):.3f} s, max "
