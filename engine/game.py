@@ -76,8 +76,10 @@ class Game:
     # ``horizon_values(state)`` may be defined by a game: it returns the list of the
     # values the search would give every child of ``state`` when those children sit on
     # the depth cut-off (terminal_value if terminal, else evaluate), in visit order,
-    # computed in bulk. The search then skips building the children. Not defined here
-    # so that the search can tell whether a game offers it.
+    # computed in bulk. The search then skips building the children. ``values`` may
+    # also be a lazy iterator (alpha-beta stops pulling values at a cut; minimax turns
+    # it into a list), in which case ``actions`` need only support ``actions[index]``.
+    # Not defined here so that the search can tell whether a game offers it.
 
     def key(self, state):
         """Transposition-table key of ``state``; override to merge symmetric states."""

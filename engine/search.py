@@ -210,6 +210,8 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                 # Children sit on the cut-off: same loop over precomputed values.
                 actions, values = bulk
                 if not prune:
+                    if not isinstance(values, list):
+                        values = list(values)   # a lazy iterator (see Game docs)
                     v = max(values) if maximizing else min(values)
                     index = values.index(v)
                     visited = len(values)

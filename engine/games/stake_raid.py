@@ -1,0 +1,246 @@
+"""Stake/Raid, the war game of ``homework.py`` (spec: shared/specs/stake_raid.md).
+
+Board: N x N squares (N = 1..26), each with a value 1..99; columns A.. left to right,
+rows 1.. top to bottom. Cells are numbered row-major: cell = row * N + column.
+
+State: ``(cells, score, mover)``, an immutable, hashable tuple.
+
+* ``cells``  bytes of length N*N: ``EMPTY`` (0), ``MAX`` (1, the YOUPLAY side) or ``MIN`` (2).
+* ``score``  sum of the values owned by MAX minus those owned by MIN, kept incrementally
+             ("score ... ALWAYS from YOUPLAY's side (Max = YOUPLAY)").
+* ``mover``  ``MAX`` or ``MIN``, the side to move.
+
+Actions are ints: a Stake on ``cell`` is ``cell``; a Raid of ``cell`` is ``cell + RAID``.
+
+Rules (spec "Rules"):
+
+* Stake: a piece on any empty square.
+* Raid: an empty square orthogonally adjacent to one of the mover's pieces becomes the
+  mover's, and every enemy piece orthogonally adjacent to it flips to the mover. A Raid
+  that flips nothing is still a legal move (its child equals the Stake's; see the class
+  doc for why the search skips it).
+* Terminal: the board is full (players cannot pass). Terminal and cut-off nodes are both
+  valued by ``score``.
+
+Successor order (spec "Search"): all Stakes row-major, then all Raids row-major by the
+raided square. This order is the tie-break order of the root.
+"""
+
+from itertools import compress
+
+from ..game import Game
+
+EMPTY, MAX, MIN = 0, 1, 2
+RAID = 1 << 10          # actions >= RAID are Raids (N*N <= 676 < 1024)
+MAX_SIZE = 26
+
+# bytes.translate tables: a cell byte -> 1 if it is of the wanted kind, else 0.
+_ONLY = {kind: bytes(1 if code == kind else 0 for code in range(256))
+         for kind in (EMPTY, MAX, MIN)}
+_PIECE = {MAX: bytes([MAX]), MIN: bytes([MIN])}
+
+
+def is_raid(action):
+    """True for a Raid action, False for a Stake."""
+    return action >= RAID
+
+
+def action_cell(action):
+    """The square an action puts a piece on."""
+    return action - RAID if action >= RAID else action
+
+
+class StakeRaid(Game):
+    """Stake/Raid on an N x N board with the given cell values.
+
+    A Raid that flips nothing is a legal move, but its child is the very state of the
+    Stake on the same square, which comes earlier in the visit order. Such a duplicate
+    child can change neither a node's minimax value nor the root's choice (the FIRST
+    strictly best child), and alpha-beta's guarantees hold on the tree without it; so
+    by default ``successors``/``horizon_values`` leave it out (``flipless_raids=False``),
+    which is also what the reference programs count (330,334 nodes for the empty 5x5
+    MINIMAX depth 4). ``actions`` always lists every legal move.
+
+    ``values`` is a sequence of N*N ints in row-major order. The precomputed tables
+    (neighbour lists, edge masks) make every node cost a few C-level operations:
+    empties and raid targets are found with ``bytes.translate``, big-int shifts and
+    ``itertools.compress`` instead of Python loops over the board.
+    """
+
+    def __init__(self, size, values, flipless_raids=False):
+        if not 1 <= size <= MAX_SIZE:
+            raise ValueError(f"board size must be 1..{MAX_SIZE}, not {size}")
+        if len(values) != size * size:
+            raise ValueError(f"expected {size * size} values, got {len(values)}")
+        self.size = size
+        self.flipless_raids = flipless_raids
+        self.area = area = size * size
+        self.values = tuple(values)
+        # Signed values: what a piece of MAX / MIN on a cell adds to the score.
+        self.signed = {MAX: self.values, MIN: tuple(-v for v in self.values)}
+        neighbours = []
+        for cell in range(area):
+            row, column = divmod(cell, size)
+            near = []
+            if row > 0:
+                near.append(cell - size)
+            if column > 0:
+                near.append(cell - 1)
+            if column < size - 1:
+                near.append(cell + 1)
+            if row < size - 1:
+                near.append(cell + size)
+            neighbours.append(tuple(near))
+        self.neighbours = tuple(neighbours)
+        self.cell_range = range(area)
+        # One byte per cell in the big-int views: shifting by 8 bits moves one column,
+        # by 8*size bits one row. The masks stop a shift from wrapping across rows.
+        self._row_shift = 8 * size
+        self._not_last_column = int.from_bytes(
+            bytes(0 if c % size == size - 1 else 1 for c in range(area)), "little")
+        self._not_first_column = int.from_bytes(
+            bytes(0 if c % size == 0 else 1 for c in range(area)), "little")
+
+    # --- states ----------------------------------------------------------------------
+    def initial_state(self, cells, mover=MAX):
+        """The state of a board given as N*N codes (EMPTY/MAX/MIN), ``mover`` to move."""
+        cells = bytes(cells)
+        if len(cells) != self.area or any(c not in (EMPTY, MAX, MIN) for c in cells):
+            raise ValueError("cells must be N*N codes from EMPTY, MAX, MIN")
+        values = self.values
+        score = sum(values[i] for i in range(self.area) if cells[i] == MAX)
+        score -= sum(values[i] for i in range(self.area) if cells[i] == MIN)
+        return (cells, score, mover)
+
+    def empties(self, cells):
+        """Empty cells in row-major order (the Stakes)."""
+        return list(compress(self.cell_range, cells.translate(_ONLY[EMPTY])))
+
+    def raid_targets(self, cells, mover, flipless=None):
+        """Raided squares in row-major order: empty cells orthogonally adjacent to a
+        piece of ``mover`` and, unless ``flipless`` (default: the game's
+        ``flipless_raids``), to an enemy piece too."""
+        flags = cells.translate(_ONLY[mover])
+        if 1 not in flags:
+            return []
+        near = self._near(int.from_bytes(flags, "little"))
+        if not (self.flipless_raids if flipless is None else flipless):
+            flags = cells.translate(_ONLY[MAX + MIN - mover])
+            if 1 not in flags:
+                return []
+            near &= self._near(int.from_bytes(flags, "little"))
+        near &= int.from_bytes(cells.translate(_ONLY[EMPTY]), "little")
+        if not near:
+            return []
+        return list(compress(self.cell_range, near.to_bytes(self.area, "little")))
+
+    def _near(self, pieces):
+        """The cells orthogonally adjacent to ``pieces`` (one byte per cell, see init)."""
+        return (((pieces & self._not_last_column) << 8)
+                | ((pieces & self._not_first_column) >> 8)
+                | (pieces << self._row_shift) | (pieces >> self._row_shift))
+
+    def play(self, state, action):
+        """The state after ``action`` (same as ``result``)."""
+        cells, score, mover = state
+        if action < RAID:
+            return (cells[:action] + _PIECE[mover] + cells[action + 1:],
+                    score + self.signed[mover][action], MAX + MIN - mover)
+        cell = action - RAID
+        enemy = MAX + MIN - mover
+        board = bytearray(cells)
+        board[cell] = mover
+        gain = self.values[cell]
+        for near in self.neighbours[cell]:
+            if board[near] == enemy:
+                board[near] = mover
+                gain += 2 * self.values[near]
+        return (bytes(board), score + gain if mover == MAX else score - gain, enemy)
+
+    # --- the assignments' interface ----------------------------------------------------
+    def actions(self, state):
+        """Every legal move in visit order, flipless Raids included."""
+        cells, _, mover = state
+        targets = self.raid_targets(cells, mover, flipless=True)
+        return self.empties(cells) + [t + RAID for t in targets]
+
+    def result(self, state, action):
+        return self.play(state, action)
+
+    def is_terminal(self, state):
+        return EMPTY not in state[0]
+
+    def utility(self, state):
+        return state[1]
+
+    def is_maxs_turn(self, state):
+        return state[2] == MAX
+
+    def evaluate(self, state):
+        """The spec's cut-off value: the score from YOUPLAY's (MAX's) side."""
+        return state[1]
+
+    # --- hot path ----------------------------------------------------------------------
+    def successors(self, state):
+        cells, score, mover = state
+        piece = _PIECE[mover]
+        signed = self.signed[mover]
+        following = MAX + MIN - mover
+        children = [(cell, (cells[:cell] + piece + cells[cell + 1:],
+                            score + signed[cell], following))
+                    for cell in self.empties(cells)]
+        play = self.play
+        children += [(target + RAID, play(state, target + RAID))
+                     for target in self.raid_targets(cells, mover)]
+        return children
+
+    def terminal_value(self, state):
+        return None if EMPTY in state[0] else state[1]
+
+    def horizon_values(self, state):
+        """(actions, values) of every child on the cut-off: its score, in visit order.
+
+        A child's value (terminal or evaluated alike) is the parent's score plus the
+        move's gain, so no child is built. ``values`` is a lazy iterator: alpha-beta
+        stops computing at a cut; ``actions`` is an indexable view of the same moves.
+        """
+        cells, score, mover = state
+        actions = _HorizonActions(self, cells, mover, self.empties(cells))
+        return actions, self._horizon_iter(actions, score)
+
+    def _horizon_iter(self, actions, score):
+        cells, mover, empties = actions.cells, actions.mover, actions.empties
+        signed = self.signed[mover]
+        for cell in empties:
+            yield score + signed[cell]
+        values, neighbours = self.values, self.neighbours
+        enemy = MAX + MIN - mover
+        sign = 1 if mover == MAX else -1
+        for target in actions.raid_targets():
+            gain = values[target]
+            for near in neighbours[target]:
+                if cells[near] == enemy:
+                    gain += 2 * values[near]
+            yield score + sign * gain
+
+
+class _HorizonActions:
+    """The actions of a horizon node by index (Stakes, then Raids); the raid targets
+    are found once, when first needed."""
+
+    __slots__ = ("game", "cells", "mover", "empties", "targets")
+
+    def __init__(self, game, cells, mover, empties):
+        self.game, self.cells, self.mover, self.empties = game, cells, mover, empties
+        self.targets = None
+
+    def raid_targets(self):
+        if self.targets is None:
+            self.targets = self.game.raid_targets(self.cells, self.mover)
+        return self.targets
+
+    def __getitem__(self, index):
+        stakes = len(self.empties)
+        if index < stakes:
+            return self.empties[index]
+        return self.raid_targets()[index - stakes] + RAID

@@ -1,0 +1,201 @@
+"""homework.py: the Stake/Raid war game (spec: shared/specs/stake_raid.md).
+
+    homework.py [INPUT OUTPUT]
+
+Reads input.txt in the current folder (or INPUT) and writes output.txt (or OUTPUT) with
+the move of the side to move and the board after it:
+
+    N            board size 1..26
+    MODE         MINIMAX | ALPHABETA | COMPETITION
+    YOUPLAY      X | O, the side to move (scores are always from its side)
+    DEPTH        search depth >= 1 (root = depth 0); in COMPETITION mode the CPU
+                 seconds left for the whole game
+    N lines      N cell values 1..99
+    N lines      N characters from X, O, . (the board)
+
+MINIMAX and ALPHABETA play exactly the move the grader expects: the first move with the
+strictly best value, Stakes (row-major) before Raids (row-major). COMPETITION plays the
+strongest move a share of the remaining time allows (iterative deepening alpha-beta),
+showing each completed depth on stderr when stderr is a terminal.
+Bad input: one line on stderr naming the line, exit code 2, output file untouched.
+"""
+
+import gc
+import math
+import os
+import sys
+import time
+from typing import List, NamedTuple
+
+from ..errors import UsageError
+from ..games.stake_raid import EMPTY, MAX, MAX_SIZE, MIN, StakeRaid, action_cell, is_raid
+from ..games.stake_raid_player import competition_move
+from ..search import search
+from .common import run_program, write_atomically
+
+SUMMARY = "Stake/Raid war game: homework.py (input.txt -> output.txt)"
+MODES = ("MINIMAX", "ALPHABETA", "COMPETITION")
+PLAYERS = ("X", "O")
+MIN_VALUE, MAX_VALUE = 1, 99
+
+
+class Problem(NamedTuple):
+    """A parsed input.txt. ``limit`` is DEPTH (int) or, in COMPETITION, seconds (float).
+
+    ``board`` holds the N rows as strings of X, O and '.'.
+    """
+
+    size: int
+    mode: str
+    player: str
+    limit: object
+    values: List[int]
+    board: List[str]
+
+
+def parse_input(text, name="input.txt"):
+    """Parse the text of input.txt into a :class:`Problem`, or raise UsageError.
+
+    Lenient with CRLF, spaces around tokens and trailing blank lines (spec "input.txt");
+    every error message names the offending line.
+    """
+    lines = [line.strip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+
+    def line(number, what):
+        if number > len(lines):
+            raise UsageError(f"{name}: line {number} ({what}) is missing: the file has "
+                             f"{len(lines)} lines")
+        return lines[number - 1]
+
+    def fail(number, message):
+        raise UsageError(f"{name} line {number}: {message}")
+
+    size_text = line(1, "N")
+    if not (size_text.isascii() and size_text.isdigit()) or not 1 <= int(size_text) <= MAX_SIZE:
+        fail(1, f"N must be an integer from 1 to {MAX_SIZE}, not {size_text!r}")
+    size = int(size_text)
+    mode = line(2, "MODE")
+    if mode not in MODES:
+        fail(2, f"MODE must be one of {', '.join(MODES)}, not {mode!r}")
+    player = line(3, "YOUPLAY")
+    if player not in PLAYERS:
+        fail(3, f"YOUPLAY must be X or O, not {player!r}")
+    limit_text = line(4, "DEPTH" if mode != "COMPETITION" else "time left")
+    if mode == "COMPETITION":
+        try:
+            limit = float(limit_text)
+        except ValueError:
+            limit = math.nan
+        if not math.isfinite(limit) or limit < 0:
+            fail(4, f"the CPU time left must be a number of seconds >= 0, not {limit_text!r}")
+    else:
+        if not (limit_text.isascii() and limit_text.isdigit()) or int(limit_text) < 1:
+            fail(4, f"DEPTH must be a positive integer, not {limit_text!r}")
+        limit = int(limit_text)
+
+    values = []
+    for number in range(5, 5 + size):
+        words = line(number, f"row {number - 4} of the cell values").split()
+        if len(words) != size:
+            fail(number, f"expected {size} cell values, found {len(words)}")
+        for word in words:
+            if not (word.isascii() and word.isdigit()) or not MIN_VALUE <= int(word) <= MAX_VALUE:
+                fail(number, f"cell values must be integers from {MIN_VALUE} to "
+                             f"{MAX_VALUE}, not {word!r}")
+            values.append(int(word))
+    board = []
+    for number in range(5 + size, 5 + 2 * size):
+        row = line(number, f"row {number - 4 - size} of the board")
+        if len(row) != size:
+            fail(number, f"expected {size} board characters, found {len(row)}: {row!r}")
+        wrong = [c for c in row if c not in "XO."]
+        if wrong:
+            fail(number, f"board characters must be X, O or '.', not {wrong[0]!r}")
+        board.append(row)
+    if len(lines) > 4 + 2 * size:
+        fail(5 + 2 * size, f"unexpected extra line {lines[4 + 2 * size][:40]!r}: the file "
+                           f"should have {4 + 2 * size} lines for N = {size}")
+    if not any("." in row for row in board):
+        fail(5 + size, "the board is full: there is no move to make")
+    return Problem(size, mode, player, limit, values, board)
+
+
+def setup(problem):
+    """(game, state): the board from YOUPLAY's side (MAX = YOUPLAY, to move)."""
+    game = StakeRaid(problem.size, problem.values)
+    codes = {".": EMPTY, problem.player: MAX, "XO"[problem.player == "X"]: MIN}
+    cells = bytes(codes[c] for row in problem.board for c in row)
+    return game, game.initial_state(cells, MAX)
+
+
+def move_name(size, action):
+    """``<col><row> <Stake|Raid>``: column letter A.., row number 1.. (spec "Rules")."""
+    row, column = divmod(action_cell(action), size)
+    return f"{chr(ord('A') + column)}{row + 1} {'Raid' if is_raid(action) else 'Stake'}"
+
+
+def render(problem, action, child):
+    """The text of output.txt: the move, then the N board rows, '\\n' after each."""
+    marks = {EMPTY: ".", MAX: problem.player, MIN: "XO"[problem.player == "X"]}
+    cells = child[0]
+    size = problem.size
+    rows = ["".join(marks[c] for c in cells[r * size:(r + 1) * size]) for r in range(size)]
+    return move_name(size, action) + "\n" + "\n".join(rows) + "\n"
+
+
+def choose(problem, clock=time.process_time):
+    """(action, child) for ``problem``: the grader's move, or the COMPETITION move."""
+    game, state = setup(problem)
+    if problem.mode == "COMPETITION":
+        # The line-4 time also pays for this run's start-up, already spent (CPU clock).
+        report = None
+        if sys.stderr.isatty():  # a person watching: show each depth reached
+            def report(iteration):
+                print(f"homework.py: depth {iteration.depth}: "
+                      f"{move_name(problem.size, iteration.result.action)}, score "
+                      f"{iteration.result.value}, {iteration.seconds:.3f} s", file=sys.stderr)
+        move = competition_move(game, state, problem.limit, clock=clock, spent=clock(),
+                                on_iteration=report)
+        return move.action, move.child
+    result = search(game, state, prune=problem.mode == "ALPHABETA", depth=problem.limit)
+    return result.action, result.child
+
+
+def run(argv, fast_exit=False):
+    if len(argv) not in (0, 2):
+        raise UsageError(f"expected no arguments (or INPUT OUTPUT), got {len(argv)}; "
+                         "see homework.py --help")
+    source, target = argv if argv else ("input.txt", "output.txt")
+    try:
+        with open(source, encoding="utf-8", errors="replace", newline=None) as handle:
+            text = handle.read()
+    except OSError as error:
+        raise UsageError(f"cannot read {source}: {error.strerror}") from None
+    problem = parse_input(text, source)
+    if fast_exit and problem.mode == "COMPETITION":
+        # The game's clock is this process's CPU time until it ends. The cyclic garbage
+        # collector can free nothing the search makes (states, table entries) yet scans
+        # them again and again, and freeing millions of table entries at shutdown would
+        # cost tenths of a second after the move's deadline. So: no collector (turning
+        # it back on would scan everything at once), and leave as soon as the output is
+        # written.
+        gc.disable()
+    action, child = choose(problem)
+    write_atomically(target, render(problem, action, child))
+    if fast_exit and problem.mode == "COMPETITION":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+    return 0
+
+
+def main(argv=None, fast_exit=True):
+    """Entry point: ``main(sys.argv[1:])`` -> exit code.
+
+    With ``fast_exit`` a successful COMPETITION run ends the process itself right after
+    writing its output (see :func:`run`); pass False to call it in-process.
+    """
+    return run_program("homework.py", lambda args: run(args, fast_exit),
+                       sys.argv[1:] if argv is None else argv, help_text=__doc__)
