@@ -21,6 +21,10 @@ Game options:
   --series R         play 2xR AI-vs-AI games (player 1 has heuristic e1 in the first R,
                      e2 in the last R; player 2 the other one) and append the results
                      to scoreboard.txt; a progress line per game goes to stderr
+  --random-openings K  in a series, the first K moves of each game are random legal
+                     moves (seeded by --seed; games i and R+i share an opening), so
+                     that the games differ; default 0 (deterministic AIs then replay
+                     the same game)
   --dir DIR          folder for gameTrace-<n><b><s><t>.txt and scoreboard.txt (default .)
   --quiet            do not echo the game on stdout
   --clock-tick SEC   deterministic mode for tests: a simulated clock that advances SEC
@@ -137,6 +141,7 @@ def game_parser():
     parser.add_argument("--e2", type=_heuristic, default="e2")
     parser.add_argument("--mode", choices=("H-H", "H-AI", "AI-H", "AI-AI"), default="H-AI")
     parser.add_argument("--series", type=_positive, default=None)
+    parser.add_argument("--random-openings", type=_nonnegative, default=0)
     parser.add_argument("--dir", default=".")
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--clock-tick", type=_seconds, default=None)
@@ -287,11 +292,13 @@ def player_label(kind, depth, alphabeta, heuristic):
     return f"AI d={depth} a={alphabeta} {heuristic}({HEURISTIC_NAMES[heuristic]})"
 
 
-def play_game(settings, kinds, heuristics, log, read_move=None, warn=None, clock=None):
+def play_game(settings, kinds, heuristics, log, read_move=None, warn=None, clock=None,
+              opening=()):
     """Play one game; return an :class:`Outcome`. ``kinds`` = ('AI'|'H', 'AI'|'H').
 
     ``read_move(side)`` returns a line typed by the human, or None at end of input;
     ``warn(text)`` shows a refused move. ``clock`` (default: real) is read by the AIs.
+    ``opening``: cells played first, whoever is in control (series variety).
     """
     n, s, blocs, t = settings.n, settings.s, settings.bloc_cells, settings.t
     games = [LineEmUp(n, s, blocs, heuristic) for heuristic in heuristics]
@@ -315,7 +322,10 @@ def play_game(settings, kinds, heuristics, log, read_move=None, warn=None, clock
         side = "X" if x_to_move else "O"
         game = games[player]
         state = game.state_from(x, o, x_to_move)
-        if ais[player] is not None:
+        if totals.moves < len(opening):
+            cell = opening[totals.moves]
+            log.add(f"Player {side} plays the random opening move: {cell_name(cell, n)}\n")
+        elif ais[player] is not None:
             report = ais[player].choose(state)
             cell = report.action
             lost_on_time = report.seconds > t
@@ -438,7 +448,9 @@ def run_series(settings):
         heuristics = ("e1", "e2") if number < rounds else ("e2", "e1")
         clock = SimulatedClock(settings.clock_tick) if settings.clock_tick else None
         started = time.perf_counter()
-        outcome = play_game(settings, ("AI", "AI"), heuristics, GameLog(), clock=clock)
+        opening = random_opening(settings, number % rounds)
+        outcome = play_game(settings, ("AI", "AI"), heuristics, GameLog(), clock=clock,
+                            opening=opening)
         totals.merge(outcome.totals)
         if outcome.winner is not None:
             wins[heuristics[0] if outcome.winner == "X" else heuristics[1]] += 1
@@ -476,6 +488,27 @@ def run_series(settings):
     if not settings.quiet:
         sys.stdout.write(block)
     return 0
+
+
+def random_opening(settings, index):
+    """``settings.random_openings`` random legal cells for the series' game pair ``index``.
+
+    Stops early if a move would end the game (an opening never decides a game).
+    """
+    if not settings.random_openings:
+        return []
+    rng = random.Random(f"{settings.seed}/{index}")
+    game = LineEmUp(settings.n, settings.s, settings.bloc_cells, "e1")
+    state = game.initial_state()
+    cells = []
+    for _ in range(settings.random_openings):
+        cell = rng.choice(game.actions(state))
+        after = game.result(state, cell)
+        if after[3] is not None:
+            break
+        cells.append(cell)
+        state = after
+    return cells
 
 
 # --- position analysis ---------------------------------------------------------------------

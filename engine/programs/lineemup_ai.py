@@ -21,12 +21,12 @@ from ..trace import RecursionDepthTracer
 
 
 def safety_margin(t):
-    """Seconds kept in reserve out of ``t``: 5% plus 20 ms, at most a quarter of ``t``.
+    """Seconds kept in reserve out of ``t``: 5% plus 50 ms, at most a quarter of ``t``.
 
     Covers the gap between two clock readings, returning from the search, and a garbage
     collection or a JIT warm-up pause.
     """
-    return min(0.02 + 0.05 * t, t / 4.0)
+    return min(0.05 + 0.05 * t, t / 4.0)
 
 
 class MoveReport(NamedTuple):
