@@ -21,7 +21,8 @@ from engine.search import search
 from engine.trace import RecursionDepthTracer
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLES = REPO.parent / "shared" / "samples" / "line_em_up"
+# The course samples, copied unchanged from shared/samples/line_em_up/.
+SAMPLES = REPO / "fixtures" / "lineemup" / "course-samples"
 
 
 # --- the spec's worked example of ARD and AD ----------------------------------------------
