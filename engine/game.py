@@ -76,7 +76,9 @@ class Game:
     # ``horizon_values(state)`` may be defined by a game: it returns the list of the
     # values the search would give every child of ``state`` when those children sit on
     # the depth cut-off (terminal_value if terminal, else evaluate), in visit order,
-    # computed in bulk. The search then skips building the children. Not defined here
+    # computed in bulk, as ``(actions, values)``. ``actions`` is a list; ``values`` may be
+    # any iterable, e.g. a generator, so that alpha-beta computes only the values it
+    # reads before a cut. The search then skips building the children. Not defined here
     # so that the search can tell whether a game offers it.
 
     def key(self, state):

@@ -211,6 +211,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                 # Children sit on the cut-off: same loop over precomputed values.
                 actions, values = bulk
                 if not prune:
+                    values = list(values)  # ``values`` may be a lazy iterable
                     v = max(values) if maximizing else min(values)
                     index = values.index(v)
                     visited = len(values)

@@ -51,6 +51,18 @@ def popcount(value):
     return bin(value).count("1")
 
 
+class _StoneCounts(dict):
+    """``counts[stones & window]`` = number of stones in the window, memoised.
+
+    A dict lookup is several times cheaper than ``bin(v).count('1')`` and there are at
+    most 2**s distinct values per window, so the table stays small.
+    """
+
+    def __missing__(self, key):
+        value = self[key] = bin(key).count("1")
+        return value
+
+
 def cell_name(cell, n):
     """``'C2'`` for column 2 (C), row 2: column letter, then row number."""
     return "ABCDEFGHIJ"[cell % n] + str(cell // n)
@@ -109,6 +121,7 @@ class LineEmUp(Game):
         self.weights = [0] + [8 ** (k - 1) for k in range(1, s)]
         self.gains = [self.weights[k + 1] - self.weights[k] for k in range(s - 1)]
         self.threat_bonus = 4 * self.weights[s - 1]
+        self.counts = _StoneCounts()
         self._child = self._child_e2 if heuristic == "e2" else self._child_e1
         self.evaluate = self._evaluate_e2 if heuristic == "e2" else self._evaluate_e1
 
@@ -188,18 +201,18 @@ class LineEmUp(Game):
             me, other, my_threats, other_threats = x, o, x_threats, o_threats
         else:
             me, other, my_threats, other_threats = o, x, o_threats, x_threats
-        weights, gains, last = self.weights, self.gains, self.s - 1
+        weights, gains, last, counts = self.weights, self.gains, self.s - 1, self.counts
         gain = 0
         won = False
         for m in self.windows_through[cell]:
             if other & m:
                 if not me & m:  # the window was the opponent's: it is dead now
-                    k = popcount(other & m)
+                    k = counts[other & m]
                     gain += weights[k]
                     if k == last:
                         other_threats -= 1
             elif me & m:
-                k = popcount(me & m)
+                k = counts[me & m]
                 if k == last:
                     won = True
                     break
@@ -272,16 +285,20 @@ class LineEmUp(Game):
         return state[3]
 
     def horizon_values(self, state):
-        """Values of all children on the cut-off, in visit order (engine.game contract)."""
+        """Values of the children on the cut-off, in visit order (engine.game contract).
+
+        The values are a generator: alpha-beta stops reading at a cut, so the children
+        after it are never built.
+        """
         occupied = state[0] | state[1] | self.bloc_mask
+        actions = [c for c in self.cell_order if not occupied >> c & 1]
+        return actions, self._leaf_values(state, actions)
+
+    def _leaf_values(self, state, actions):
         child, evaluate = self._child, self.evaluate
-        actions, values = [], []
-        for c in self.cell_order:
-            if not occupied >> c & 1:
-                after = child(state, c)
-                actions.append(c)
-                values.append(after[3] if after[3] is not None else evaluate(after))
-        return actions, values
+        for c in actions:
+            after = child(state, c)
+            yield after[3] if after[3] is not None else evaluate(after)
 
     def order_moves(self, state, children, hint, depth):
         """Move ordering for engine.search's ``order`` hook: strongest-looking first.
