@@ -358,3 +358,18 @@ def test_e2_beats_e1_in_a_2x10_series_at_equal_settings():
         if outcome.winner:
             wins[heuristics[0] if outcome.winner == "X" else heuristics[1]] += 1
     assert wins["e2"] >= 15, wins
+
+
+def test_an_ai_over_the_time_limit_loses_the_game():
+    """The assignment's rule, enforced by the program: a clock that jumps 10 s per reading
+    makes X's AI late (it still plays a legal fallback move), so O wins at once."""
+    settings_ = sample_settings(n=4, s=3, bloc_cells=[], t=1.0, d1=2, d2=2)
+    log = lineemup.GameLog()
+    outcome = lineemup.play_game(settings_, ("AI", "AI"), ("e1", "e2"), log,
+                                 clock=SimulatedClock(10.0))
+    assert outcome.winner == "O"
+    text = log.text()
+    assert "*** Out of extra time at depth 1 ***\n" in text
+    assert "*** Player X took" in text and "more than t=1s: X loses ***" in text
+    assert text.count("under AI control plays") == 1
+    assert "The winner is O!" in text and "6(b)vi  Total moves: 1\n" in text
