@@ -373,3 +373,26 @@ def test_an_ai_over_the_time_limit_loses_the_game():
     assert "*** Player X took" in text and "more than t=1s: X loses ***" in text
     assert text.count("under AI control plays") == 1
     assert "The winner is O!" in text and "6(b)vi  Total moves: 1\n" in text
+
+
+def test_choose_move_for_tournaments():
+    board = ["XX...", "OO...", ".....", ".....", "....."]
+    # X to move with X X . . on row 0 and s = 3: C0 wins at once.
+    assert lineemup.choose_move(board, [], 5, 3, "X", 4, 1.0, "e2",
+                                clock=SimulatedClock(0.001)) == (2, 0)
+    # A bloc given apart from the board is respected: C0 is a bloc, so no win there.
+    column, row = lineemup.choose_move(board, [(2, 0)], 5, 3, "X", 2, 1.0, "e1",
+                                       clock=SimulatedClock(0.001))
+    assert (column, row) != (2, 0) and board[row][column] == "."
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.text(alphabet=".*XOx#", min_size=3, max_size=6), min_size=1,
+                     max_size=7),
+       s=st.integers(1, 8), side=st.sampled_from(["X", "O", "Z"]))
+def test_bad_positions_are_usage_errors_never_crashes(rows, s, side):
+    try:
+        game, state = lineemup.position(rows, (), len(rows), s, side, "e2")
+    except lineemup.UsageError:
+        return
+    assert state[3] is None and game.actions(state)
