@@ -9,12 +9,14 @@ Time rule (assignment): an AI that takes more than t seconds for a move loses. T
 gets the deadline ``start + t - margin``; the clock is read every few hundred nodes (well
 under a millisecond of work on every board size), the deepest COMPLETED iteration gives
 the move, and if not even depth 1 completed the first move of the game's ordering is
-played (always legal). ``margin`` defaults to :func:`safety_margin`.
+played (always legal). ``margin`` defaults to :func:`safety_margin`. Deepening stops
+early once an iteration proves the game's result (see :func:`_decided`).
 """
 
 import time
 from typing import Dict, NamedTuple
 
+from ..games.line_em_up import WIN
 from ..iterative import iterative_deepening
 from ..search import TranspositionTable
 from ..trace import RecursionDepthTracer
@@ -101,7 +103,7 @@ class AIPlayer:
         outcome = iterative_deepening(
             self.game, state, max_depth=self.depth, deadline=start + self.seconds - self.margin,
             clock=clock, table=TranspositionTable(), order=self.game.order_moves,
-            tracer_factory=tracer_factory, prune=self.alphabeta)
+            tracer_factory=tracer_factory, prune=self.alphabeta, stop_when=_decided)
         action = outcome.action
         if action is None:  # not even depth 1 finished: any legal move beats a loss
             action = self.game.order_moves(state, self.game.successors(state), None, 0)[0][0]
@@ -116,3 +118,13 @@ class AIPlayer:
         ard = tracers[len(outcome.iterations) - 1].root_ard if outcome.iterations else 0.0
         return MoveReport(action, seconds, evaluations, by_depth, average, ard,
                           outcome.depth, outcome.timed_out, outcome.stats.nodes)
+
+
+def _decided(iteration):
+    """True when the iteration proved a win or a loss (a line of s within its horizon).
+
+    A deeper search cannot change a proven result: a quicker win would have been found
+    by a shallower iteration, and a proven loss loses against every reply. (The threat
+    rule of e2 values positions at most WIN / 2, so it never counts as proof.)
+    """
+    return abs(iteration.result.value) >= WIN
