@@ -337,6 +337,10 @@ def test_end_of_input_ends_the_game_cleanly(tmp_path):
     (["-b", "3", "--blocs", "A0"], "-b 3 but --blocs lists 1 cells"),
     (["-t", "-1"], "argument -t: expected a positive number of seconds, not '-1'"),
     (["--a1", "maybe"], "argument --a1: expected true or false, not 'maybe'"),
+    (["--series", "1", "--mode", "H-H"],
+     "--series plays AI-vs-AI games: leave --mode out or use AI-AI"),
+    (["--blocs", "A0", "--random-blocs"], "give either --blocs or --random-blocs, not both"),
+    (["-n", "3", "-b", "7"], "-b must be 0..6 on a 3x3 board, not 7"),
 ])
 def test_bad_arguments_give_one_line_and_exit_2(tmp_path, args, message):
     done = run_program(args, "", tmp_path)

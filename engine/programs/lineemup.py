@@ -139,7 +139,7 @@ def game_parser():
     parser.add_argument("--a2", type=_boolean, default=True)
     parser.add_argument("--e1", type=_heuristic, default="e1")
     parser.add_argument("--e2", type=_heuristic, default="e2")
-    parser.add_argument("--mode", choices=("H-H", "H-AI", "AI-H", "AI-AI"), default="H-AI")
+    parser.add_argument("--mode", choices=("H-H", "H-AI", "AI-H", "AI-AI"), default=None)
     parser.add_argument("--series", type=_positive, default=None)
     parser.add_argument("--random-openings", type=_nonnegative, default=0)
     parser.add_argument("--dir", default=".")
@@ -184,8 +184,10 @@ def validate(options):
     if not 3 <= options.s <= options.n:
         raise UsageError(f"-s must be 3..n (3..{options.n}), not {options.s}")
     options.bloc_cells = resolve_blocs(options)
-    if options.series is not None and options.mode not in ("AI-AI", "H-AI"):
+    if options.series is not None and options.mode not in (None, "AI-AI"):
         raise UsageError("--series plays AI-vs-AI games: leave --mode out or use AI-AI")
+    if options.mode is None:
+        options.mode = "AI-AI" if options.series is not None else "H-AI"
     return options
 
 
