@@ -160,7 +160,7 @@ def test_the_time_limit_is_never_exceeded_with_an_injected_clock(tick):
 
 
 def test_a_jumpy_clock_still_gives_a_legal_move_in_time():
-    """Readings that jump by up to 30 ms: the margin (5% + 50 ms) absorbs them."""
+    """Readings that jump by up to 30 ms: the margin (5% + 100 ms) absorbs them."""
     rng = random.Random(7)
     now = [0.0]
 
@@ -186,7 +186,7 @@ def test_no_completed_iteration_falls_back_to_a_legal_move():
 
 
 def test_safety_margin_is_a_fraction_of_t():
-    assert safety_margin(5) == pytest.approx(0.3)
+    assert safety_margin(5) == pytest.approx(0.35)
     assert 0 < safety_margin(0.01) <= 0.0025
 
 
