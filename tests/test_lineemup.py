@@ -371,7 +371,7 @@ def test_an_ai_over_the_time_limit_loses_the_game():
     log = lineemup.GameLog()
     outcome = lineemup.play_game(settings_, ("AI", "AI"), ("e1", "e2"), log,
                                  clock=SimulatedClock(10.0))
-    assert outcome.winner == "O"
+    assert outcome.winner == "O" and outcome.reason == "time"
     text = log.text()
     assert "*** Out of extra time at depth 1 ***\n" in text
     assert "*** Player X took" in text and "more than t=1s: X loses ***" in text

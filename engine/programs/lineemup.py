@@ -280,11 +280,16 @@ class Totals:
 
 
 class Outcome:
-    """How a game ended: ``winner`` 'X', 'O' or None (draw / abandoned)."""
+    """How a game ended: ``winner`` 'X', 'O' or None (draw / abandoned).
 
-    def __init__(self, winner, abandoned, totals):
+    ``reason``: 'line' (s in a row), 'time' (the loser's AI went over t), 'draw' or
+    'abandoned' (end of input).
+    """
+
+    def __init__(self, winner, reason, totals):
         self.winner = winner
-        self.abandoned = abandoned
+        self.reason = reason
+        self.abandoned = reason == "abandoned"
         self.totals = totals
 
 
@@ -344,13 +349,13 @@ def play_game(settings, kinds, heuristics, log, read_move=None, warn=None, clock
                 totals.moves += 1
                 log.add(f"\n*** Player {side} took {format_seconds(report.seconds)}, more "
                         f"than t={format_number(t)}s: {side} loses ***\n\n")
-                return _finish(log, "O" if side == "X" else "X", totals)
+                return _finish(log, "O" if side == "X" else "X", totals, "time")
         else:
             cell = _human_move(game, state, side, n, read_move, warn)
             if cell is None:
                 log.add(f"\nEnd of input: the game is abandoned after {totals.moves} "
                         f"moves.\n")
-                return Outcome(None, True, totals)
+                return Outcome(None, "abandoned", totals)
             log.add(f"Player {side} under Human control plays: {cell_name(cell, n)}\n")
         totals.moves += 1
         after = game.result(state, cell)
@@ -359,10 +364,10 @@ def play_game(settings, kinds, heuristics, log, read_move=None, warn=None, clock
         log.add("\n\n" + render_board(after, n, blocs, totals.moves) + "\n")
         if after[3] is not None:
             winner = None if after[3] == 0 else ("X" if after[3] > 0 else "O")
-            return _finish(log, winner, totals)
+            return _finish(log, winner, totals, "line" if winner else "draw")
 
 
-def _finish(log, winner, totals):
+def _finish(log, winner, totals, reason):
     log.add(f"The winner is {winner}!\n\n" if winner else "It's a tie!\n\n")
     mean_seconds, evaluations, by_depth, average_depth, ard = totals.summary()
     lines = statistics_lines(mean_seconds, evaluations, by_depth, average_depth, ard, "6(b)")
@@ -370,7 +375,7 @@ def _finish(log, winner, totals):
     lines[1] = lines[1].replace("Heuristic evaluations", "Total heuristic evaluations")
     lines.append(f"{'6(b)vi':<8}Total moves: {totals.moves}")
     log.add("\n".join(lines) + "\n\n")
-    return Outcome(winner, False, totals)
+    return Outcome(winner, reason, totals)
 
 
 def _human_move(game, state, side, n, read_move, warn):
@@ -458,6 +463,8 @@ def run_series(settings):
             wins[heuristics[0] if outcome.winner == "X" else heuristics[1]] += 1
         result = f"{outcome.winner} ({heuristics[0 if outcome.winner == 'X' else 1]}) wins" \
             if outcome.winner else "tie"
+        if outcome.reason == "time":
+            result += " (the other AI went over t)"
         print(f"lineemup: game {number + 1}/{total_games}: X={heuristics[0]} "
               f"O={heuristics[1]}: {result} in {outcome.totals.moves} moves "
               f"({time.perf_counter() - started:.1f}s)", file=sys.stderr, flush=True)
