@@ -250,9 +250,11 @@ class Totals:
         self.by_depth = {}
         self.ard_sum = 0.0
         self.nodes = 0
+        self.longest = 0.0       # the longest AI move, seconds
 
     def add_ai_move(self, report):
         self.ai_moves += 1
+        self.longest = max(self.longest, report.seconds)
         self.seconds += report.seconds
         self.evaluations += report.evaluations
         for depth, count in report.evaluations_by_depth.items():
@@ -269,6 +271,7 @@ class Totals:
             self.by_depth[depth] = self.by_depth.get(depth, 0) + count
         self.ard_sum += other.ard_sum
         self.nodes += other.nodes
+        self.longest = max(self.longest, other.longest)
 
     def summary(self):
         """(mean seconds, evaluations, by_depth, average depth, mean ARD) of the AI moves."""
@@ -467,7 +470,8 @@ def run_series(settings):
             result += " (the other AI went over t)"
         print(f"lineemup: game {number + 1}/{total_games}: X={heuristics[0]} "
               f"O={heuristics[1]}: {result} in {outcome.totals.moves} moves "
-              f"({time.perf_counter() - started:.1f}s)", file=sys.stderr, flush=True)
+              f"({time.perf_counter() - started:.1f}s, longest move "
+              f"{outcome.totals.longest:.3f}s)", file=sys.stderr, flush=True)
     mean_seconds, evaluations, by_depth, average_depth, ard = totals.summary()
     lines = [f"n={settings.n} b={len(settings.bloc_cells)} s={settings.s} "
              f"t={format_number(settings.t)}", "",
