@@ -341,6 +341,7 @@ def test_end_of_input_ends_the_game_cleanly(tmp_path):
      "--series plays AI-vs-AI games: leave --mode out or use AI-AI"),
     (["--blocs", "A0", "--random-blocs"], "give either --blocs or --random-blocs, not both"),
     (["-n", "3", "-b", "7"], "-b must be 0..6 on a 3x3 board, not 7"),
+    (["--dir", "no/such/folder"], "--dir no/such/folder: no such folder"),
 ])
 def test_bad_arguments_give_one_line_and_exit_2(tmp_path, args, message):
     done = run_program(args, "", tmp_path)

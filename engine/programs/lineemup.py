@@ -37,6 +37,7 @@ Every single game writes gameTrace-<n><b><s><t>.txt in the course's format.
 """
 
 import argparse
+import os
 import random
 import re
 import sys
@@ -184,6 +185,8 @@ def validate(options):
     if not 3 <= options.s <= options.n:
         raise UsageError(f"-s must be 3..n (3..{options.n}), not {options.s}")
     options.bloc_cells = resolve_blocs(options)
+    if not os.path.isdir(options.dir):
+        raise UsageError(f"--dir {options.dir}: no such folder")
     if options.series is not None and options.mode not in (None, "AI-AI"):
         raise UsageError("--series plays AI-vs-AI games: leave --mode out or use AI-AI")
     if options.mode is None:
@@ -409,11 +412,6 @@ def trace_name(settings):
             f"{format_number(settings.t)}.txt")
 
 
-def _join(folder, name):
-    import os
-    return os.path.join(folder, name)
-
-
 def run_single(settings):
     kinds = tuple("H" if part == "H" else "AI" for part in settings.mode.split("-"))
     echo = None if settings.quiet else _write_stdout
@@ -437,7 +435,7 @@ def run_single(settings):
 
     outcome = play_game(settings, kinds, (settings.e1, settings.e2), log, read_move, warn,
                         clock)
-    write_atomically(_join(settings.dir, trace_name(settings)), log.text())
+    write_atomically(os.path.join(settings.dir, trace_name(settings)), log.text())
     if outcome.abandoned:
         print("lineemup: end of input, game abandoned", file=sys.stderr)
     return 0
@@ -489,7 +487,7 @@ def run_series(settings):
     lines += stats
     lines.append(f"{'vi':<4}Average moves per game: {round(totals.moves / total_games, 2)}")
     block = "\n".join(lines) + "\n\n"
-    path = _join(settings.dir, "scoreboard.txt")
+    path = os.path.join(settings.dir, "scoreboard.txt")
     try:
         with open(path, "rb") as handle:
             previous = handle.read()
