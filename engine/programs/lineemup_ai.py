@@ -14,6 +14,7 @@ early once an iteration proves the game's result (see :func:`_decided`).
 """
 
 import gc
+import platform
 import time
 from typing import Dict, NamedTuple
 
@@ -21,6 +22,9 @@ from ..games.line_em_up import WIN
 from ..iterative import iterative_deepening
 from ..search import TranspositionTable
 from ..trace import RecursionDepthTracer
+
+
+PAUSE_GC = platform.python_implementation() == "CPython"
 
 
 def safety_margin(t):
@@ -104,8 +108,11 @@ class AIPlayer:
         # The cyclic garbage collector would walk the whole transposition table (millions
         # of tuples) at unpredictable moments, a pause the deadline cannot see coming.
         # Nothing the search allocates forms a cycle, so it is paused during the search.
-        collecting = gc.isenabled()
-        gc.disable()
+        # (CPython only: PyPy's collector is incremental, and without it PyPy would not
+        # free the search's garbage at all.)
+        collecting = PAUSE_GC and gc.isenabled()
+        if collecting:
+            gc.disable()
         try:
             outcome = iterative_deepening(
                 self.game, state, max_depth=self.depth,
