@@ -42,13 +42,16 @@ class DeepeningResult(namedtuple("DeepeningResult",
 
 def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.perf_counter,
                         table=None, order=None, window=(-INF, INF), tracer_factory=None,
-                        stats=None, min_depth=1, on_iteration=None):
+                        stats=None, min_depth=1, on_iteration=None, prune=True,
+                        stop_when=None):
     """Deepen from ``min_depth`` to ``max_depth`` until ``deadline`` (a ``clock()`` time).
 
     ``table`` (a TranspositionTable, created if None) is kept across iterations.
     ``tracer_factory(depth)`` may give each iteration its own tracer; ``on_iteration``
     is called with each completed :class:`Iteration`. Stops early once an iteration
     is exact (no evaluation and no table answer used: searched to the game's end).
+    ``prune=False`` deepens plain minimax instead of alpha-beta. ``stop_when(iteration)``
+    returning True ends the deepening after that completed iteration (e.g. a proven win).
     """
     if table is None:
         table = TranspositionTable()
@@ -65,7 +68,7 @@ def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.per
         evaluations_before, hits_before = stats.evaluations, stats.table_hits
         started = clock()
         try:
-            result = search(game, state, prune=True, depth=depth, window=window,
+            result = search(game, state, prune=prune, depth=depth, window=window,
                             tracer=tracer, stats=stats, table=table, order=order,
                             deadline=deadline, clock=clock)
         except SearchTimeout:
@@ -76,6 +79,8 @@ def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.per
         if on_iteration is not None:
             on_iteration(iteration)
         if result.action is None:
+            break
+        if stop_when is not None and stop_when(iteration):
             break
         if stats.evaluations == evaluations_before and stats.table_hits == hits_before:
             solved = True  # nothing was estimated: deeper iterations cannot change it

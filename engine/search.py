@@ -15,6 +15,9 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 are the ones it was called with; ``kind`` says where the value came from),
                 and ``pruned(state, depth, actions)`` with the children a cut skipped (only
                 when it skipped any; it comes right before that node's ``leave``).
+                A tracer that defines ``leaves(state, depth, count)`` accepts the game's
+                bulk ``horizon_values``: instead of enter/leave for each child on the
+                cut-off it is told once that ``count`` of them were valued at ``depth``.
 * ``stats``     a :class:`Statistics` object that receives the counts (accumulates).
 * ``memo``      a dict memoising whole subtrees by (state, depth left, alpha, beta). With a
                 tracer, the tracer must be replayable (``mark``/``capture``/``replay``): the
@@ -25,7 +28,7 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
 * ``order``     ``order(state, children, hint, depth) -> children``: move ordering; ``hint`` is
                 the transposition table's best action for the state (or None).
 * ``deadline``  with ``clock``: raise :class:`SearchTimeout` once ``clock() >= deadline``
-                (checked every ``check_every`` nodes, a power of two).
+                (checked each time ``check_every`` more nodes have been counted).
 
 Rules graders depend on (DESIGN.md): children are visited in ``game.successors`` order;
 a Max node returns as soon as ``v >= beta`` and a Min node as soon as ``v <= alpha``, the
@@ -138,8 +141,10 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
     evaluate = game.evaluate
     key_of = game.key
     # Bulk horizon evaluation only when nobody needs to see the horizon nodes one by one.
+    # A tracer may still take them in bulk if it has a ``leaves`` method (see Tracer).
     horizon_values = getattr(game, "horizon_values", None)
-    if tracer is not None or memo is not None:
+    tracer_leaves = getattr(tracer, "leaves", None) if tracer is not None else None
+    if (tracer is not None and tracer_leaves is None) or memo is not None:
         horizon_values = None
     if memo is not None and tracer is not None:
         mark, capture, replay = tracer.mark, tracer.capture, tracer.replay
@@ -149,16 +154,21 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
     report_pruned = tracer is not None and _overrides(tracer, "pruned")
     limit = INF if depth is None else depth
     low, high = window
-    mask = check_every - 1
     nodes = evaluations = terminals = cutoffs = table_hits = memo_hits = 0
+    # The clock is read once ``check_every`` more nodes have been counted. A threshold,
+    # not ``nodes % check_every == 0``: bulk horizon values add many nodes at once and
+    # could jump over every multiple, leaving the deadline unchecked for long.
+    next_check = check_every
     started = clock()
 
     def visit(state, action, d, alpha, beta):
         """Value of ``state`` at depth ``d`` searched with window (alpha, beta)."""
-        nonlocal nodes, evaluations, terminals, cutoffs, table_hits, memo_hits
+        nonlocal nodes, evaluations, terminals, cutoffs, table_hits, memo_hits, next_check
         nodes += 1
-        if deadline is not None and not nodes & mask and clock() >= deadline:
-            raise SearchTimeout("search deadline reached")
+        if deadline is not None and nodes >= next_check:
+            next_check = nodes + check_every
+            if clock() >= deadline:
+                raise SearchTimeout("search deadline reached")
         if memo is not None:
             memo_key = (state, limit - d, alpha, beta)
             hit = memo.get(memo_key)
@@ -239,6 +249,8 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                 nodes += visited
                 evaluations += visited
                 best = actions[index] if visited else None
+                if tracer is not None:
+                    tracer_leaves(state, d + 1, visited)
             else:
                 children = successors(state)
                 if order is not None:

@@ -29,6 +29,11 @@ class Tracer:
     def pruned(self, state, depth, actions):
         """Called when a cut at ``state`` skips the children reached by ``actions``."""
 
+    # A tracer MAY define ``leaves(state, depth, count)``: the search then uses the
+    # game's bulk ``horizon_values`` and, instead of enter/leave for each child of
+    # ``state`` on the cut-off, reports once that ``count`` children were valued at
+    # ``depth``. Not defined here, so that the search can tell who accepts it.
+
 
 class Tracers(Tracer):
     """Fan-out: forwards every event to each tracer in order (not replayable)."""
@@ -125,20 +130,33 @@ class RecursionDepthTracer(Tracer):
     A node valued by the heuristic (or at the end of the game, or from the transposition
     table) has ARD equal to its own depth; any other node's ARD is the plain mean of the
     ARDs of the children it expanded. ``root_ard`` is the root's ARD after a search;
-    ``evaluation_depths`` maps depth -> number of heuristic evaluations there.
+    ``evaluation_depths`` maps depth -> number of heuristic evaluations there (with
+    ``count_terminals``, terminal leaves count as evaluations too, as in the Line 'em Up
+    course sample where the evaluation function also values won positions).
+
+    It accepts bulk horizon values (``leaves``): every such child is a leaf at ``depth``.
     """
 
-    def __init__(self):
+    def __init__(self, count_terminals=False):
         self.stack = []
         self.root_ard = 0.0
         self.evaluation_depths = {}
+        self.counted_kinds = (EVALUATED, TERMINAL) if count_terminals else (EVALUATED,)
+
+    def leaves(self, state, depth, count):
+        counts = self.evaluation_depths
+        counts[depth] = counts.get(depth, 0) + count
+        if self.stack:
+            parent = self.stack[-1]
+            parent[0] += depth * count
+            parent[1] += count
 
     def enter(self, state, action, depth, alpha, beta):
         self.stack.append([0.0, 0])
 
     def leave(self, state, action, depth, value, alpha, beta, kind):
         total, count = self.stack.pop()
-        if kind == EVALUATED:
+        if kind in self.counted_kinds:
             counts = self.evaluation_depths
             counts[depth] = counts.get(depth, 0) + 1
         if kind in (EVALUATED, TERMINAL, TRANSPOSITION) or not count:
