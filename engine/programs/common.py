@@ -15,10 +15,10 @@ def run_program(name, body, argv, help_text=None):
     so does any other exception (an internal error must never show a traceback to a
     grader), worded as such. Ctrl-C exits 130 quietly; a closed stdout pipe exits 0.
     """
-    if help_text is not None and argv[:1] in (["-h"], ["--help"]):
-        print(help_text.strip("\n"))
-        return 0
     try:
+        if help_text is not None and argv[:1] in (["-h"], ["--help"]):
+            print(help_text.strip("\n"))
+            return 0
         code = body(argv)
         return 0 if code is None else code
     except UsageError as error:
