@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLES = REPO.parent / "shared" / "samples" / "take_stones"
+# The official samples, as copied into the golden fixtures (shared/ may not be beside us).
+SAMPLES = REPO / "fixtures" / "take_stones"
 
 pytestmark = pytest.mark.skipif(
     shutil.which("javac") is None or shutil.which("java") is None,
@@ -41,10 +42,10 @@ def java(args, cwd=REPO, env=None):
 
 @pytest.mark.parametrize("case", range(1, 6))
 def test_official_samples_through_java(launcher, case):
-    args = (SAMPLES / f"case{case}.args").read_text().split()
+    args = (SAMPLES / f"official_case{case}" / "cmd").read_text().split()[1:]
     completed = java(args)
     assert completed.returncode == 0, completed.stderr
-    assert completed.stdout == (SAMPLES / f"case{case}.out").read_bytes()
+    assert completed.stdout == (SAMPLES / f"official_case{case}" / "stdout").read_bytes()
 
 
 def test_same_stdout_stderr_and_exit_as_the_python_program(launcher):
@@ -70,7 +71,7 @@ def test_class_path_from_another_folder(launcher, tmp_path):
                                cwd=tmp_path, capture_output=True,
                                env=dict(os.environ, TAKESTONES_PYTHON=sys.executable))
     assert completed.returncode == 0
-    assert completed.stdout == (SAMPLES / "case2.out").read_bytes()
+    assert completed.stdout == (SAMPLES / "official_case2" / "stdout").read_bytes()
 
 
 def test_missing_python_program_is_one_clear_error(launcher, tmp_path):
