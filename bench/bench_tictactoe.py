@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from measure import PYTHON, best_of  # noqa: E402
 
 from engine.games.tictactoe import TicTacToe  # noqa: E402
-from engine.programs.tictactoe import VisitedListing  # noqa: E402
+from engine.trace import VisitedListing  # noqa: E402
 from engine.search import search  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -169,3 +169,21 @@ class RecursionDepthTracer(Tracer):
             parent[1] += 1
         else:
             self.root_ard = ard
+
+
+class VisitedListing(TraceRecorder):
+    """The visited-nodes file of tictactoe.py and tmmorris.py.
+
+    One ``BOARD VALUE`` line per visited node except the root, in post-order (a node's
+    line after its whole subtree). ``board(state)`` gives the BOARD text; by default the
+    state is the board string itself.
+    """
+
+    def __init__(self, board=None, **options):
+        super().__init__(**options)
+        self.board = board
+
+    def leave(self, state, action, depth, value, alpha, beta, kind):
+        if depth:
+            board = state if self.board is None else self.board(state)
+            self.chunks.append(f"{board} {value}\n")

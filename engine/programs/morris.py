@@ -24,19 +24,11 @@ import sys
 from ..errors import UsageError
 from ..games.morris import (DECISIVE_HORIZON, MorrisLookahead, check_board)
 from ..search import search
-from ..trace import TraceRecorder
+from ..trace import VisitedListing
 from .common import parse_positive_int, run_program, write_atomically
 
 SUMMARY = "Three Men's Morris: tmmorris.py STATE PATH PLY TURN, or 'morris play'"
 USAGE = "usage: tmmorris.py STATE PATH PLY TURN  (or: python3 -m engine morris play)"
-
-
-class VisitedListing(TraceRecorder):
-    """The visited file: ``BOARD VALUE`` for every node but the root, in post-order."""
-
-    def leave(self, node, action, depth, value, alpha, beta, kind):
-        if depth:
-            self.chunks.append(f"{node[0]} {value}\n")
 
 
 def parse_arguments(argv):
@@ -71,7 +63,7 @@ def run(argv):
         from ._morris_play import play
         return play(argv[1:])
     board, path, ply, turn = parse_arguments(argv)
-    listing = VisitedListing()
+    listing = VisitedListing(board=lambda node: node[0])
     result = best_move(board, turn, ply, tracer=listing)
     if result is None:
         return 0  # the spec: terminal input prints nothing and creates no file

@@ -13,19 +13,11 @@ import sys
 from ..errors import UsageError
 from ..games.tictactoe import MARKS, TicTacToe
 from ..search import search
-from ..trace import TraceRecorder
+from ..trace import VisitedListing
 from .common import parse_positive_int, run_program, write_atomically
 
 SUMMARY = "tic-tac-toe: tictactoe.py STATE PATH [prune [PLY]]"
 USAGE = "usage: tictactoe.py STATE PATH [prune [PLY]]"
-
-
-class VisitedListing(TraceRecorder):
-    """The visited file: ``STATE VALUE`` for every node but the root, in post-order."""
-
-    def leave(self, state, action, depth, value, alpha, beta, kind):
-        if depth:
-            self.chunks.append(f"{state} {value}\n")
 
 
 def parse_arguments(argv):
