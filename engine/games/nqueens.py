@@ -227,6 +227,30 @@ class ColumnByColumn(NQueens):
         """{(row, col): mark} of the queens on the board."""
         return {(row, col): MARKS[col % 2] for col, row in enumerate(state[0])}
 
+    # --- exact solver support (nqueens solve) -------------------------------------------
+    def solver_order(self, state, children, hint, depth):
+        """engine.search ``order`` hook for exact solving: a move believed best first.
+
+        The transposition table's best move (``hint``) goes first; the others by how
+        many rows they leave free for the opponent, fewest first (none = immediate win),
+        ties in row order. Ordering never changes a value, only how much is pruned.
+        """
+        full = self.full
+
+        def replies(pair):
+            action, (_, occupied, down, up) = pair
+            if action == hint:
+                return -1
+            return bin(~(occupied | down | up) & full).count("1")
+
+        return sorted(children, key=replies)
+
+    def opening_classes(self):
+        """[(representative opening, {openings with the same value})] under the mirror."""
+        last = self.size - 1
+        return [(("X", row), {("X", row), ("X", last - row)})
+                for row in range((self.size + 1) // 2)]
+
 
 def _square_transforms(size):
     """The 8 symmetries of the size x size board as functions (row, col) -> (row, col)."""
@@ -360,6 +384,34 @@ class AnySquare(NQueens):
         """The distinct squares (row, col) maps to under the board's symmetries."""
         size = self.size
         return sorted({divmod(self.image[t][row * size + col], size) for t in range(8)})
+
+    # --- exact solver support (nqueens solve) -------------------------------------------
+    def solver_order(self, state, children, hint, depth):
+        """engine.search ``order`` hook for exact solving: a move believed best first.
+
+        The transposition table's best move (``hint``) goes first; the others by how many
+        free squares they leave, fewest first (none = immediate win): short games are
+        cheap to prove. Ordering never changes a value, only how much is pruned.
+        """
+        def left(pair):
+            if pair[0] == hint:
+                return -1
+            return bin(pair[1][2]).count("1")
+
+        return sorted(children, key=left)
+
+    def opening_classes(self):
+        """[(representative opening, {openings with the same value})]: one class per
+        orbit of squares under the 8 symmetries, represented by its first square."""
+        classes, seen = [], set()
+        for square in range(self.squares):
+            if square in seen:
+                continue
+            orbit = self.orbit(*divmod(square, self.size))
+            seen.update(r * self.size + c for r, c in orbit)
+            classes.append((("X",) + divmod(square, self.size),
+                            {("X", r, c) for r, c in orbit}))
+        return classes
 
     def board(self, state):
         """{(row, col): mark}. The marks of Variation 2 are not stored in the state."""
