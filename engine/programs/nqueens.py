@@ -28,6 +28,7 @@ Moves are written ('X', row) / ('O', row) in 1a/1b and ('X', row, col) in 2.
 """
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -380,9 +381,12 @@ def solve_size(variation, size, clock=None):
 
     The root is searched with alpha-beta, a transposition table keyed by the game's
     canonical key (symmetric states merged) and the game's solver move ordering. Then
-    each opening class under the board's symmetries is tested with a null window
-    (best - 1, best): values are integers and no opening beats the root value, so the
-    opening is optimal exactly when the test fails high. When Player 1 loses with
+    each opening class under the board's symmetries is tested with the window
+    (-inf, best): no opening beats the root value, so the opening is optimal exactly when
+    the test fails high (a value below ``best`` is exact). The window is open below on
+    purpose: engine.search starts Max nodes at the window's low end, and a root whose
+    value reaches that end would hand its later children an empty window, whose
+    one-child answers the transposition table would keep as bounds. When Player 1 loses with
     utilities +-1, every opening has the value -1 and no test is needed.
     Returns (value, optimal openings in move order, nodes).
     """
@@ -406,7 +410,7 @@ def solve_size(variation, size, clock=None):
             optimal.update(members)
             continue
         child = game.result(root, representative)
-        test = search(game, child, window=(best - 1, best), **options)
+        test = search(game, child, window=(-INF, best), **options)
         nodes += test.stats.nodes
         if test.value >= best:
             optimal.update(members)
@@ -484,6 +488,11 @@ def a4_text(with_time=True, stream=None):
 
 
 def run_a4(options):
+    folder = os.path.dirname(os.path.abspath(options.output))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        # Checked before the tables are computed (half a minute of work).
+        raise UsageError(f"cannot write {options.output}: folder {folder} is missing "
+                         "or not writable")
     text = a4_text(not options.no_time, sys.stderr)
     write_atomically(options.output, text)
     print(f"wrote {options.output}")
