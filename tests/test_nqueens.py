@@ -361,3 +361,22 @@ def test_scenarios_minimax_and_alphabeta_agree():
     assert minimax == alphabeta
     assert minimax[0] == "N  Cut-off P1  Cut-off P2  Win/Loss P1"
     assert len(minimax) == 9
+
+
+# --- the engine change this program relies on -------------------------------------------------
+
+def test_root_entry_of_a_narrowed_window_is_a_bound():
+    """engine.search stores the root's table entry with a bound flag when the root's value
+    reaches its window (it used to be stored as EXACT whatever the window)."""
+    from engine.search import EXACT, LOWER, UPPER
+    game = make_game("1a", 5)
+    root = game.initial_state()
+    for window, flag in (((-INF, 0), LOWER), ((-INF, INF), EXACT)):
+        table = TranspositionTable()
+        value = search(game, root, window=window, table=table).value
+        assert value == 1 or window[1] == 0
+        assert table[game.key(root)][2] == flag
+    table = TranspositionTable()
+    losing = game.result(root, ("X", 0))        # Player 2 to move; value 1 (Player 1 wins)
+    search(game, losing, window=(2, INF), table=table)
+    assert table[game.key(losing)][2] == UPPER
