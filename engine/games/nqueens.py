@@ -118,14 +118,32 @@ class ColumnByColumn(NQueens):
     an estimate. Deterministic and O(N) with bit masks.
     """
 
-    def __init__(self, size, variation="1a"):
+    # Bit tables (popcount, mirror) are precomputed up to this size (2^N entries each).
+    TABLE_LIMIT = 20
+
+    def __init__(self, size, variation="1a", solver=False):
+        """``solver=True``: the exact solver's instance. Its ``successors`` lists the
+        moves leaving the opponent the fewest free rows first (see :meth:`solver_order`)
+        instead of the assignment's top-first order; values are the same."""
         super().__init__(size)
         if variation not in ("1a", "1b"):
             raise ValueError("ColumnByColumn plays variations 1a and 1b")
         self.variation = variation
         self.scaled = variation == "1b"
         self.full = (1 << size) - 1
+        self.solver = solver
         self._reverse = {}
+        self._popcount = None
+        if solver:
+            self.successors = self._successors_fewest_replies_first
+            if size <= self.TABLE_LIMIT:
+                popcount, mirror = [0] * (1 << size), [0] * (1 << size)
+                top = size - 1
+                for value in range(1, 1 << size):
+                    popcount[value] = popcount[value >> 1] + (value & 1)
+                    mirror[value] = (mirror[value >> 1] >> 1) | ((value & 1) << top)
+                self._popcount = popcount
+                self._reverse = mirror
 
     def initial_state(self):
         return ((), 0, 0, 0)
@@ -207,7 +225,11 @@ class ColumnByColumn(NQueens):
         the side to move and (1b) the utility scale.
         """
         _, occupied, down, up = state
-        mirror = (self._mirror(occupied), self._mirror(up), self._mirror(down))
+        reverse = self._reverse
+        if self._popcount is not None:      # complete mirror table
+            mirror = (reverse[occupied], reverse[up], reverse[down])
+        else:
+            mirror = (self._mirror(occupied), self._mirror(up), self._mirror(down))
         plain = (occupied, down, up)
         return plain if plain <= mirror else mirror
 
@@ -215,9 +237,31 @@ class ColumnByColumn(NQueens):
         cache = self._reverse
         try:
             return cache[value]
-        except KeyError:
-            mirrored = cache[value] = reverse_bits(value, self.size)
+        except (KeyError, IndexError):
+            mirrored = reverse_bits(value, self.size)
+            if isinstance(cache, dict):
+                cache[value] = mirrored
             return mirrored
+
+    def _successors_fewest_replies_first(self, state):
+        """The solver's successors: fewest free rows left to the opponent first, ties
+        top row first (a child with none is an immediate win)."""
+        rows, occupied, down, up = state
+        full = self.full
+        popcount = self._popcount
+        free = ~(occupied | down | up) & full
+        mark = MARKS[len(rows) % 2]
+        scored = []
+        while free:
+            bit = free & -free
+            free ^= bit
+            row = bit.bit_length() - 1
+            o, d, u = occupied | bit, ((down | bit) << 1) & full, (up | bit) >> 1
+            replies = ~(o | d | u) & full
+            replies = popcount[replies] if popcount else bin(replies).count("1")
+            scored.append((replies, row, ((mark, row), (rows + (row,), o, d, u))))
+        scored.sort()
+        return [item[2] for item in scored]
 
     def mirror_action(self, action):
         """The action seen in the mirror (row r <-> N-1-r)."""
@@ -234,7 +278,14 @@ class ColumnByColumn(NQueens):
         The transposition table's best move (``hint``) goes first; the others by how
         many rows they leave free for the opponent, fewest first (none = immediate win),
         ties in row order. Ordering never changes a value, only how much is pruned.
+        A ``solver=True`` instance lists its children in that order already.
         """
+        if self.solver:
+            if hint is not None:
+                for index, pair in enumerate(children):
+                    if pair[0] == hint:
+                        return [pair] + children[:index] + children[index + 1:]
+            return children
         full = self.full
 
         def replies(pair):
@@ -420,9 +471,13 @@ class AnySquare(NQueens):
 
 
 def make_game(variation, size, symmetry=False):
-    """The game object of ``variation`` ('1a', '1b' or '2') on a ``size`` board."""
+    """The game object of ``variation`` ('1a', '1b' or '2') on a ``size`` board.
+
+    ``symmetry=True`` gives the exact solver's instance: symmetric transposition keys
+    (Variation 2) and solver move order (1a/1b; their key always merges the mirror).
+    """
     if variation in ("1a", "1b"):
-        return ColumnByColumn(size, variation)
+        return ColumnByColumn(size, variation, solver=symmetry)
     if variation == "2":
         return AnySquare(size, symmetry=symmetry)
     raise ValueError("unknown variation %r" % (variation,))

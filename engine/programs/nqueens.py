@@ -398,9 +398,9 @@ def solve_size(variation, size, clock=None):
     root = game.initial_state()
     result = search(game, root, **options)
     best, nodes = result.value, result.stats.nodes
-    openings = game.successors(root)
+    openings = game.actions(root)     # the assignment's order, top row first
     if best == -1 and variation != "1b":
-        return best, [action for action, _ in openings], nodes
+        return best, openings, nodes
     optimal = set()
     classes = game.opening_classes()
     for index, (representative, members) in enumerate(classes, 1):
@@ -414,7 +414,7 @@ def solve_size(variation, size, clock=None):
         nodes += test.stats.nodes
         if test.value >= best:
             optimal.update(members)
-    return best, [action for action, _ in openings if action in optimal], nodes
+    return best, [action for action in openings if action in optimal], nodes
 
 
 def solve_lines(variation, sizes, with_time=True, stream=None):
