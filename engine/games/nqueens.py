@@ -405,16 +405,22 @@ class AnySquare(NQueens):
                 children.append(((mark,) + divmod(square, size),
                                  (placed, queens | bit, free & keep[square])))
         else:
-            image = self.image
+            # The solver's instance: fewest free squares left first (none = an immediate
+            # win; short games are cheap to prove), ties in row-major order.
+            images = self.image[1:]
             others = state[3:]
+            scored = []
             while remaining:
                 bit = remaining & -remaining
                 remaining ^= bit
                 square = bit.bit_length() - 1
-                child = [placed, queens | bit, free & keep[square]]
-                for t, mask in enumerate(others, 1):
-                    child.append(mask & keep[image[t][square]])
-                children.append(((mark,) + divmod(square, size), tuple(child)))
+                left = free & keep[square]
+                child = (placed, queens | bit, left) + tuple(
+                    mask & keep[image[square]] for mask, image in zip(others, images))
+                scored.append((bin(left).count("1"), square,
+                               ((mark,) + divmod(square, size), child)))
+            scored.sort()
+            children = [item[2] for item in scored]
         return children
 
     def terminal_value(self, state):
@@ -443,7 +449,15 @@ class AnySquare(NQueens):
         The transposition table's best move (``hint``) goes first; the others by how many
         free squares they leave, fewest first (none = immediate win): short games are
         cheap to prove. Ordering never changes a value, only how much is pruned.
+        A ``symmetry=True`` instance lists its children in that order already.
         """
+        if self.symmetry:
+            if hint is not None:
+                for index, pair in enumerate(children):
+                    if pair[0] == hint:
+                        return [pair] + children[:index] + children[index + 1:]
+            return children
+
         def left(pair):
             if pair[0] == hint:
                 return -1
