@@ -92,12 +92,15 @@ class NQueens(Game):
         return MARKS[self.queens_placed(state) % 2]
 
     def is_maxs_turn(self, state):
+        """Player 1 (Max, 'X') moves when an even number of queens is placed."""
         return self.queens_placed(state) % 2 == 0
 
     def is_mins_turn(self, state):
+        """Player 2 (Min, 'O') moves when an odd number of queens is placed."""
         return self.queens_placed(state) % 2 == 1
 
     def is_terminal(self, state):
+        """True when the side to move cannot place a queen (or every column is full)."""
         return self.terminal_value(state) is not None
 
     def utility(self, state):
@@ -159,6 +162,8 @@ class ColumnByColumn(NQueens):
 
     # --- the assignment's interface ---------------------------------------------------
     def actions(self, state):
+        """The free rows of the left-most empty column as ('X'|'O', row), top row first;
+        [] once the game is over."""
         if self.is_terminal(state):
             return []
         mark = self.mark_to_move(state)
@@ -166,6 +171,8 @@ class ColumnByColumn(NQueens):
         return [(mark, row) for row in range(self.size) if free >> row & 1]
 
     def result(self, state, action):
+        """The state after a queen goes on row ``action[1]`` of the left-most empty
+        column; ValueError if that square is attacked or the board is full."""
         rows, occupied, down, up = state
         row = action[1]
         bit = 1 << row
@@ -175,6 +182,7 @@ class ColumnByColumn(NQueens):
                 (up | bit) >> 1)
 
     def evaluate(self, state):
+        """E(s) for a depth cut-off (see the class docstring), Player 1's view."""
         _, occupied, down, up = state
         placed = len(state[0])
         total = 0
@@ -363,11 +371,13 @@ class AnySquare(NQueens):
 
     # --- the assignment's interface ---------------------------------------------------
     def actions(self, state):
+        """Every free square as ('X'|'O', row, col), row-major from the top left."""
         mark = self.mark_to_move(state)
         free, size = state[2], self.size
         return [(mark,) + divmod(s, size) for s in range(self.squares) if free >> s & 1]
 
     def result(self, state, action):
+        """The state after a queen goes on (row, col); ValueError if it is not free."""
         _, row, col = action
         if not (0 <= row < self.size and 0 <= col < self.size):
             raise ValueError("illegal move %r" % (action,))
@@ -377,6 +387,7 @@ class AnySquare(NQueens):
         return self._place(state, square)
 
     def evaluate(self, state):
+        """E(s) for a depth cut-off (see the class docstring), Player 1's view."""
         placed, free = state[0], state[2]
         keep = self.keep
         total = 0
