@@ -380,3 +380,10 @@ def test_root_entry_of_a_narrowed_window_is_a_bound():
     losing = game.result(root, ("X", 0))        # Player 2 to move; value 1 (Player 1 wins)
     search(game, losing, window=(2, INF), table=table)
     assert table[game.key(losing)][2] == UPPER
+
+
+@pytest.mark.parametrize("variation,size", [("1a", 10), ("1b", 9), ("2", 6)])
+def test_value_only_gives_one_of_the_optimal_openings(variation, size):
+    value, openings, _ = program.solve_size(variation, size)
+    quick_value, (opening,), _ = program.solve_size(variation, size, all_openings=False)
+    assert quick_value == value and opening in openings

@@ -6,6 +6,7 @@
                                         [--seed S]
     python3 -m engine nqueens scenarios [--variation 1a|1b|2] [--search minimax|alphabeta|both]
     python3 -m engine nqueens solve     --variation 1a|1b|2 --sizes A-B [--no-time] [--quiet]
+                                        [--value-only]
     python3 -m engine nqueens a4        [--output A4_output.txt]
 
 table      the assignment's table (Q1-Q7): Size, Minimax Value, Best Opening Move and Time
@@ -21,6 +22,7 @@ scenarios  Q9: AI against AI on N = 10 and 20 with cut-offs 4/4, 5/5, 5/3 and 3/
            table per search algorithm (default variation 1a, both algorithms).
 solve      EXACT values and every optimal opening, with a transposition table and the
            board's symmetries; progress on stderr for long runs (--quiet: none).
+           --value-only: the value and the one optimal opening the root search found.
 a4         writes every table of Q1-Q7 and Q9 to a file (default A4_output.txt).
 
 --sizes takes N, A-B or a comma list of those (e.g. 1-10 or 5,8,12-14).
@@ -126,6 +128,7 @@ def build_parser():
     solve.add_argument("--sizes", type=parse_sizes, required=True)
     solve.add_argument("--no-time", action="store_true")
     solve.add_argument("--quiet", action="store_true")
+    solve.add_argument("--value-only", action="store_true")
 
     a4 = command("a4")
     a4.add_argument("--output", default="A4_output.txt")
@@ -376,7 +379,7 @@ class ProgressClock:
         return now
 
 
-def solve_size(variation, size, clock=None):
+def solve_size(variation, size, clock=None, all_openings=True):
     """Exact value and every optimal opening of the empty board of ``size``.
 
     The root is searched with alpha-beta, a transposition table keyed by the game's
@@ -388,6 +391,7 @@ def solve_size(variation, size, clock=None):
     value reaches that end would hand its later children an empty window, whose
     one-child answers the transposition table would keep as bounds. When Player 1 loses with
     utilities +-1, every opening has the value -1 and no test is needed.
+    ``all_openings=False`` stops after the root: the one optimal opening it found.
     Returns (value, optimal openings in move order, nodes).
     """
     game = make_game(variation, size, symmetry=True)
@@ -396,8 +400,15 @@ def solve_size(variation, size, clock=None):
     if clock is not None:
         options.update(deadline=INF, clock=clock, check_every=clock.check_every)
     root = game.initial_state()
+    started = time.process_time()
     result = search(game, root, **options)
     best, nodes = result.value, result.stats.nodes
+    if clock is not None and clock.stream is not None:
+        clock.stream.write(f"nqueens solve: {clock.label}: value {best} after "
+                           f"{time.process_time() - started:.3g} CPU seconds, "
+                           f"{nodes:,} nodes\n")
+    if not all_openings:
+        return best, [result.action], nodes
     openings = game.actions(root)     # the assignment's order, top row first
     if best == -1 and variation != "1b":
         return best, openings, nodes
@@ -417,8 +428,9 @@ def solve_size(variation, size, clock=None):
     return best, [action for action in openings if action in optimal], nodes
 
 
-def solve_lines(variation, sizes, with_time=True, stream=None):
-    header = ("Size", "Value", "Winner", "Time in Seconds", "Optimal Openings")
+def solve_lines(variation, sizes, with_time=True, stream=None, all_openings=True):
+    header = ("Size", "Value", "Winner", "Time in Seconds",
+              "Optimal Openings" if all_openings else "An Optimal Opening")
     if not with_time:
         header = header[:3] + header[4:]
     widths = [6, 7, 10, 17][:len(header) - 1]   # room for "Player 1" under "Winner"
@@ -427,7 +439,7 @@ def solve_lines(variation, sizes, with_time=True, stream=None):
     for size in sizes:
         clock.restart(f"variation {variation} N={size}")
         started = time.process_time()
-        value, openings, nodes = solve_size(variation, size, clock)
+        value, openings, nodes = solve_size(variation, size, clock, all_openings)
         seconds = time.process_time() - started
         if stream is not None:
             stream.write(f"nqueens solve: variation {variation} N={size}: value {value}, "
@@ -444,7 +456,8 @@ def solve_lines(variation, sizes, with_time=True, stream=None):
 
 def run_solve(options):
     stream = None if options.quiet else sys.stderr
-    for line in solve_lines(options.variation, options.sizes, not options.no_time, stream):
+    for line in solve_lines(options.variation, options.sizes, not options.no_time, stream,
+                            not options.value_only):
         print(line, flush=True)
 
 
