@@ -137,6 +137,8 @@ class ColumnByColumn(NQueens):
         self.solver = solver
         self._reverse = {}
         self._popcount = None
+        # Shared action tuples: _actions[queens placed % 2][row].
+        self._actions = [[(mark, row) for row in range(size)] for mark in MARKS]
         if solver:
             self.successors = self._successors_fewest_replies_first
             if size <= self.TABLE_LIMIT:
@@ -258,7 +260,7 @@ class ColumnByColumn(NQueens):
         full = self.full
         popcount = self._popcount
         free = ~(occupied | down | up) & full
-        mark = MARKS[len(rows) % 2]
+        actions = self._actions[len(rows) % 2]
         scored = []
         while free:
             bit = free & -free
@@ -267,9 +269,10 @@ class ColumnByColumn(NQueens):
             o, d, u = occupied | bit, ((down | bit) << 1) & full, (up | bit) >> 1
             replies = ~(o | d | u) & full
             replies = popcount[replies] if popcount else bin(replies).count("1")
-            scored.append((replies, row, ((mark, row), (rows + (row,), o, d, u))))
+            # One int sorts by (replies, row); rows are unique, so pairs never compare.
+            scored.append((replies << 8 | row, (actions[row], (rows + (row,), o, d, u))))
         scored.sort()
-        return [item[2] for item in scored]
+        return [item[1] for item in scored]
 
     def mirror_action(self, action):
         """The action seen in the mirror (row r <-> N-1-r)."""
