@@ -387,3 +387,17 @@ def test_value_only_gives_one_of_the_optimal_openings(variation, size):
     value, openings, _ = program.solve_size(variation, size)
     quick_value, (opening,), _ = program.solve_size(variation, size, all_openings=False)
     assert quick_value == value and opening in openings
+
+
+@pytest.mark.parametrize("variation,size", [("1a", 12), ("1b", 11), ("2", 7)])
+def test_a_tiny_bounded_table_changes_no_result(variation, size):
+    assert program.solve_size(variation, size, table_entries=40)[:2] == \
+        program.solve_size(variation, size)[:2]
+
+
+def test_bounded_table_evicts_the_lightest_entries():
+    table = program.BoundedTable(4, weight=lambda key: key)
+    for key in (5, 1, 4, 2):
+        table[key] = (INF, 0, 0, None)
+    table[9] = (INF, 0, 0, None)              # full: keys of weight <= 2 go first
+    assert sorted(table) == [4, 5, 9] and table.evictions == 2

@@ -243,6 +243,11 @@ class ColumnByColumn(NQueens):
         plain = (occupied, down, up)
         return plain if plain <= mirror else mirror
 
+    def key_weight(self, key):
+        """Columns still to fill at the state of ``key``: a rough measure of the work a
+        table entry saves (the solver's bounded table evicts the lightest first)."""
+        return self.size - bin(key[0]).count("1")
+
     def _mirror(self, value):
         cache = self._reverse
         try:
@@ -450,6 +455,11 @@ class AnySquare(NQueens):
         fixes who is to move, hence the sign of the value from Player 1's view.
         """
         return (state[0] & 1, min(state[2:]))
+
+    def key_weight(self, key):
+        """Free squares left at the state of ``key``: a rough measure of the work a table
+        entry saves (the solver's bounded table evicts the lightest first)."""
+        return bin(key[1]).count("1")
 
     def orbit(self, row, col):
         """The distinct squares (row, col) maps to under the board's symmetries."""

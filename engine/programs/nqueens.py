@@ -6,7 +6,7 @@
                                         [--seed S]
     python3 -m engine nqueens scenarios [--variation 1a|1b|2] [--search minimax|alphabeta|both]
     python3 -m engine nqueens solve     --variation 1a|1b|2 --sizes A-B [--no-time] [--quiet]
-                                        [--value-only]
+                                        [--value-only] [--table-entries E]
     python3 -m engine nqueens a4        [--output A4_output.txt]
 
 table      the assignment's table (Q1-Q7): Size, Minimax Value, Best Opening Move and Time
@@ -23,6 +23,8 @@ scenarios  Q9: AI against AI on N = 10 and 20 with cut-offs 4/4, 5/5, 5/3 and 3/
 solve      EXACT values and every optimal opening, with a transposition table and the
            board's symmetries; progress on stderr for long runs (--quiet: none).
            --value-only: the value and the one optimal opening the root search found.
+           --table-entries E bounds the transposition table (default 5,000,000 entries,
+           about 2 GB); when full, entries near the end of the game are dropped.
 a4         writes every table of Q1-Q7 and Q9 to a file (default A4_output.txt).
 
 --sizes takes N, A-B or a comma list of those (e.g. 1-10 or 5,8,12-14).
@@ -85,6 +87,12 @@ def parse_depth(text):
     return int(text)
 
 
+def parse_entries(text):
+    if not (text.isascii() and text.isdigit()) or int(text) < 2:
+        raise UsageError(f"--table-entries must be an integer of at least 2, not {text!r}")
+    return int(text)
+
+
 def parse_player(text):
     """'human', 'random', 'minimax[:D]' or 'alphabeta[:D]' -> (kind, depth or None)."""
     kind, _, depth = text.partition(":")
@@ -129,6 +137,7 @@ def build_parser():
     solve.add_argument("--no-time", action="store_true")
     solve.add_argument("--quiet", action="store_true")
     solve.add_argument("--value-only", action="store_true")
+    solve.add_argument("--table-entries", type=parse_entries, default=DEFAULT_TABLE_ENTRIES)
 
     a4 = command("a4")
     a4.add_argument("--output", default="A4_output.txt")
@@ -379,7 +388,51 @@ class ProgressClock:
         return now
 
 
-def solve_size(variation, size, clock=None, all_openings=True):
+class BoundedTable(TranspositionTable):
+    """A transposition table that holds at most ``capacity`` entries.
+
+    When full, it evicts the lightest entries (smallest ``weight(key)``: positions near
+    the end of the game, cheap to search again) until at most half the capacity is
+    left. Dropping entries never changes a value (the table is only a cache of bounds
+    with their flags); it keeps memory bounded on large boards. ``evictions`` counts
+    the entries dropped.
+    """
+
+    def __init__(self, capacity, weight):
+        super().__init__()
+        self.capacity = max(2, capacity)
+        self.weight = weight
+        self.evictions = 0
+
+    def __setitem__(self, key, entry):
+        if len(self) >= self.capacity and key not in self:
+            self.evict()
+        dict.__setitem__(self, key, entry)
+
+    def evict(self):
+        weight = self.weight
+        counts = {}
+        for key in self:
+            w = weight(key)
+            counts[w] = counts.get(w, 0) + 1
+        target = len(self) - self.capacity // 2
+        dropped, threshold = 0, None
+        for w in sorted(counts):
+            threshold = w
+            dropped += counts[w]
+            if dropped >= target:
+                break
+        doomed = [key for key in self if weight(key) <= threshold]
+        for key in doomed:
+            del self[key]
+        self.evictions += len(doomed)
+
+
+DEFAULT_TABLE_ENTRIES = 5000000   # about 2 GB with CPython's tuples
+
+
+def solve_size(variation, size, clock=None, all_openings=True,
+               table_entries=DEFAULT_TABLE_ENTRIES):
     """Exact value and every optimal opening of the empty board of ``size``.
 
     The root is searched with alpha-beta, a transposition table keyed by the game's
@@ -392,10 +445,11 @@ def solve_size(variation, size, clock=None, all_openings=True):
     one-child answers the transposition table would keep as bounds. When Player 1 loses with
     utilities +-1, every opening has the value -1 and no test is needed.
     ``all_openings=False`` stops after the root: the one optimal opening it found.
+    ``table_entries`` bounds the transposition table (see :class:`BoundedTable`).
     Returns (value, optimal openings in move order, nodes).
     """
     game = make_game(variation, size, symmetry=True)
-    table = TranspositionTable()
+    table = BoundedTable(table_entries, game.key_weight)
     options = dict(prune=True, table=table, order=game.solver_order)
     if clock is not None:
         options.update(deadline=INF, clock=clock, check_every=clock.check_every)
@@ -428,7 +482,8 @@ def solve_size(variation, size, clock=None, all_openings=True):
     return best, [action for action in openings if action in optimal], nodes
 
 
-def solve_lines(variation, sizes, with_time=True, stream=None, all_openings=True):
+def solve_lines(variation, sizes, with_time=True, stream=None, all_openings=True,
+                table_entries=DEFAULT_TABLE_ENTRIES):
     header = ("Size", "Value", "Winner", "Time in Seconds",
               "Optimal Openings" if all_openings else "An Optimal Opening")
     if not with_time:
@@ -439,7 +494,8 @@ def solve_lines(variation, sizes, with_time=True, stream=None, all_openings=True
     for size in sizes:
         clock.restart(f"variation {variation} N={size}")
         started = time.process_time()
-        value, openings, nodes = solve_size(variation, size, clock, all_openings)
+        value, openings, nodes = solve_size(variation, size, clock, all_openings,
+                                            table_entries)
         seconds = time.process_time() - started
         if stream is not None:
             stream.write(f"nqueens solve: variation {variation} N={size}: value {value}, "
@@ -457,7 +513,7 @@ def solve_lines(variation, sizes, with_time=True, stream=None, all_openings=True
 def run_solve(options):
     stream = None if options.quiet else sys.stderr
     for line in solve_lines(options.variation, options.sizes, not options.no_time, stream,
-                            not options.value_only):
+                            not options.value_only, options.table_entries):
         print(line, flush=True)
 
 
