@@ -375,7 +375,10 @@ def _search_root(game, state, visit, prune, limit, low, high, tracer, table, ord
             elif not maximizing and v < beta:
                 beta = v
     if table is not None:
-        table[game.key(state)] = (limit, v, EXACT, best[0])
+        # A root searched with a narrowed window (e.g. a null-window test) knows only a
+        # bound when its value falls on or outside the window.
+        flag = UPPER if v <= low else LOWER if v >= high else EXACT
+        table[game.key(state)] = (limit, v, flag, best[0])
     if tracer is not None:
         tracer.leave(state, None, 0, v, alpha, beta, INTERIOR)
     return v, best[0], best[1], root_values
