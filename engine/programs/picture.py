@@ -82,7 +82,8 @@ def parse_arguments(argv):
                 max_nodes = parse_positive_int(value, "--max-nodes")
         elif word == "--dot":
             dot = True
-        elif word.startswith("--"):
+        elif word.startswith("--") and word[2:3].isalpha():
+            # (a board such as --------- is an argument, not an option)
             raise UsageError(f"unknown option {word!r}; {USAGE}")
         else:
             rest.append(word)
