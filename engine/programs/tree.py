@@ -143,6 +143,28 @@ def count_nodes(root):
     return nodes, leaves
 
 
+MAX_DEPTH = 2000
+
+
+def tree_depth(root):
+    """Levels below the root (0 for a single leaf)."""
+    deepest, stack = 0, [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if not node.is_leaf:
+            stack.extend((child, depth + 1) for child in node.children)
+    return deepest
+
+
+def allow_depth(depth):
+    """The search and the drawing recurse once per level: refuse absurd depths with a
+    clear message and give Python the stack the others need."""
+    if depth > MAX_DEPTH:
+        raise UsageError(f"the tree is {depth} levels deep; at most {MAX_DEPTH} are supported")
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 3 * depth + 1000))
+
+
 def bound_text(bound):
     if bound == INF:
         return "inf"
@@ -231,6 +253,7 @@ def run(argv):
     options = parse_arguments(argv)
     text = read_source(options["file"])
     root = parse_tree(text)
+    allow_depth(tree_depth(root))
     answer = TreeAnswer(root, prune=options["prune"], min_root=options["min_root"])
     if options["svg"] is not None:
         from ..drawing import explicit_tree_figure, render_svg
