@@ -278,3 +278,29 @@ def test_hillclimb_counts_and_unknown_name(tmp_path):
     assert b"distinct states: 12 " in completed.stdout
     completed = run_engine(["hillclimb", "m.txt", "--tour", "M,C,W,E,Q"], tmp_path)
     assert completed.returncode == 2 and completed.stderr.count(b"\n") == 1
+
+
+# --- picture draws what tictactoe.py searched ----------------------------------------
+TICTACTOE_CASES = sorted((REPO / "fixtures" / "tictactoe").glob("case*/cmd"))
+
+
+@pytest.mark.parametrize("cmd", TICTACTOE_CASES, ids=[c.parent.name for c in TICTACTOE_CASES])
+def test_picture_records_exactly_the_nodes_tictactoe_lists(cmd):
+    """The official visited files list every node but the root in post-order: the
+    picture's recorder, uncapped, must have seen the same states with the same values."""
+    from engine.programs.picture import TicTacToeAdapter
+    from engine.searchtree import SearchTreeRecorder
+    words = cmd.read_text().split()
+    args = [words[1]] + words[3:]
+    game, state, options, _ = TicTacToeAdapter().parse(args)
+    recorder = SearchTreeRecorder(game)
+    search(game, state, tracer=recorder, **options)
+    listed = (cmd.parent / "expected" / "visited.txt").read_text().splitlines()
+
+    def post_order(node):
+        for child in node.children:
+            yield from post_order(child)
+        yield f"{node.state} {node.value}"
+
+    assert list(post_order(recorder.root))[:-1] == listed
+    assert recorder.visited == len(listed) + 1
