@@ -1,0 +1,461 @@
+"""Pictures of searches: a small tree layout and SVG / Graphviz DOT writers (issue 9).
+
+Standard library only; the SVG is drawn by our own layout code (no Graphviz needed).
+A :class:`Figure` is a tree of :class:`FigureNode` built from what a search visited
+(:mod:`engine.searchtree`); the builders below make one for an explicit tree
+(``engine tree --svg``) and for a real game (``engine picture``).
+
+What the picture promises (tests/test_drawing.py checks it):
+* one node shape per drawn node, with class ``node`` plus ``max``/``min``/``leaf`` and
+  ``pruned``/``unvisited`` for nodes the search never reached: MAX nodes are triangles
+  pointing up, MIN nodes triangles pointing down, leaves squares; board nodes are framed
+  boards whose frame colour and a small triangle tell MAX from MIN;
+* the value inside (or under) the shape, the final alpha/beta beside it, the label above;
+* one ``edge pruned`` line (dashed, grey) into the top of every pruned branch; the edges
+  inside a pruned branch are ``edge unvisited`` (dotted, grey);
+* the edges of the chosen path ``edge best`` (thick, orange).
+
+Layout: leaves take consecutive columns left to right, a parent is centred over its
+first and last child; each depth is one row. Simple, and never overlaps.
+"""
+
+from xml.sax.saxutils import escape
+
+MAX_COLOUR, MAX_FILL = "#1f5fa8", "#dbe9f6"
+MIN_COLOUR, MIN_FILL = "#c0392b", "#f9dedb"
+LEAF_COLOUR, LEAF_FILL = "#444444", "#eeeeee"
+GREY = "#a8a8a8"
+BEST = "#f39c12"
+
+
+class FigureNode:
+    """One node of a picture.
+
+    role      "max" or "min" (the side to move there)
+    leaf      True: drawn as a leaf (a terminal or cut-off node, valued directly)
+    status    "visited", "pruned" (top of a pruned branch) or "unvisited" (inside one)
+    value     text of the value, or None;  alpha, beta: text of the final bounds, or None
+    label     text above the node, or None;  tooltip: hover text, or None
+    board     rows of a small board drawn in the node (strings, one char a cell), or None
+    best      True when the edge into this node is on the chosen path
+    note      small text under the node (e.g. "+37 not drawn"), or None
+    """
+
+    __slots__ = ("role", "leaf", "status", "value", "alpha", "beta", "label", "tooltip",
+                 "board", "best", "note", "children", "x", "y")
+
+    def __init__(self, role, leaf=False, status="visited", value=None, alpha=None,
+                 beta=None, label=None, tooltip=None, board=None, best=False, note=None):
+        self.role = role
+        self.leaf = leaf
+        self.status = status
+        self.value = value
+        self.alpha = alpha
+        self.beta = beta
+        self.label = label
+        self.tooltip = tooltip
+        self.board = board
+        self.best = best
+        self.note = note
+        self.children = []
+        self.x = self.y = 0.0
+
+
+class Figure:
+    """A picture: the root FigureNode, caption lines, and warnings shown in red."""
+
+    def __init__(self, root, caption=(), warnings=()):
+        self.root = root
+        self.caption = list(caption)
+        self.warnings = list(warnings)
+
+    def nodes(self):
+        """Every node, pre-order."""
+        result, stack = [], [self.root]
+        while stack:
+            node = stack.pop()
+            result.append(node)
+            stack.extend(reversed(node.children))
+        return result
+
+
+# --- layout --------------------------------------------------------------------------
+CELL = 11                      # board cell size
+SHAPE_W, SHAPE_H = 44, 38      # triangles
+LEAF_SIZE = 32
+COLUMN = 96                    # width of one leaf column
+ROW = 92                       # height of one level
+MARGIN = 24
+LINE = 16                      # caption line height
+
+
+def shape_size(node):
+    """(width, height) of the node's shape."""
+    if node.board is not None:
+        columns = max(len(row) for row in node.board)
+        return columns * CELL + 8, len(node.board) * CELL + 8
+    if node.leaf:
+        return LEAF_SIZE, LEAF_SIZE
+    return SHAPE_W, SHAPE_H
+
+
+def layout(figure):
+    """Set ``x``/``y`` (shape centres) of every node; return (width, height, top)."""
+    top = MARGIN + LINE * (len(figure.caption) + len(figure.warnings)) + 24
+    column = [0]
+
+    def place(node, depth):   # recursion depth = tree depth (pictures are shallow)
+        node.y = top + depth * ROW
+        if not node.children:
+            node.x = MARGIN + COLUMN / 2 + column[0] * COLUMN
+            column[0] += 1
+            return depth
+        deepest = max(place(child, depth + 1) for child in node.children)
+        node.x = (node.children[0].x + node.children[-1].x) / 2
+        return deepest
+
+    deepest = place(figure.root, 0)
+    width = max(2 * MARGIN + column[0] * COLUMN, 520)
+    height = top + deepest * ROW + ROW // 2 + MARGIN + 20
+    return width, height, top
+
+
+# --- SVG ------------------------------------------------------------------------------
+STYLE = """
+text { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; }
+.value { font-size: 13px; font-weight: bold; text-anchor: middle; dominant-baseline: central; }
+.bounds { font-size: 10px; fill: #333; }
+.label { font-size: 12px; font-weight: bold; text-anchor: middle; fill: #222; }
+.note { font-size: 10px; text-anchor: middle; fill: #666; font-style: italic; }
+.caption { font-size: 13px; fill: #222; }
+.warning { font-size: 13px; fill: #c0392b; font-weight: bold; }
+.cell { font-size: 10px; text-anchor: middle; dominant-baseline: central; font-family: DejaVu Sans Mono, monospace; }
+.edge { stroke: #555; stroke-width: 1.3; fill: none; }
+.edge.best { stroke: #f39c12; stroke-width: 4; }
+.edge.pruned { stroke: #a8a8a8; stroke-dasharray: 6 4; }
+.edge.unvisited { stroke: #c8c8c8; stroke-dasharray: 2 3; }
+.cut { font-size: 12px; fill: #a8a8a8; text-anchor: middle; dominant-baseline: central; }
+.legend { font-size: 11px; fill: #333; }
+"""
+
+
+def _fmt(number):
+    return f"{number:.1f}".rstrip("0").rstrip(".")
+
+
+def _polygon(points):
+    return " ".join(f"{_fmt(x)},{_fmt(y)}" for x, y in points)
+
+
+def _colours(node):
+    if node.status != "visited":
+        return GREY, "#ffffff"
+    if node.leaf and node.board is None:
+        return LEAF_COLOUR, LEAF_FILL
+    return (MAX_COLOUR, MAX_FILL) if node.role == "max" else (MIN_COLOUR, MIN_FILL)
+
+
+def _node_classes(node):
+    classes = ["node", node.role]
+    if node.leaf:
+        classes.append("leaf")
+    if node.board is not None:
+        classes.append("board")
+    if node.status != "visited":
+        classes.append(node.status)
+    if node.best:
+        classes.append("chosen")
+    return " ".join(classes)
+
+
+def _triangle(x, y, w, h, up):
+    if up:
+        return [(x, y - h / 2), (x + w / 2, y + h / 2), (x - w / 2, y + h / 2)]
+    return [(x - w / 2, y - h / 2), (x + w / 2, y - h / 2), (x, y + h / 2)]
+
+
+def _svg_node(node, out):
+    x, y = node.x, node.y
+    w, h = shape_size(node)
+    stroke, fill = _colours(node)
+    width = 3 if node.best else 1.5
+    text_colour = GREY if node.status != "visited" else "#111"
+    dashed = ' stroke-dasharray="4 3"' if node.status != "visited" else ""
+    out.append("<g>")
+    if node.tooltip:
+        out.append(f"<title>{escape(node.tooltip)}</title>")
+    style = f'fill="{fill}" stroke="{stroke}" stroke-width="{width}"{dashed}'
+    classes = _node_classes(node)
+    if node.board is not None:
+        out.append(f'<rect class="{classes}" x="{_fmt(x - w / 2)}" y="{_fmt(y - h / 2)}" '
+                   f'width="{w}" height="{h}" rx="3" {style}/>')
+        # The side to move: a small triangle left of the frame (up MAX, down MIN).
+        marker = _triangle(x - w / 2 - 8, y - h / 2 + 6, 10, 9, node.role == "max")
+        out.append(f'<polygon class="role" points="{_polygon(marker)}" fill="{stroke}"/>')
+        rows = node.board
+        left, top = x - w / 2 + 4, y - h / 2 + 4
+        for r, row in enumerate(rows):
+            for c, mark in enumerate(row):
+                cx, cy = left + c * CELL, top + r * CELL
+                out.append(f'<rect x="{_fmt(cx)}" y="{_fmt(cy)}" width="{CELL}" '
+                           f'height="{CELL}" fill="none" stroke="#bbb" stroke-width="0.5"/>')
+                if mark not in "-. ":
+                    colour = text_colour if node.status != "visited" else (
+                        MAX_COLOUR if mark == "x" else MIN_COLOUR)
+                    out.append(f'<text class="cell" x="{_fmt(cx + CELL / 2)}" '
+                               f'y="{_fmt(cy + CELL / 2)}" fill="{colour}">'
+                               f'{escape(mark)}</text>')
+        if node.value is not None:
+            out.append(f'<text class="value" x="{_fmt(x)}" y="{_fmt(y + h / 2 + 9)}" '
+                       f'fill="{text_colour}">{escape(node.value)}</text>')
+    else:
+        if node.leaf:
+            out.append(f'<rect class="{classes}" x="{_fmt(x - w / 2)}" '
+                       f'y="{_fmt(y - h / 2)}" width="{w}" height="{h}" {style}/>')
+            value_y = y
+        else:
+            points = _triangle(x, y, w, h, node.role == "max")
+            out.append(f'<polygon class="{classes}" points="{_polygon(points)}" {style}/>')
+            value_y = y + (5 if node.role == "max" else -5)   # the triangle's wide part
+        if node.value is not None:
+            out.append(f'<text class="value" x="{_fmt(x)}" y="{_fmt(value_y)}" '
+                       f'fill="{text_colour}">{escape(node.value)}</text>')
+    if node.label:
+        out.append(f'<text class="label" x="{_fmt(x)}" y="{_fmt(y - h / 2 - 5)}">'
+                   f'{escape(node.label)}</text>')
+    if node.alpha is not None:
+        bx = x + w / 2 + 4
+        out.append(f'<text class="bounds" x="{_fmt(bx)}" y="{_fmt(y - 2)}">'
+                   f'\u03b1 {escape(node.alpha)}</text>')
+        out.append(f'<text class="bounds" x="{_fmt(bx)}" y="{_fmt(y + 10)}">'
+                   f'\u03b2 {escape(node.beta)}</text>')
+    if node.note:
+        below = y + h / 2 + (24 if node.board is not None else 13)
+        out.append(f'<text class="note" x="{_fmt(x)}" y="{_fmt(below)}">'
+                   f'{escape(node.note)}</text>')
+    out.append("</g>")
+
+
+def _svg_edges(node, out):
+    _, parent_h = shape_size(node)
+    for child in node.children:
+        _, child_h = shape_size(child)
+        x1, y1 = node.x, node.y + parent_h / 2 + (16 if node.board is not None else 0)
+        x2, y2 = child.x, child.y - child_h / 2 - (16 if child.label else 0)
+        if child.status == "pruned":
+            kind = "edge pruned"
+        elif child.status == "unvisited":
+            kind = "edge unvisited"
+        elif child.best:
+            kind = "edge best"
+        else:
+            kind = "edge"
+        out.append(f'<line class="{kind}" x1="{_fmt(x1)}" y1="{_fmt(y1)}" '
+                   f'x2="{_fmt(x2)}" y2="{_fmt(y2)}"/>')
+        if child.status == "pruned":
+            # A scissors-like cross on the cut edge.
+            out.append(f'<text class="cut" x="{_fmt((x1 + x2) / 2)}" '
+                       f'y="{_fmt((y1 + y2) / 2)}">\u2715</text>')
+        _svg_edges(child, out)
+
+
+def render_svg(figure):
+    """The figure as a self-contained SVG document (str)."""
+    width, height, top = layout(figure)
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           f'<svg xmlns="http://www.w3.org/2000/svg" width="{_fmt(width)}" '
+           f'height="{_fmt(height)}" viewBox="0 0 {_fmt(width)} {_fmt(height)}">',
+           f"<style>{STYLE}</style>",
+           f'<rect x="0" y="0" width="{_fmt(width)}" height="{_fmt(height)}" fill="#ffffff"/>']
+    y = MARGIN
+    for line in figure.caption:
+        out.append(f'<text class="caption" x="{MARGIN}" y="{y}">{escape(line)}</text>')
+        y += LINE
+    for line in figure.warnings:
+        out.append(f'<text class="warning" x="{MARGIN}" y="{y}">{escape(line)}</text>')
+        y += LINE
+    out.append('<g class="edges">')
+    _svg_edges(figure.root, out)
+    out.append("</g>")
+    out.append('<g class="nodes">')
+    for node in figure.nodes():
+        _svg_node(node, out)
+    out.append("</g>")
+    _svg_legend(out, height - 14)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _svg_legend(out, y):
+    x = MARGIN
+    items = []
+    up = _polygon(_triangle(x + 6, y - 4, 12, 11, True))
+    items.append(f'<polygon class="legend-shape" points="{up}" fill="{MAX_FILL}" '
+                 f'stroke="{MAX_COLOUR}"/><text class="legend" x="{x + 16}" y="{y}">MAX</text>')
+    x += 56
+    down = _polygon(_triangle(x + 6, y - 4, 12, 11, False))
+    items.append(f'<polygon class="legend-shape" points="{down}" fill="{MIN_FILL}" '
+                 f'stroke="{MIN_COLOUR}"/><text class="legend" x="{x + 16}" y="{y}">MIN</text>')
+    x += 54
+    items.append(f'<rect class="legend-shape" x="{x}" y="{y - 10}" width="11" height="11" '
+                 f'fill="{LEAF_FILL}" stroke="{LEAF_COLOUR}"/>'
+                 f'<text class="legend" x="{x + 16}" y="{y}">leaf</text>')
+    x += 52
+    items.append(f'<line x1="{x}" y1="{y - 4}" x2="{x + 26}" y2="{y - 4}" stroke="{GREY}" '
+                 f'stroke-width="1.3" stroke-dasharray="6 4"/>'
+                 f'<text class="legend" x="{x + 32}" y="{y}">pruned</text>')
+    x += 90
+    items.append(f'<line x1="{x}" y1="{y - 4}" x2="{x + 26}" y2="{y - 4}" stroke="{BEST}" '
+                 f'stroke-width="4"/><text class="legend" x="{x + 32}" y="{y}">chosen path'
+                 f'</text>')
+    x += 118
+    items.append(f'<text class="legend" x="{x}" y="{y}">\u03b1/\u03b2: final bounds</text>')
+    out.append('<g class="legend-box">' + "".join(items) + "</g>")
+
+
+# --- DOT ------------------------------------------------------------------------------
+def _dot_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def render_dot(figure):
+    """The figure as Graphviz DOT (str): same shapes, colours and dashes as the SVG."""
+    lines = ["digraph search {",
+             "  graph [ordering=out, labelloc=t, fontname=\"Helvetica\", label="
+             + _dot_string("\n".join(figure.caption + figure.warnings)) + "];",
+             "  node [fontname=\"Helvetica\", fontsize=11];",
+             "  edge [arrowhead=none];"]
+    numbers = {}
+    for index, node in enumerate(figure.nodes()):
+        numbers[id(node)] = index
+        stroke, fill = _colours(node)
+        text = []
+        if node.label:
+            text.append(node.label)
+        if node.board is not None:
+            text.extend(node.board)
+            shape = "box"
+        else:
+            shape = "box" if node.leaf else ("triangle" if node.role == "max"
+                                             else "invtriangle")
+        if node.value is not None:
+            text.append(node.value)
+        attributes = [f"shape={shape}", "style=" + ("\"filled,dashed\"" if node.status !=
+                                                    "visited" else "filled"),
+                      f"color=\"{stroke}\"", f"fillcolor=\"{fill}\"",
+                      "label=" + _dot_string("\n".join(text))]
+        if node.status != "visited":
+            attributes.append(f"fontcolor=\"{GREY}\"")
+        if node.board is not None:
+            attributes.append("fontname=\"Courier\"")
+        if node.alpha is not None:
+            attributes.append("xlabel=" + _dot_string(f"\u03b1 {node.alpha}\n\u03b2 {node.beta}"))
+        if node.best:
+            attributes.append("penwidth=2.5")
+        if node.tooltip:
+            attributes.append("tooltip=" + _dot_string(node.tooltip))
+        lines.append(f"  n{index} [{', '.join(attributes)}];")
+    for node in figure.nodes():
+        for child in node.children:
+            if child.status == "pruned":
+                style = f" [style=dashed, color=\"{GREY}\", label=\"\u2715\", fontcolor=\"{GREY}\"]"
+            elif child.status == "unvisited":
+                style = f" [style=dotted, color=\"{GREY}\"]"
+            elif child.best:
+                style = f" [penwidth=4, color=\"{BEST}\"]"
+            else:
+                style = ""
+            lines.append(f"  n{numbers[id(node)]} -> n{numbers[id(child)]}{style};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# --- builders -------------------------------------------------------------------------
+def _bound(bound):
+    if bound == float("inf"):
+        return "\u221e"
+    if bound == float("-inf"):
+        return "\u2212\u221e"
+    return str(bound)
+
+
+def explicit_tree_figure(answer):
+    """The Figure of an explicit tree's search (``answer``: programs.tree.TreeAnswer):
+    the WHOLE tree, with the branches the search never reached greyed out."""
+    from .games.explicit_tree import path_text
+
+    visited = {node.state: node for node in answer.visited}
+    chosen = {node.state for node in answer.recorder.chosen_path(answer.best)}
+    pruned_tops = set(answer.pruned)
+    min_root = answer.game.min_root
+
+    def build(tree_node, path, status):
+        searched = visited.get(path)
+        if status == "visited" and searched is None:
+            status = "pruned" if path in pruned_tops else "unvisited"
+        elif status != "visited":
+            status = "unvisited"
+        role = "max" if (len(path) % 2 == 0) != min_root else "min"
+        if searched is not None:
+            value = str(searched.value)
+        elif tree_node.is_leaf:
+            value = str(tree_node.value)     # a leaf's number is on the drawn tree anyway
+        else:
+            value = None
+        node = FigureNode(role, leaf=tree_node.is_leaf, status=status, value=value,
+                          label=tree_node.label, best=path in chosen,
+                          tooltip=f"path {path_text(path) or '(root)'}"
+                          + ("" if status == "visited" else f" ({status})"))
+        if searched is not None and answer.prune:
+            node.alpha, node.beta = _bound(searched.alpha), _bound(searched.beta)
+        if not tree_node.is_leaf:
+            node.children = [build(child, path + (index,), status)
+                             for index, child in enumerate(tree_node.children)]
+        return node
+
+    root = build(answer.root, (), "visited")
+    method = "alpha-beta" if answer.prune else "minimax"
+    best = "none" if answer.best is None else str(answer.best)
+    caption = [f"{method}, root {'MIN' if min_root else 'MAX'}: value {answer.value}, "
+               f"best move {best}"]
+    if answer.prune:
+        caption.append("pruned: " + (", ".join(path_text(p) for p in answer.pruned)
+                                     if answer.pruned else "none"))
+    return Figure(root, caption)
+
+
+def search_figure(recorder, result, board_of, child_of, caption=(), prune=True,
+                  describe=None):
+    """The Figure of a real game's search recorded by ``recorder``
+    (engine.searchtree.SearchTreeRecorder) with SearchResult ``result``.
+
+    ``board_of(state)`` gives the rows of the small board drawn in a node;
+    ``child_of(state, action)`` the state a pruned action would have reached (its board is
+    drawn greyed); ``describe(state)`` an optional hover text.
+    """
+    chosen = {id(node) for node in recorder.chosen_path(result.action)}
+
+    def build(searched):
+        node = FigureNode("max" if searched.is_max else "min", leaf=searched.is_leaf,
+                          value=str(searched.value), board=board_of(searched.state),
+                          best=id(searched) in chosen,
+                          tooltip=describe(searched.state) if describe else None)
+        if prune:
+            node.alpha, node.beta = _bound(searched.alpha), _bound(searched.beta)
+        if searched.hidden:
+            node.note = f"+{searched.hidden} not drawn"
+        node.children = [build(child) for child in searched.children]
+        for action in searched.pruned:
+            state = child_of(searched.state, action)
+            stub = FigureNode("min" if searched.is_max else "max", status="pruned",
+                              board=board_of(state),
+                              tooltip=describe(state) if describe else None)
+            node.children.append(stub)
+        return node
+
+    warnings = []
+    if recorder.capped:
+        warnings.append(f"capped: drew the {recorder.recorded} visited nodes of depth <= "
+                        f"{recorder.drawn_depth} out of {recorder.visited} visited "
+                        "(raise --max-nodes to see more)")
+    return Figure(build(recorder.root), caption, warnings)

@@ -1,0 +1,237 @@
+"""Explicit game trees, as drawn in pen-and-paper exercises (issue 9).
+
+Grammar (whitespace and newlines are free; ``#`` starts a comment to the end of the line)::
+
+    node   := [label ':'] (leaf | '(' node node* ')')
+    leaf   := an integer, optionally negative:  3   -12   +4
+    label  := a letter or '_', then letters, digits, '_' or "'"  (A, B2, max_1, C')
+
+Examples: ``((3 12 8) (2 4 6) (14 5 2))`` (AIMA Figure 5.2) and
+``A:(B:(3 12 8) C:(2 4 6) D:(14 5 2))``. ``()`` is not a node: an interior node has at
+least one child.
+
+The game: a state is the *path* of a node, the tuple of child indices from the root
+(root = ``()``). The root is MAX unless ``min_root``; levels alternate. Actions are child
+indices in left-to-right order (the exercises' visit order); a leaf is terminal and its
+utility is its number. Rules only: the search is engine.search.
+"""
+
+from ..errors import UsageError
+from ..game import Game
+
+LABEL_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+LABEL_REST = LABEL_START + "0123456789'"
+DIGITS = "0123456789"
+
+
+class TreeSyntaxError(UsageError):
+    """Malformed tree text; the message names the line and column (1-based)."""
+
+    def __init__(self, message, line, column):
+        super().__init__(f"line {line}, column {column}: {message}")
+        self.line = line
+        self.column = column
+
+
+class TreeNode:
+    """One node of an explicit tree: ``label`` (str or None) and either ``value`` (a
+    leaf's int) or ``children`` (a non-empty list of TreeNode)."""
+
+    __slots__ = ("label", "value", "children")
+
+    def __init__(self, label=None, value=None, children=None):
+        self.label = label
+        self.value = value
+        self.children = children
+
+    @property
+    def is_leaf(self):
+        return self.children is None
+
+    def __repr__(self):
+        head = f"{self.label}:" if self.label else ""
+        if self.is_leaf:
+            return f"{head}{self.value}"
+        return head + "(" + " ".join(map(repr, self.children)) + ")"
+
+
+class _Reader:
+    """Character cursor over the tree text that knows line and column for errors."""
+
+    def __init__(self, text):
+        self.text = text
+        self.position = 0
+
+    def where(self, position=None):
+        position = self.position if position is None else position
+        before = self.text[:position]
+        line = before.count("\n") + 1
+        column = position - (before.rfind("\n") + 1) + 1
+        return line, column
+
+    def fail(self, message, position=None):
+        raise TreeSyntaxError(message, *self.where(position))
+
+    def skip_space(self):
+        text, i = self.text, self.position
+        while i < len(text):
+            if text[i].isspace():
+                i += 1
+            elif text[i] == "#":
+                end = text.find("\n", i)
+                i = len(text) if end < 0 else end
+            else:
+                break
+        self.position = i
+
+    def peek(self):
+        return self.text[self.position] if self.position < len(self.text) else ""
+
+
+def _describe(char):
+    return "end of input" if not char else repr(char)
+
+
+def parse_tree(text):
+    """The TreeNode that ``text`` spells; TreeSyntaxError naming line and column if not.
+
+    Iterative (an explicit stack), so a very deep tree cannot overflow Python's stack.
+    """
+    reader = _Reader(text)
+    stack = []        # open '(' nodes: (node, position of its '(')
+    root = None
+    while True:
+        reader.skip_space()
+        start = reader.position
+        char = reader.peek()
+        if char == ")":
+            if not stack:
+                reader.fail("')' without a matching '('")
+            node, opened = stack.pop()
+            if not node.children:
+                reader.fail("empty node '()': an interior node needs at least one child",
+                            opened)
+            reader.position += 1
+            finished = node
+        else:
+            if root is not None and not stack:
+                reader.fail(f"unexpected {_describe(char)} after the end of the tree")
+            if not char:
+                if stack:
+                    line, column = reader.where(stack[-1][1])
+                    reader.fail(f"end of input: '(' at line {line}, column {column} "
+                                "is never closed")
+                reader.fail("empty input: expected a tree such as ((3 12 8) (2 4 6))")
+            label = _read_label(reader)
+            if label is not None:
+                reader.skip_space()
+                char = reader.peek()
+            if char == "(":
+                node = TreeNode(label, children=[])
+                stack.append((node, reader.position))
+                reader.position += 1
+                if stack[:-1]:
+                    stack[-2][0].children.append(node)
+                elif root is None:
+                    root = node
+                continue
+            if char and (char in DIGITS or char in "+-"):
+                finished = TreeNode(label, value=_read_integer(reader))
+                if stack:
+                    stack[-1][0].children.append(finished)
+                elif root is None:
+                    root = finished
+            else:
+                if label is not None:
+                    reader.fail(f"expected a number or '(' after label {label!r}, "
+                                f"found {_describe(char)}")
+                reader.fail(f"expected a number, '(' or a label, found {_describe(char)}",
+                            start)
+        if not stack and root is not None:
+            reader.skip_space()
+            if reader.peek():
+                reader.fail(f"unexpected {_describe(reader.peek())} after the end of "
+                            "the tree")
+            return root
+
+
+def _read_label(reader):
+    """A ``Name:`` prefix at the cursor (consumed, name returned) or None (nothing read)."""
+    text, i = reader.text, reader.position
+    if i >= len(text) or text[i] not in LABEL_START:
+        return None
+    j = i + 1
+    while j < len(text) and text[j] in LABEL_REST:
+        j += 1
+    if j < len(text) and text[j] == ":":
+        reader.position = j + 1
+        return text[i:j]
+    word = text[i:j]
+    reader.fail(f"expected a number, '(' or a label, found {word!r} "
+                f"(a label is written {word}: right before its node)", i)
+
+
+def _read_integer(reader):
+    text, i = reader.text, reader.position
+    j = i + 1 if text[i] in "+-" else i
+    k = j
+    while k < len(text) and text[k] in DIGITS:
+        k += 1
+    if k == j:
+        reader.fail(f"expected digits after {text[i]!r}", j)
+    if k < len(text) and not (text[k].isspace() or text[k] in "()#"):
+        reader.fail(f"unexpected {text[k]!r} in a number (leaves are integers)", k)
+    reader.position = k
+    return int(text[i:k])
+
+
+def node_at(root, path):
+    """The node reached from ``root`` by the child indices of ``path``."""
+    node = root
+    for index in path:
+        node = node.children[index]
+    return node
+
+
+def path_text(path):
+    """The issue's path notation: indices joined by '.', the root is ``""``."""
+    return ".".join(map(str, path))
+
+
+class ExplicitTree(Game):
+    """The game played on an explicit tree: states are paths (tuples of child indices)."""
+
+    def __init__(self, root, min_root=False):
+        self.root = root
+        self.min_root = min_root
+
+    def initial_state(self):
+        return ()
+
+    def node(self, path):
+        return node_at(self.root, path)
+
+    # --- the assignments' interface -----------------------------------------------
+    def actions(self, path):
+        return list(range(len(self.node(path).children)))
+
+    def result(self, path, index):
+        return path + (index,)
+
+    def is_terminal(self, path):
+        return self.node(path).is_leaf
+
+    def utility(self, path):
+        return self.node(path).value
+
+    def is_maxs_turn(self, path):
+        # Levels alternate from the root: even depths belong to the root's side.
+        return (len(path) % 2 == 0) != self.min_root
+
+    # --- hot path ---------------------------------------------------------------------
+    def successors(self, path):
+        return [(index, path + (index,)) for index in range(len(self.node(path).children))]
+
+    def terminal_value(self, path):
+        node = self.node(path)
+        return node.value if node.children is None else None

@@ -1,0 +1,126 @@
+"""picture: draw the tree a game program actually searched (SVG, or DOT on stdout).
+
+usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] [--max-nodes N]
+
+games:
+  tictactoe STATE [prune [PLY]]   the search of tictactoe.py STATE PATH [prune [PLY]]:
+                                  same game, same options, same visit order
+
+Each node shows its board (small), MAX/MIN (frame colour and a small triangle), its value
+and, with pruning, its final alpha/beta; pruned branches are dashed and grey (their boards
+greyed), the chosen line is orange. Pictures keep whole levels: with more than N visited
+nodes (default 300) the deepest levels are left out, and both the picture and stderr say so.
+
+options:
+  --svg OUT.svg   write the picture (default: GAME.svg in the current folder)
+  --dot           print Graphviz DOT on stdout instead of writing an SVG
+  --max-nodes N   draw at most N visited nodes (default 300)
+"""
+
+import sys
+
+from ..drawing import render_dot, render_svg, search_figure
+from ..errors import UsageError
+from ..search import search
+from ..searchtree import SearchTreeRecorder
+from .common import parse_positive_int, run_program, write_atomically
+
+SUMMARY = "pictures of searches: picture tictactoe STATE [prune [PLY]] --svg OUT.svg"
+USAGE = ("usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] "
+         "[--max-nodes N]")
+DEFAULT_MAX_NODES = 300
+
+
+class TicTacToeAdapter:
+    """What ``picture`` needs of tictactoe.py: its argument rules, game and search options.
+
+    A game adapter offers: ``parse(args) -> (game, state, search keyword arguments,
+    caption)`` (UsageError on bad input), ``board(state) -> rows``, ``child(state, action)``.
+    """
+
+    name = "tictactoe"
+
+    def parse(self, args):
+        from ..games.tictactoe import TicTacToe
+        from .tictactoe import parse_arguments
+        if not 1 <= len(args) <= 3:
+            raise UsageError("tictactoe takes STATE [prune [PLY]]")
+        board, _, prune, ply = parse_arguments([args[0], "-"] + args[1:])
+        game = TicTacToe(evaluate_terminals=ply is not None)
+        if game.terminal_value(board) is not None:
+            raise UsageError(f"{board} is terminal: tictactoe.py searches nothing there")
+        self.game = game
+        method = "alpha-beta" if prune else "minimax"
+        caption = f"tictactoe.py {board} PATH" + (" prune" if prune else "") + \
+            (f" {ply}" if ply else "") + f"  ({method}"
+        caption += f", cut off at depth {ply}, leaves valued E(s))" if ply else ")"
+        return game, board, {"prune": prune, "depth": ply}, caption
+
+    def board(self, state):
+        return (state[0:3], state[3:6], state[6:9])
+
+    def child(self, state, action):
+        return self.game.result(state, action)
+
+
+ADAPTERS = {"tictactoe": TicTacToeAdapter}
+
+
+def parse_arguments(argv):
+    """(adapter, game arguments, svg path or None, dot, max_nodes) or UsageError."""
+    words = list(argv)
+    svg, dot, max_nodes, rest = None, False, DEFAULT_MAX_NODES, []
+    while words:
+        word = words.pop(0)
+        if word in ("--svg", "--max-nodes"):
+            if not words:
+                raise UsageError(f"{word} needs a value; {USAGE}")
+            value = words.pop(0)
+            if word == "--svg":
+                svg = value
+            else:
+                max_nodes = parse_positive_int(value, "--max-nodes")
+        elif word == "--dot":
+            dot = True
+        elif word.startswith("--") and word[2:3].isalpha():
+            # (a board such as --------- is an argument, not an option)
+            raise UsageError(f"unknown option {word!r}; {USAGE}")
+        else:
+            rest.append(word)
+    if not rest:
+        raise UsageError(f"missing GAME (one of: {', '.join(ADAPTERS)}); {USAGE}")
+    if rest[0] not in ADAPTERS:
+        raise UsageError(f"unknown game {rest[0]!r}; pictures exist for: "
+                         f"{', '.join(ADAPTERS)}")
+    if dot and svg is not None:
+        raise UsageError("choose one of --svg and --dot")
+    return ADAPTERS[rest[0]](), rest[1:], svg, dot, max_nodes
+
+
+def run(argv):
+    adapter, args, svg, dot, max_nodes = parse_arguments(argv)
+    if not args:
+        raise UsageError(f"missing the {adapter.name} arguments; see --help")
+    game, state, options, caption = adapter.parse(args)
+    recorder = SearchTreeRecorder(game, max_nodes=max_nodes)
+    result = search(game, state, tracer=recorder, **options)
+    move = adapter.board(result.child) if result.child is not None else None
+    lines = [caption, f"value {result.value}; visited {recorder.visited} nodes"
+             + (f"; chosen: {'/'.join(move)}" if move else "")]
+    figure = search_figure(recorder, result, adapter.board, adapter.child, lines,
+                           prune=options.get("prune", True))
+    if recorder.capped:
+        print(f"picture: {figure.warnings[0]}", file=sys.stderr)
+    if dot:
+        sys.stdout.write(render_dot(figure))
+    else:
+        path = svg if svg is not None else f"{adapter.name}.svg"
+        write_atomically(path, render_svg(figure))
+        print(f"picture: wrote {path} ({recorder.recorded} nodes drawn)", file=sys.stderr)
+    return 0
+
+
+def main(argv=None):
+    """Entry point: ``main(sys.argv[1:])`` -> exit code."""
+    return run_program("picture", run, sys.argv[1:] if argv is None else argv,
+                       help_text=__doc__)
