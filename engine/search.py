@@ -6,8 +6,11 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
 * ``depth``     depth cut-off. The root is depth 0; a node at depth == ``depth`` is a leaf
                 valued by ``game.evaluate``. The terminal test comes FIRST, so a terminal
                 node at the cut-off gets ``game.terminal_value``.
-* ``window``    the root's (alpha, beta). Also the initial ``v`` of Max (alpha) and Min
-                (beta) nodes; the assignments use (-inf, inf) or e.g. (-1000, 1000).
+* ``window``    the root's (alpha, beta); the assignments use (-inf, inf) or e.g.
+                (-1000, 1000). ``v`` always starts at -inf (Max) / +inf (Min) as in AIMA:
+                the same values whenever the game's values lie inside the window, and a
+                sound bound when a narrowed window is reached (a node that started at the
+                window's edge could report that edge as a bound it never proved).
 * ``tracer``    an observer (see :class:`engine.trace.Tracer`) told about every visited node:
                 ``enter(state, action, depth, alpha, beta)`` before the node is examined,
                 ``leave(state, action, depth, value, alpha, beta, kind)`` just before it
@@ -226,7 +229,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                     index = values.index(v)
                     visited = len(values)
                 else:
-                    v = low if maximizing else high
+                    v = -INF if maximizing else INF
                     index = visited = 0
                     for cv in values:
                         visited += 1
@@ -259,7 +262,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                     children = _hint_first(children, hint)
                 d1 = d + 1
                 if maximizing:
-                    v = low
+                    v = -INF
                     for a, child in children:
                         cv = visit(child, a, d1, alpha, beta)
                         if cv > v:
@@ -273,7 +276,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                             if v > alpha:
                                 alpha = v
                 else:
-                    v = high
+                    v = INF
                     for a, child in children:
                         cv = visit(child, a, d1, alpha, beta)
                         if cv < v:
@@ -363,7 +366,7 @@ def _search_root(game, state, visit, prune, limit, low, high, tracer, table, ord
     maximizing = game.is_maxs_turn(state)
     root_values = []
     best = None
-    v = low if maximizing else high
+    v = -INF if maximizing else INF
     for a, child in children:
         cv = visit(child, a, 1, alpha, beta)
         root_values.append((a, cv))

@@ -115,3 +115,22 @@ def test_min_root_and_fan_out_tracers():
     result = alphabeta(game, (), tracer=Tracers(first, second))
     assert result.value == minimax(game, ()).value == 6
     assert first.root_ard == second.root_ard
+
+
+def test_table_bounds_stay_sound_when_a_narrowed_window_is_reached():
+    """Regression: v started at the window's edge, so a child searched with an empty window
+    (alpha == beta == the edge) cut at once and stored the edge as an unproved bound."""
+    from engine.search import EXACT, LOWER, UPPER, TranspositionTable
+
+    game = NestedTree(((5, 7), (9, 8), (6, 2)))
+    table = TranspositionTable()
+    alphabeta(game, (), window=(-INF, 5), table=table)
+    assert table, "the search stored entries"
+    for path, (_, value, flag, _) in table.items():
+        true = minimax(game, path).value
+        if flag == EXACT:
+            assert value == true, path
+        elif flag == LOWER:
+            assert true >= value, path
+        else:
+            assert flag == UPPER and true <= value, path
