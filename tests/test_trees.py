@@ -204,6 +204,41 @@ def test_svg_parses_with_one_shape_per_node_and_a_dashed_edge_per_pruned_branch(
     assert dot.startswith("digraph") and dot.count("style=dashed,") == len(answer.pruned)
 
 
+MORRIS_CASES = sorted(c for c in (REPO / "fixtures" / "morris").glob("*/cmd")
+                      if (c.parent / "expected" / "visited.txt").exists())
+
+
+@pytest.mark.parametrize("cmd", MORRIS_CASES, ids=[c.parent.name for c in MORRIS_CASES])
+def test_picture_records_exactly_the_nodes_tmmorris_lists(cmd):
+    """Same check for Three Men's Morris: the picture searches what tmmorris.py searched."""
+    from engine.programs.picture import MorrisAdapter
+    from engine.searchtree import SearchTreeRecorder
+    words = cmd.read_text().split()          # tmmorris.py STATE PATH PLY TURN
+    game, state, options, _ = MorrisAdapter().parse([words[1], words[3], words[4]])
+    recorder = SearchTreeRecorder(game)
+    search(game, state, tracer=recorder, **options)
+    listed = (cmd.parent / "expected" / "visited.txt").read_text().splitlines()
+
+    def post_order(node):
+        for child in node.children:
+            yield from post_order(child)
+        yield f"{node.state[0]} {node.value}"
+
+    assert list(post_order(recorder.root))[:-1] == listed
+
+
+def test_picture_of_morris_draws_boards_and_refuses_terminal_positions(tmp_path):
+    completed = run_engine(["picture", "morris", "x--------", "3", "o", "--svg", "m.svg"],
+                           tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    document = ET.parse(str(tmp_path / "m.svg")).getroot()
+    shapes = [e for e in document.iter() if "node" in classes(e)]
+    assert len([e for e in shapes if "pruned" not in classes(e)]) > 8
+    terminal = run_engine(["picture", "morris", "xxx-o-o--", "2", "o"], tmp_path)
+    assert terminal.returncode == 2 and terminal.stderr.count(b"\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.svg"]
+
+
 def _walk(node):
     yield node
     for child in node.children or ():

@@ -5,6 +5,7 @@ usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] [--max-nod
 games:
   tictactoe STATE [prune [PLY]]   the search of tictactoe.py STATE PATH [prune [PLY]]:
                                   same game, same options, same visit order
+  morris STATE PLY TURN           the search of tmmorris.py STATE PATH PLY TURN
 
 Each node shows its board (small), MAX/MIN (frame colour and a small triangle), its value
 and, with pruning, its final alpha/beta; pruned branches are dashed and grey (their boards
@@ -25,7 +26,8 @@ from ..search import search
 from ..searchtree import SearchTreeRecorder
 from .common import parse_positive_int, run_program, write_atomically
 
-SUMMARY = "pictures of searches: picture tictactoe STATE [prune [PLY]] --svg OUT.svg"
+SUMMARY = ("pictures of searches: picture tictactoe STATE [prune [PLY]] | "
+           "morris STATE PLY TURN --svg OUT.svg")
 USAGE = ("usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] "
          "[--max-nodes N]")
 DEFAULT_MAX_NODES = 300
@@ -63,7 +65,38 @@ class TicTacToeAdapter:
         return self.game.result(state, action)
 
 
-ADAPTERS = {"tictactoe": TicTacToeAdapter}
+class MorrisAdapter:
+    """What ``picture`` needs of tmmorris.py: STATE PLY TURN, searched exactly as the
+    program searches (its game, repetition rule and depth ``min(PLY, 7)``)."""
+
+    name = "morris"
+
+    def parse(self, args):
+        from ..games.morris import DECISIVE_HORIZON, MorrisLookahead
+        from .morris import parse_arguments
+        if len(args) != 3:
+            raise UsageError("morris takes STATE PLY TURN")
+        board, _, ply, turn = parse_arguments([args[0], "-", args[1], args[2]])
+        game = MorrisLookahead()
+        root = game.root(board, turn)
+        if game.terminal_value(root) is not None:
+            raise UsageError(f"{board} with {turn} to move is terminal: "
+                             "tmmorris.py searches nothing there")
+        self.game = game
+        depth = min(ply, DECISIVE_HORIZON)
+        caption = (f"tmmorris.py {board} PATH {ply} {turn}  (alpha-beta to depth {depth}; "
+                   "a repeated position is a draw)")
+        return game, root, {"prune": True, "depth": depth}, caption
+
+    def board(self, node):
+        board = node[0]
+        return (board[0:3], board[3:6], board[6:9])
+
+    def child(self, node, action):
+        return self.game.result(node, action)
+
+
+ADAPTERS = {"tictactoe": TicTacToeAdapter, "morris": MorrisAdapter}
 
 
 def parse_arguments(argv):
