@@ -14,6 +14,7 @@ help:
 	@echo "make tictactoe    build ./tictactoe.bin"
 	@echo "make bench        run every benchmark under bench/"
 	@echo "make clean        remove build products and the virtual environment"
+	@echo "per-program targets (tmmorris, TakeStones.class, a4-output, lineemup-experiments, ...): mk/*.mk"
 
 venv: $(VENV)/.ready
 
