@@ -43,7 +43,7 @@ bench:
 	$(PYTHON) bench/run_all.py
 
 clean:
-	rm -rf $(VENV) *.bin .pytest_cache build
+	rm -rf $(VENV) *.bin *.class .pytest_cache build
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 -include mk/*.mk
