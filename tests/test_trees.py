@@ -212,19 +212,10 @@ MORRIS_CASES = sorted(c for c in (REPO / "fixtures" / "morris").glob("*/cmd")
 def test_picture_records_exactly_the_nodes_tmmorris_lists(cmd):
     """Same check for Three Men's Morris: the picture searches what tmmorris.py searched."""
     from engine.programs.picture import MorrisAdapter
-    from engine.searchtree import SearchTreeRecorder
     words = cmd.read_text().split()          # tmmorris.py STATE PATH PLY TURN
-    game, state, options, _ = MorrisAdapter().parse([words[1], words[3], words[4]])
-    recorder = SearchTreeRecorder(game)
-    search(game, state, tracer=recorder, **options)
-    listed = (cmd.parent / "expected" / "visited.txt").read_text().splitlines()
-
-    def post_order(node):
-        for child in node.children:
-            yield from post_order(child)
-        yield f"{node.state[0]} {node.value}"
-
-    assert list(post_order(recorder.root))[:-1] == listed
+    recorded, _ = recorded_listing(MorrisAdapter(), [words[1], words[3], words[4]],
+                                   board=lambda node: node[0])
+    assert recorded == (cmd.parent / "expected" / "visited.txt").read_text().splitlines()
 
 
 def test_picture_of_morris_draws_boards_and_refuses_terminal_positions(tmp_path):
@@ -324,18 +315,25 @@ def test_picture_records_exactly_the_nodes_tictactoe_lists(cmd):
     """The official visited files list every node but the root in post-order: the
     picture's recorder, uncapped, must have seen the same states with the same values."""
     from engine.programs.picture import TicTacToeAdapter
-    from engine.searchtree import SearchTreeRecorder
     words = cmd.read_text().split()
     args = [words[1]] + words[3:]
-    game, state, options, _ = TicTacToeAdapter().parse(args)
+    recorded, visited = recorded_listing(TicTacToeAdapter(), args, board=lambda s: s)
+    listed = (cmd.parent / "expected" / "visited.txt").read_text().splitlines()
+    assert recorded == listed
+    assert visited == len(listed) + 1
+
+
+def recorded_listing(adapter, args, board):
+    """The visited-file lines (``BOARD VALUE``, post-order, root left out) that picture's
+    recorder saw while searching as ``adapter`` says, and the number of visited nodes."""
+    from engine.searchtree import SearchTreeRecorder
+    game, state, options, _ = adapter.parse(args)
     recorder = SearchTreeRecorder(game)
     search(game, state, tracer=recorder, **options)
-    listed = (cmd.parent / "expected" / "visited.txt").read_text().splitlines()
 
     def post_order(node):
         for child in node.children:
             yield from post_order(child)
-        yield f"{node.state} {node.value}"
+        yield f"{board(node.state)} {node.value}"
 
-    assert list(post_order(recorder.root))[:-1] == listed
-    assert recorder.visited == len(listed) + 1
+    return list(post_order(recorder.root))[:-1], recorder.visited
