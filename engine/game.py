@@ -16,7 +16,8 @@ The search never calls those six directly: it calls the three *hot-path* methods
 whose defaults are built from them. A game overrides a hot-path method when it can do
 the same work with fewer calls per node (e.g. one win test instead of two):
 
-    successors(state)      list of (action, child) pairs in visit order
+    successors(state)      (action, child) pairs in visit order: a list, or a generator
+                           (alpha-beta then builds only the children it visits)
     terminal_value(state)  None if the state is not terminal, else its value
     horizon_values(state)  optional bulk evaluation of all children at the cut-off
 

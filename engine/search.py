@@ -22,11 +22,15 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 bulk ``horizon_values``: instead of enter/leave for each child on the
                 cut-off it is told once that ``count`` of them were valued at ``depth``.
 * ``stats``     a :class:`Statistics` object that receives the counts (accumulates).
-* ``memo``      a dict memoising whole subtrees by (state, depth left, alpha, beta). With a
-                tracer, the tracer must be replayable (``mark``/``capture``/``replay``): the
-                subtree's trace is recorded once and replayed on every later visit, so the
-                output is byte-identical to a full search. Only valid for games whose subtree
-                depends on the state alone (no path-dependent rules).
+* ``memo``      a dict memoising whole subtrees by (key, depth left, alpha, beta), where the
+                key is ``memo_key(state)`` if that option is given, else the state itself.
+                With a tracer, the tracer must be replayable (``mark``/``capture``/
+                ``replay``): the subtree's trace is recorded once and replayed on every
+                later visit, so the output is byte-identical to a full search. Only valid
+                for games whose subtree depends on the key alone (no path-dependent rules).
+* ``memo_key``  e.g. a game's ``subtree_key``: a key shared by states whose subtrees have
+                the same shape and values. With a tracer, states sharing a key may print
+                differently: ``replay(segment, state)`` must adapt the text to ``state``.
 * ``table``     a :class:`TranspositionTable` (values with bound flags and best moves).
 * ``order``     ``order(state, children, hint, depth) -> children``: move ordering; ``hint`` is
                 the transposition table's best action for the state (or None).
@@ -122,18 +126,16 @@ def _overrides(tracer, event):
     return getattr(type(tracer), event, None) is not getattr(Tracer, event)
 
 
-def _report_pruned(tracer, state, depth, children, action):
-    """Tell ``tracer`` which children a cut after the child of ``action`` skipped (if any)."""
-    for index, pair in enumerate(children):
-        if pair[0] == action:
-            skipped = [later[0] for later in children[index + 1:]]
-            if skipped:
-                tracer.pruned(state, depth, skipped)
-            return
+def _report_pruned(tracer, state, depth, rest):
+    """Tell ``tracer`` which children a cut skipped: those ``rest`` (the iterator over
+    the children, stopped at the cut) has not yielded yet, if any."""
+    skipped = [pair[0] for pair in rest]
+    if skipped:
+        tracer.pruned(state, depth, skipped)
 
 
 def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=None,
-           stats=None, memo=None, table=None, order=None, deadline=None,
+           stats=None, memo=None, memo_key=None, table=None, order=None, deadline=None,
            clock=time.perf_counter, check_every=256):
     """Search ``state`` of ``game`` and return a :class:`SearchResult` (see module doc)."""
     if stats is None:
@@ -151,6 +153,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
         horizon_values = None
     if memo is not None and tracer is not None:
         mark, capture, replay = tracer.mark, tracer.capture, tracer.replay
+    leave = tracer.leave if tracer is not None else None
     # A tracer that keeps Tracer's no-op enter/pruned is not called for them: the calls
     # (and the list of pruned actions) would cost time on every node for nothing.
     report_enter = tracer is not None and _overrides(tracer, "enter")
@@ -173,18 +176,18 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
             if clock() >= deadline:
                 raise SearchTimeout("search deadline reached")
         if memo is not None:
-            memo_key = (state, limit - d, alpha, beta)
-            hit = memo.get(memo_key)
+            entry_key = (state if memo_key is None else memo_key(state), limit - d, alpha, beta)
+            hit = memo.get(entry_key)
             if hit is not None:
                 memo_hits += 1
                 nodes += hit[2] - 1
                 evaluations += hit[3]
                 if tracer is not None:
-                    replay(hit[1])
+                    replay(hit[1], state)
                 return hit[0]
             first_node, first_evaluation = nodes - 1, evaluations
             if tracer is not None:
-                start = mark()
+                start = mark(state)
         if report_enter:
             tracer.enter(state, action, d, alpha, beta)
 
@@ -210,8 +213,11 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                                 or (flag == UPPER and stored <= alpha)):
                             table_hits += 1
                             if tracer is not None:
-                                tracer.leave(state, action, d, stored, alpha, beta,
-                                             TRANSPOSITION)
+                                leave(state, action, d, stored, alpha, beta, TRANSPOSITION)
+                                if memo is not None:
+                                    # Close the mark; not memoised: a later visit may
+                                    # find another table entry.
+                                    capture(start)
                             return stored
                 alpha_in, beta_in = alpha, beta
             maximizing = is_max(state)
@@ -255,11 +261,14 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                 if tracer is not None:
                     tracer_leaves(state, d + 1, visited)
             else:
+                # One iterator: a generator of children is pulled only up to a cut,
+                # and what it has not yielded then is what the cut skipped.
                 children = successors(state)
                 if order is not None:
                     children = order(state, children, hint, d)
                 elif hint is not None:
                     children = _hint_first(children, hint)
+                children = iter(children)
                 d1 = d + 1
                 if maximizing:
                     v = -INF
@@ -271,7 +280,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                             if v >= beta:
                                 cutoffs += 1
                                 if report_pruned:
-                                    _report_pruned(tracer, state, d, children, a)
+                                    _report_pruned(tracer, state, d, children)
                                 break
                             if v > alpha:
                                 alpha = v
@@ -285,7 +294,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                             if v <= alpha:
                                 cutoffs += 1
                                 if report_pruned:
-                                    _report_pruned(tracer, state, d, children, a)
+                                    _report_pruned(tracer, state, d, children)
                                 break
                             if v < beta:
                                 beta = v
@@ -299,14 +308,14 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                 table[table_key] = (limit - d, v, flag, best)
 
         if tracer is not None:
-            tracer.leave(state, action, d, v, alpha, beta, kind)
+            leave(state, action, d, v, alpha, beta, kind)
         if memo is not None:
             if tracer is None:
-                memo[memo_key] = (v, None, nodes - first_node, evaluations - first_evaluation)
+                memo[entry_key] = (v, None, nodes - first_node, evaluations - first_evaluation)
             else:
                 segment = capture(start)
                 if segment is not None:
-                    memo[memo_key] = (v, segment, nodes - first_node,
+                    memo[entry_key] = (v, segment, nodes - first_node,
                                       evaluations - first_evaluation)
         return v
 
@@ -329,6 +338,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
 
 def _hint_first(children, hint):
     """``children`` with the child of action ``hint`` moved to the front (stable otherwise)."""
+    children = list(children)
     for index, pair in enumerate(children):
         if pair[0] == hint:
             if index:

@@ -77,8 +77,11 @@ class TraceRecorder(Tracer):
         self.pending_chars = 0       # replayed characters not yet flushed
 
     # --- replay protocol used by engine.search -----------------------------------
-    def mark(self):
-        """An opaque position in the trace, taken before a subtree starts."""
+    def mark(self, state=None):
+        """An opaque position in the trace, taken before the subtree of ``state`` starts.
+
+        The search matches every ``mark`` with one ``capture``, innermost first.
+        """
         return self.generation, len(self.chunks)
 
     def capture(self, position):
@@ -101,8 +104,9 @@ class TraceRecorder(Tracer):
             self.flush()
         return segment if len(segment) <= self.max_segment else None
 
-    def replay(self, segment):
-        """Emit a segment captured earlier."""
+    def replay(self, segment, state=None):
+        """Emit a segment captured earlier, for a subtree with the same memo key as
+        ``state`` (the same state unless the game defines ``subtree_key``)."""
         self.chunks.append(segment)
         if self.sink is not None:
             self.pending_chars += len(segment)

@@ -6,7 +6,7 @@ from engine.errors import SearchTimeout
 from engine.game import Game
 from engine.iterative import iterative_deepening
 from engine.search import EVALUATED, INF, INTERIOR, alphabeta, minimax, search
-from engine.trace import RecursionDepthTracer, Tracers
+from engine.trace import RecursionDepthTracer, Tracer, TraceRecorder, Tracers
 
 
 class NestedTree(Game):
@@ -134,3 +134,64 @@ def test_table_bounds_stay_sound_when_a_narrowed_window_is_reached():
             assert true >= value, path
         else:
             assert flag == UPPER and true <= value, path
+
+
+class LazyNestedTree(NestedTree):
+    """NestedTree whose successors are a generator that logs each child it builds."""
+
+    def __init__(self, tree):
+        super().__init__(tree)
+        self.built = []
+
+    def successors(self, path):
+        for index in range(len(self.node(path))):
+            self.built.append(path + (index,))
+            yield index, path + (index,)
+
+
+class PrunedLog(Tracer):
+    def __init__(self):
+        self.events = []
+
+    def pruned(self, state, depth, actions):
+        self.events.append((state, depth, list(actions)))
+
+
+def test_generator_successors_are_pulled_only_up_to_a_cut():
+    lists, lazy = NestedTree(AIMA_FIGURE_5_2), LazyNestedTree(AIMA_FIGURE_5_2)
+    listed_log, lazy_log = PrunedLog(), PrunedLog()
+    expected = alphabeta(lists, (), tracer=listed_log)
+    found = alphabeta(lazy, (), tracer=lazy_log)
+    assert (found.value, found.action, found.stats.nodes) == (expected.value, expected.action,
+                                                              expected.stats.nodes)
+    # The cut under the second root child skips (1, 1) and (1, 2): reported, built only
+    # for the report (a tracer that ignores pruned gets them never built).
+    assert lazy_log.events == listed_log.events == [((1,), 1, [1, 2])]
+    quiet = LazyNestedTree(AIMA_FIGURE_5_2)
+    alphabeta(quiet, ())
+    assert (1, 1) not in quiet.built and (1, 2) not in quiet.built
+    assert len(quiet.built) == 10
+
+
+def test_memo_key_merges_states_and_replays_with_the_state():
+    """Paths that end in the same child index share a memo entry under this key; the
+    recorder is told the state each replay stands for."""
+    game = NestedTree(((1, 2), (1, 2), (1, 2)))
+
+    class Recorder(TraceRecorder):
+        def __init__(self):
+            super().__init__()
+            self.replayed_for = []
+
+        def leave(self, state, action, depth, value, alpha, beta, kind):
+            self.chunks.append(f"{value} ")
+
+        def replay(self, segment, state=None):
+            self.replayed_for.append(state)
+            super().replay(segment, state)
+
+    plain, merged = Recorder(), Recorder()
+    expected = minimax(game, (), tracer=plain, memo={})
+    found = minimax(game, (), tracer=merged, memo={}, memo_key=lambda path: path[1:])
+    assert found.value == expected.value == 1 and merged.text() == plain.text()
+    assert merged.replayed_for == [(1,), (2,)] and plain.replayed_for == []

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import take_stones_oracle as oracle
@@ -71,6 +71,48 @@ def test_moves_terminal_value_and_evaluation_match_the_oracle(data, n):
         assert game.evaluate(state) == oracle.static_value(n, available, last)
     else:
         assert game.terminal_value(state) == (-100 if max_turn else 100)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), st.integers(1, 40), st.booleans())
+def test_states_with_one_subtree_key_differ_only_in_varying_stones(data, n, evaluations):
+    """Toggling stones ``varying_stones`` names keeps the key, the moves and the values."""
+    game = TakeStones(n, evaluations=evaluations)
+    _, state, available, last, max_turn = random_state(data, n)
+    state = game.state(sum(1 << s for s in available), last, max_turn)
+    varying = game.varying_stones(state)
+    assert not varying & (1 << last) and not varying & game.legal_mask(state)
+    toggled = data.draw(st.sets(st.sampled_from([s for s in range(1, n + 1)
+                                                 if varying >> s & 1] or [0])))
+    other_available = set(available) ^ (toggled - {0})
+    other = game.state(sum(1 << s for s in other_available), last, max_turn)
+    assert game.subtree_key(other) == game.subtree_key(state)
+    assert game.varying_stones(other) == varying
+    depth = data.draw(st.integers(1, 4)) if evaluations else None
+    first = search(game, state, depth=depth, window=(-1000, 1000))
+    second = search(game, other, depth=depth, window=(-1000, 1000))
+    assert (first.value, first.action, first.stats.nodes, first.stats.evaluations) == (
+        second.value, second.action, second.stats.nodes, second.stats.evaluations)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data(), st.booleans())
+def test_random_histories_print_what_the_oracle_prints(capsys, monkeypatch, data, merge):
+    """Deeper histories than the sweep, with and without merged subtree keys."""
+    monkeypatch.setattr(program, "MERGE_SUBTREES", merge)
+    n = data.draw(st.integers(1, 30))
+    history = []
+    for _ in range(data.draw(st.integers(0, 6))):
+        last = history[-1] if history else None
+        choices = [s for s in range(1, n + 1) if s not in history
+                   and (last is None or s % last == 0 or last % s == 0)]
+        if not choices:
+            break
+        history.append(data.draw(st.sampled_from(choices)))
+    depth = data.draw(st.integers(0, 5) if n - len(history) <= 14 else st.integers(1, 4))
+    code, out, _ = run(capsys, n, len(history), *history, depth)
+    assert code == 0 and out == oracle.expected_output(n, history, depth)
 
 
 @pytest.mark.parametrize("n, taken, counted, value", [
@@ -292,30 +334,32 @@ def test_big_new_games_stream_what_the_oracle_prints(n):
 
 # --- bounded memory -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("budget, max_segment, every", [(0, 1 << 15, 64), (4000, 300, 200),
-                                                        (60000, 5000, 1000)])
+@pytest.mark.parametrize("budget, max_segment, flush_chars", [
+    (0, 1 << 15, 64), (4000, 300, 200), (60000, 5000, 1000)])
 def test_trimming_the_memo_never_changes_the_output(capsys, monkeypatch, budget,
-                                                    max_segment, every):
+                                                    max_segment, flush_chars):
     """Tiny budgets force memo trims and flushes mid-search: the text must not change."""
     monkeypatch.setattr(program, "MEMO_BUDGET", budget)
     monkeypatch.setattr(program, "MAX_SEGMENT", max_segment)
-    monkeypatch.setattr(program, "HOUSEKEEPING_EVERY", every)
-    for words in ([16, 0, 0], [15, 2, 3, 9, 0], [18, 1, 1, 5]):
+    monkeypatch.setattr(program, "FLUSH_CHARS", flush_chars)
+    for words in ([16, 0, 0], [15, 2, 3, 9, 0], [18, 1, 1, 5], [20, 2, 1, 2, 0]):
         code, out, _ = run(capsys, *words)
         n, k = words[0], words[1]
         assert code == 0 and out == oracle.expected_output(n, words[2:2 + k], words[-1])
 
 
 def test_bounded_memo_keeps_its_newest_entries_within_half_the_budget():
-    memo = program.BoundedMemo(budget=10 * (program.BoundedMemo.ENTRY_COST + 100))
+    entry_cost = program.BoundedMemo.ENTRY_COST + 100
+    memo = program.BoundedMemo(budget=10 * entry_cost)
     for index in range(8):
-        memo[index] = (0, "x" * 100, 1, 0)
-    memo.trim()
+        memo.added(100)
+        memo[index] = (0, (b"x" * 100, 0), 1, 0)
     assert list(memo) == list(range(8))           # under budget: untouched
     for index in range(8, 20):
-        memo[index] = (0, "x" * 100, 1, 0)
-    memo.trim()
-    assert list(memo) == [15, 16, 17, 18, 19]     # the newest, worth half the budget
+        memo.added(100)                           # over budget at the 11th: trimmed
+        memo[index] = (0, (b"x" * 100, 0), 1, 0)
+    assert list(memo) == list(range(10, 20))
+    assert memo.cost == len(memo) * entry_cost <= memo.budget
 
 
 def test_progress_note_only_after_the_quiet_time(capsys):
@@ -323,13 +367,12 @@ def test_progress_note_only_after_the_quiet_time(capsys):
     now = [0.0]
     progress = program.Progress(io.StringIO(), quiet_seconds=2.0, clock=lambda: now[0])
     progress.enabled = True                       # as if stderr were a terminal
-    progress.write("x" * 3_000_000)
-    progress.tick()
+    progress.write(b"x" * 3_000_000)
     assert capsys.readouterr().err == ""
     now[0] = 2.5
-    progress.tick()
+    progress.write(b"x" * 1_000_000)
     progress.done()
-    assert capsys.readouterr().err == "\rTakeStones: 3 MB of trace written\n"
+    assert capsys.readouterr().err == "\rTakeStones: 4 MB of trace written\n"
 
 
 def test_no_progress_note_when_stderr_is_not_a_terminal(capsys):

@@ -9,11 +9,18 @@ one stone; Max moves first (Max is to move iff an even number of stones has been
 
 A state is one int (small, hashable, cheap as a memo key)::
 
-    state = (available << shift | last_move) << 1 | max_to_move
+    state = ((others << width | key_stones) << shift | last_move) << 1 | max_to_move
 
-``available`` has bit s set when stone s is still on the table; ``last_move`` is 0 for a
-new game (printed as -1 by the program); ``shift`` = n.bit_length(). Use
-:meth:`TakeStones.state`, :meth:`available`, :meth:`last_move` rather than the bits.
+The stones on the table are ``key_stones | others`` (bit s = stone s; ``width`` = n + 1;
+``shift`` = n.bit_length()); ``last_move`` is 0 for a new game (printed as -1 by the
+program). The split is a function of the stones and the last move, so every position has
+exactly one state: ``key_stones`` are the stones the rest of the game can still depend on
+(those reachable from the last move through chains of factors and multiples, plus those
+an evaluation in that part of the game counts), ``others`` the stones no later move can
+take and no evaluation counts. :meth:`TakeStones.subtree_key` drops ``others``: positions
+that differ only there have the same game tree, with the same values, and only the
+printed stone lists differ. Use :meth:`TakeStones.state`, :meth:`available`,
+:meth:`last_move` rather than the bits.
 """
 
 from ..game import Game
@@ -39,21 +46,65 @@ def largest_prime_factor(m, spf):
     return m
 
 
+class UnionTable(dict):
+    """``table[chunk]``: the union of ``masks[offset + i]`` over the bits i set in ``chunk``
+    (a 16-bit slice of a stone set), computed on first use from a smaller chunk."""
+
+    def __init__(self, masks, offset):
+        super().__init__({0: 0})
+        self.masks = masks
+        self.offset = offset
+
+    def __missing__(self, chunk):
+        low = chunk & -chunk
+        index = self.offset + low.bit_length() - 1
+        union = self[chunk] = self[chunk ^ low] | (self.masks[index]
+                                                   if index < len(self.masks) else 0)
+        return union
+
+
+def union_tables(masks):
+    """One :class:`UnionTable` per 16 stones of ``masks`` (see :func:`union_of`)."""
+    return [UnionTable(masks, offset) for offset in range(0, len(masks), 16)]
+
+
+def union_of(tables, stones):
+    """The union of ``masks[s]`` over the stones s in the set ``stones``."""
+    union = 0
+    for table in tables:
+        if not stones:
+            break
+        union |= table[stones & 0xFFFF]
+        stones >>= 16
+    return union
+
+
 def popcount(mask):
     """Number of set bits (int.bit_count needs Python 3.10; we support 3.8)."""
     return bin(mask).count("1")
 
 
 class TakeStones(Game):
-    """The game with n stones. Actions are stone numbers, visited in ascending order."""
+    """The game with n stones. Actions are stone numbers, visited in ascending order.
 
-    def __init__(self, n):
+    ``evaluations=False`` promises that no search evaluates a state (each searches to the
+    end of the game): the key stones are then only the reachable ones, which lets far
+    more positions share a :meth:`subtree_key`. Values and traces are the same.
+    """
+
+    # Entries of the cache behind varying_stones (one per subtree key) before it is
+    # emptied: a bound on memory for long searches; refilling costs only time.
+    VARYING_CACHE_SIZE = 1 << 18
+
+    def __init__(self, n, evaluations=True):
         if n < 1:
             raise ValueError(f"n must be at least 1, not {n}")
         self.n = n
         self.shift = n.bit_length()
         self.last_mask = (1 << self.shift) - 1
-        self.all_stones = ((1 << (n + 1)) - 1) & ~1          # bits 1..n
+        self.width = n + 1                                    # bits of a stone set
+        self.stones_mask = (1 << self.width) - 1
+        self.all_stones = self.stones_mask & ~1               # bits 1..n
         # related[s]: stones that divide s or are multiples of s (s itself excluded);
         # related[0]: the legal first moves, odd stones i < n/2, i.e. 2*i < n.
         related = [0] * (n + 1)
@@ -75,12 +126,73 @@ class TakeStones(Game):
                 multiples_of[p] = sum(1 << q for q in range(p, n + 1, p))
             self.counted[m] = multiples_of[p]
         self.is_prime = [False, False] + [spf[m] == m for m in range(2, n + 1)]
+        # seen_by[m]: the stones whose presence an evaluation with last move m reads:
+        # stone 1 (value 0 while it is on the table), then the counted stones; for
+        # last move 1 (or none) the successors, i.e. the related stones. None of them
+        # without evaluations.
+        self.seen_by = [0 if not evaluations else related[m] | 2 if m < 2
+                        else self.counted[m] | 2 for m in range(n + 1)]
+        self.related_of = union_tables(related)
+        self.seen_of = union_tables(self.seen_by) if evaluations else None
         self._prepare_hot_path()
 
     # --- states ------------------------------------------------------------------------
     def state(self, available, last_move, max_to_move):
         """The state with stones ``available`` (a bit mask), ``last_move`` (0 = none)."""
-        return (available << self.shift | last_move) << 1 | (1 if max_to_move else 0)
+        key_stones = self.key_stones(available, last_move)
+        others = available & ~key_stones
+        return (((others << self.width | key_stones) << self.shift | last_move) << 1
+                | (1 if max_to_move else 0))
+
+    def key_stones(self, available, last_move):
+        """The stones of ``available`` the game after ``last_move`` can depend on.
+
+        Those reachable from the last move by chains of factors and multiples through
+        stones on the table (every stone a later move can take), plus those on the
+        table that an evaluation with one of them (or the last move) as last move reads.
+        """
+        reachable, seen, _ = self._reach(last_move, available)
+        return reachable | (available & seen)
+
+    def varying_stones(self, state):
+        """The stones that may be on the table or not among the states with the key of
+        ``state`` (:meth:`subtree_key`); every other stone's presence the key fixes.
+
+        Fixed: the key stones (present), the last move, the stones related to it or to
+        a reachable stone, and those an evaluation there reads (all absent: present, they
+        would be key stones).
+        """
+        index = (state & self.key_bits) >> 1
+        varying = self._varying.get(index)
+        if varying is None:
+            key_stones = (state >> (self.shift + 1)) & self.stones_mask
+            last = (state >> 1) & self.last_mask
+            _, seen, neighbours = self._reach(last, key_stones)
+            varying = self._varying[index] = self.all_stones & ~(
+                key_stones | 1 << last | neighbours | seen)
+        return varying
+
+    def _reach(self, start, available):
+        """(stones of ``available`` reachable from ``start``, stones the evaluations with
+        ``start`` or one of them as last move read, stones related to any of them).
+
+        Breadth first, a whole frontier per step: the divisibility graph is shallow.
+        """
+        related_of, seen_of = self.related_of, self.seen_of
+        reached, neighbours = 0, self.related[start]
+        frontier = neighbours & available
+        if len(related_of) <= 2:          # n <= 31: two lookups per step, inline
+            low, high = related_of[0], related_of[-1]
+            while frontier:
+                reached |= frontier
+                neighbours |= low[frontier & 0xFFFF] | high[frontier >> 16]
+                frontier = neighbours & available & ~reached
+        while frontier:
+            reached |= frontier
+            neighbours |= union_of(related_of, frontier)
+            frontier = neighbours & available & ~reached
+        seen = self.seen_by[start] | union_of(seen_of, reached) if seen_of else 0
+        return reached, seen, neighbours
 
     def initial_state(self):
         """A new game: every stone on the table, no last move, Max to move."""
@@ -88,7 +200,8 @@ class TakeStones(Game):
 
     def available(self, state):
         """Bit mask of the stones still on the table (bit s = stone s)."""
-        return state >> (self.shift + 1)
+        stones = state >> (self.shift + 1)
+        return (stones & self.stones_mask) | (stones >> self.width)
 
     def available_stones(self, state):
         """The stones still on the table, ascending."""
@@ -101,6 +214,15 @@ class TakeStones(Game):
 
     def is_maxs_turn(self, state):
         return bool(state & 1)
+
+    def subtree_key(self, state):
+        """The part of ``state`` its game tree depends on (``memo_key`` of engine.search).
+
+        States with equal keys have the same moves, values and evaluations all the way
+        down; they differ only in stones no move in the subtree takes and no evaluation
+        reads, which a trace still prints (see the module doc).
+        """
+        return state & self.key_bits
 
     def replay_history(self, taken):
         """The state after the stones ``taken`` (in order) from a new game.
@@ -126,7 +248,7 @@ class TakeStones(Game):
     # --- the assignments' interface ----------------------------------------------------
     def legal_mask(self, state):
         """Bit mask of the legal moves in ``state``."""
-        return (state >> (self.shift + 1)) & self.related[(state >> 1) & self.last_mask]
+        return self.available(state) & self.related[(state >> 1) & self.last_mask]
 
     def actions(self, state):
         mask = self.legal_mask(state)
@@ -152,7 +274,7 @@ class TakeStones(Game):
         stones divisible by p is odd, else -6. "Available" is every stone on the table,
         not only the legal successors: the official output 2 fits only that reading.
         """
-        available = state >> (self.shift + 1)
+        available = self.available(state)
         if available & 2:
             return 0
         last = (state >> 1) & self.last_mask
@@ -169,18 +291,17 @@ class TakeStones(Game):
 
     # --- hot path ----------------------------------------------------------------------
     def _prepare_hot_path(self):
-        """Tables in state coordinates, so that a node costs a few int operations.
+        """Masks in state coordinates, so that a node costs a few int operations.
 
-        ``moves_in_state[m]``: ``related[m]`` shifted onto the availability bits of a state.
-        ``stone_tables[m]``: ``(s, availability bit of s in a state, s << 1)`` for each s
-        related to m, ascending.
+        ``moves_in_state[m]``: ``related[m]`` shifted onto the key stones of a state (a
+        legal move is reachable, so it is always a key stone). ``key_bits`` keeps the
+        key stones, the last move and the side; ``others_bits`` the other stones.
         """
         offset = self.shift + 1
-        self.low_bits = (1 << offset) - 1
+        self.key_bits = (1 << (offset + self.width)) - 1
+        self.others_bits = self.stones_mask << (offset + self.width)
         self.moves_in_state = [mask << offset for mask in self.related]
-        self.stone_tables = [
-            [(s, 1 << (s + offset), s << 1) for s in range(1, self.n + 1) if mask >> s & 1]
-            for mask in self.related]
+        self._varying = {}       # (key bits >> 1) -> varying_stones, filled by successors
 
     def terminal_value(self, state):
         """-100/+100 when the side to move has no move, else None (tested before depth)."""
@@ -189,10 +310,31 @@ class TakeStones(Game):
         return -WIN if state & 1 else WIN
 
     def successors(self, state):
-        """(stone, child) for every legal stone, ascending (the assignment's visit order)."""
-        # The child: the stone's availability bit cleared, last move and side replaced.
-        base = state & ~self.low_bits
+        """(stone, child) for every legal stone, ascending (the assignment's visit order).
+
+        A generator: alpha-beta builds only the children it visits. The child after
+        stone m keeps as key stones what is reachable from m among the parent's key
+        stones (the parent's other stones are out of m's reach too) and what their
+        evaluations read; the rest of the parent's key stones join the others.
+        """
+        offset = self.shift + 1
+        key_stones = (state >> offset) & self.stones_mask
+        last = (state >> 1) & self.last_mask
         side = (state & 1) ^ 1
-        return [(stone, (base ^ bit) | tail | side)
-                for stone, bit, tail in self.stone_tables[(state >> 1) & self.last_mask]
-                if state & bit]
+        others = state & self.others_bits
+        others_offset = offset + self.width
+        legal = key_stones & self.related[last]
+        reach, varying, all_stones = self._reach, self._varying, self.all_stones
+        if len(varying) >= self.VARYING_CACHE_SIZE:
+            varying.clear()
+        while legal:
+            low = legal & -legal
+            legal ^= low
+            stone = low.bit_length() - 1
+            left = key_stones ^ low
+            reachable, seen, neighbours = reach(stone, left)
+            kept = reachable | (left & seen)
+            child = (kept << offset) | (stone << 1) | side
+            # What varying_stones would compute for the child, from the same search.
+            varying[child >> 1] = all_stones & ~(kept | low | neighbours | seen)
+            yield stone, child | others | ((left ^ kept) << others_offset)

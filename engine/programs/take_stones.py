@@ -20,7 +20,6 @@ a game that is already over prints the root's block, then "Invalid input".
 """
 
 import gc
-import operator
 import platform
 import sys
 import time
@@ -78,124 +77,267 @@ def _integer(text, what):
     return int(text)
 
 
-class StonesText(dict):
-    """``table[bits]``: the text of the stones ``offset + i`` for each bit i set in ``bits``
-    (each stone followed by a space), computed on first use and then looked up."""
-
-    def __init__(self, offset):
-        super().__init__()
-        self.offset = offset
-
-    def __missing__(self, bits):
-        offset = self.offset
-        text = self[bits] = "".join(f"{offset + i} " for i in range(bits.bit_length())
-                                    if bits >> i & 1)
-        return text
+# Bytes the node blocks use ("7\n", "1 2 5 \n", "alpha: -1000\tbeta: 100\n"); every other
+# byte value is free to stand for a digit or the space of a stone in a template.
+BLOCK_BYTES = frozenset(b"0123456789- \t\n:alphbet")
 
 
-class BoundLines(dict):
-    """``table[alpha, beta]``: the line ``alpha: A<TAB>beta: B``, made on first use."""
+class Placeholders:
+    """Stand-in bytes for the stones of a template, and the tables that resolve them.
 
-    def __missing__(self, bounds):
-        text = self[bounds] = "alpha: %s\tbeta: %s\n" % bounds
-        return text
+    ``codes[s]`` has one free byte per byte of ``b"s "``. ``resolver(stones, present)``
+    gives the ``bytes.translate`` arguments that turn the codes of ``stones`` into their
+    text where ``present`` has the stone and delete them elsewhere, leaving the other codes
+    alone. ``fits`` is False when n is too large for 256 byte values (n > 81).
+    """
 
+    CACHE_SIZE = 1 << 16     # resolvers kept before the cache is emptied (memory bound)
 
-CHUNK = 16   # stones per lookup table of the stones line
+    def __init__(self, n):
+        free = [byte for byte in range(256) if byte not in BLOCK_BYTES]
+        self.width = n + 1
+        self.text = [b""] + [b"%d " % stone for stone in range(1, n + 1)]
+        self.fits = sum(map(len, self.text)) <= len(free)
+        self.n = n
+        self.codes = [b""] * (n + 1)
+        if self.fits:
+            used = 0
+            for stone in range(1, n + 1):
+                size = len(self.text[stone])
+                self.codes[stone] = bytes(free[used:used + size])
+                used += size
+        self.resolvers = {}
+        # Lookup tables for 8 stones at a time (stone 8i + j is bit j of chunk i).
+        chunks = (n + 1 + 7) // 8
+        self.text += [b""] * (8 * chunks - len(self.text))
+        self.codes += [b""] * (8 * chunks - len(self.codes))
+        self.code_chunks = [{} for _ in range(chunks)]
+        self.text_chunks = [{} for _ in range(chunks)]
+        self.line_chunks = [{} for _ in range(chunks)]
+
+    def resolver(self, stones, present):
+        """(table, delete) for ``segment.translate``: resolve the codes of ``stones``."""
+        present &= stones
+        key = stones << self.width | present
+        found = self.resolvers.get(key)
+        if found is None:
+            if len(self.resolvers) >= self.CACHE_SIZE:
+                self.resolvers.clear()
+            found = self.resolvers[key] = (
+                bytes.maketrans(self.codes_of(present), self.text_of(present)),
+                self.codes_of(stones & ~present))
+        return found
+
+    def codes_of(self, stones):
+        """The codes of ``stones``, ascending, concatenated."""
+        return self._concatenation(stones, self.codes, self.code_chunks)
+
+    def text_of(self, stones):
+        """The text of ``stones``, ascending, concatenated: ``b"2 5 11 "``."""
+        return self._concatenation(stones, self.text, self.text_chunks)
+
+    def line(self, text_stones, code_stones):
+        """Every stone of either set, ascending: text for ``text_stones``, codes for the
+        others (the two sets are disjoint)."""
+        pieces = []
+        chunk = 0
+        while text_stones or code_stones:
+            index = (code_stones & 0xFF) << 8 | (text_stones & 0xFF)
+            table = self.line_chunks[chunk]
+            piece = table.get(index)
+            if piece is None:
+                piece = table[index] = b"".join(
+                    self.text[8 * chunk + i] if text_stones >> i & 1 else self.codes[8 * chunk + i]
+                    for i in range(8) if (text_stones | code_stones) >> i & 1)
+            pieces.append(piece)
+            text_stones >>= 8
+            code_stones >>= 8
+            chunk += 1
+        return b"".join(pieces)
+
+    def _concatenation(self, stones, items, tables):
+        """``items[s]`` for the stones s in ``stones``, ascending, joined (8 at a time)."""
+        pieces = []
+        chunk = 0
+        while stones:
+            table = tables[chunk]
+            piece = table.get(stones & 0xFF)
+            if piece is None:
+                piece = table[stones & 0xFF] = b"".join(
+                    items[8 * chunk + i] for i in range(8) if stones >> i & 1)
+            pieces.append(piece)
+            stones >>= 8
+            chunk += 1
+        return b"".join(pieces)
 
 
 class TraceListing(TraceRecorder):
-    """The assignment's node blocks, written in post-order as the search leaves each node.
+    """The assignment's node blocks (bytes), in post-order as the search leaves each node.
 
-    A block is ``last move``, ``available stones``, ``alpha: A<TAB>beta: B``. ``leave``
-    is the hot path of the program (one call per node not replayed from the memo), so it
-    is a closure over lookup tables: the last-move lines, the bound lines, and the stones
-    line assembled from one :class:`StonesText` table per 16 stones of the availability
-    mask (two lookups for n <= 31).
+    A block is ``last move``, ``available stones``, ``alpha: A<TAB>beta: B``.
 
-    After every ``housekeeping_every`` characters of new blocks it calls
-    ``housekeeping()`` (the program trims its memo there) and flushes, so that neither
-    the memo nor the unwritten text grows with the size of the trace.
+    With ``merge`` the search's memo is keyed by ``game.subtree_key``: states that differ
+    only in stones their subtree can never touch share one memo entry, so the recorded
+    text must not spell those stones out. Each recorded subtree is a *template* in the
+    *form* of its root: the stones whose presence varies among the states sharing the
+    key (``game.varying_stones``) are written as placeholder codes in every line, all
+    other stones as text. A template is resolved into the form of the enclosing subtree
+    (a subset of those stones: the one printed at the top is the empty form, plain text)
+    when it is captured or replayed, by one ``bytes.translate`` per template. Without
+    ``merge`` (or for n > 81, too many stones for the free byte values) every form is
+    empty and the memo is keyed by the state itself.
+
+    ``stack`` holds one ``[start, form, state, whole, head]`` per subtree being recorded
+    (the first stands for the top level): where its chunks start, its form, its state
+    (which stones are present), whether its text is still all in ``chunks`` (a flush
+    writes out the text of open subtrees, which then can no longer be memoised), and the
+    first two lines of its block.
+
+    ``memo`` (a :class:`BoundedMemo`) is told the size of every segment returned for it.
+    The hot methods (``leave``, ``mark``, ``capture``, ``replay``) are closures over
+    local names: they run once per node.
     """
 
-    def __init__(self, game, sink=None, housekeeping=None, housekeeping_every=1 << 20,
-                 **options):
+    HEADS_CACHE_SIZE = 1 << 18   # heads kept before the cache is emptied (memory bound)
+
+    def __init__(self, game, sink=None, merge=True, memo=None, **options):
         super().__init__(sink, **options)
         self.game = game
-        self.available_shift = game.shift + 1
-        # Bit s of the availability mask is stone s: chunk i holds stones 16i..16i+15.
-        self.stones_tables = [StonesText(CHUNK * i) for i in range(game.n // CHUNK + 1)]
-        self.leave = self._make_leave(housekeeping, housekeeping_every)
+        self.memo = memo
+        self.placeholders = Placeholders(game.n)
+        self.merge = merge and self.placeholders.fits
+        self.stack = [[0, 0, None, True, None]]
+        self._install_hot_path()
+
+    def head(self, form, state):
+        """The first two lines of the block of ``state`` in ``form`` (bytes)."""
+        game = self.game
+        line = self.placeholders.line(game.available(state) & ~form, form)
+        return b"%d\n%s\n" % (game.last_move(state) or -1, line)
 
     def stones_line(self, state):
-        """Every stone on the table, ascending, each followed by one space (no newline)."""
-        available = state >> self.available_shift
-        mask = (1 << CHUNK) - 1
-        return "".join([table[available >> (CHUNK * i) & mask]
-                        for i, table in enumerate(self.stones_tables)])
+        """Every stone on the table, ascending, each followed by one space (str, no newline)."""
+        return "".join(f"{stone} " for stone in self.game.available_stones(state))
 
-    def _make_leave(self, housekeeping, every):
-        # "-1" for a new game (last move 0), as the original program prints.
-        last_lines = ["-1\n"] + [f"{stone}\n" for stone in range(1, self.game.n + 1)]
-        last_mask = self.game.last_mask
-        shift = self.available_shift
-        bound_lines = BoundLines()
-        append = self.chunks.append     # flush() clears this list in place
-        left = every
-        tables = self.stones_tables
-        low, high = tables[0], tables[-1]
-        stones_line = self.stones_line
+    def _install_hot_path(self):
+        game, stack, chunks = self.game, self.stack, self.chunks
+        append, join = chunks.append, b"".join
+        make_head, varying_stones, memo = self.head, game.varying_stones, self.memo
+        merge, key_bits = self.merge, game.key_bits
+        width = game.width
+        others_offset = game.shift + 1 + width
+        placeholders = self.placeholders
+        resolvers, make_resolver = placeholders.resolvers, placeholders.resolver
+        bound_lines, heads = {}, {}
+        max_segment, flush_chunks, flush_chars = (self.max_segment, self.flush_chunks,
+                                                  self.flush_chars)
+        streaming = self.sink is not None
 
-        def after_block(size):
-            nonlocal left
-            left -= size
-            if left <= 0:
-                left = every
-                if housekeeping is not None:
-                    housekeeping()
+        def leave(state, action, depth, value, alpha, beta, kind):
+            head = stack[-1][4]
+            if head is None:              # the root, at the top level: plain text
+                head = make_head(0, state)
+            bounds = bound_lines.get((alpha, beta))
+            if bounds is None:
+                bounds = bound_lines[alpha, beta] = b"alpha: %d\tbeta: %d\n" % (alpha, beta)
+            append(head + bounds)
+
+        def mark(state=None):
+            # A form and a head are functions of the key bits but for the side to move.
+            index = (state & key_bits if merge else state) >> 1
+            known = heads.get(index)
+            if known is None:
+                if len(heads) >= self.HEADS_CACHE_SIZE:
+                    heads.clear()
+                form = varying_stones(state) if merge else 0
+                known = heads[index] = (form, make_head(form, state))
+            stack.append([len(chunks), known[0], state, True, known[1]])
+
+        def resolved(segment, form, state):
+            """``segment`` in ``form`` (recorded for ``state``'s key) in the current form."""
+            stones = form & ~stack[-1][1]
+            if not stones:
+                return segment
+            # The stones a form holds are never key stones: present = among the others.
+            present = (state >> others_offset) & stones
+            resolver = resolvers.get(stones << width | present)
+            if resolver is None:
+                resolver = make_resolver(stones, present)
+            return segment.translate(resolver[0], resolver[1])
+
+        def capture(position):
+            start, form, state, whole, _ = stack.pop()
+            if len(chunks) - start == 1:
+                segment = chunks.pop()
+            else:
+                segment = join(chunks[start:])
+                del chunks[start:]
+            append(resolved(segment, form, state))
+            if streaming and len(chunks) >= flush_chunks:
                 self.flush()
+            if not whole or len(segment) > max_segment:
+                return None
+            if memo is not None:
+                memo.added(len(segment))
+            return segment, form
 
-        # The stones line inline for the usual sizes (one or two tables), else by method.
-        if len(tables) == 1:
-            def leave(state, action, depth, value, alpha, beta, kind):
-                nonlocal left
-                block = (f"{last_lines[state >> 1 & last_mask]}{low[state >> shift]}\n"
-                         f"{bound_lines[alpha, beta]}")
-                append(block)
-                left -= len(block)
-                if left <= 0:
-                    after_block(0)
-        elif len(tables) == 2:
-            def leave(state, action, depth, value, alpha, beta, kind):
-                nonlocal left
-                available = state >> shift
-                block = (f"{last_lines[state >> 1 & last_mask]}{low[available & 0xFFFF]}"
-                         f"{high[available >> CHUNK]}\n{bound_lines[alpha, beta]}")
-                append(block)
-                left -= len(block)
-                if left <= 0:
-                    after_block(0)
-        else:
-            def leave(state, action, depth, value, alpha, beta, kind):
-                block = (f"{last_lines[state >> 1 & last_mask]}{stones_line(state)}\n"
-                         f"{bound_lines[alpha, beta]}")
-                append(block)
-                after_block(len(block))
-        return leave
+        def replay(segment, state=None):
+            text = resolved(segment[0], segment[1], state)
+            append(text)
+            if streaming:
+                self.pending_chars += len(text)
+                if self.pending_chars >= flush_chars or len(chunks) >= flush_chunks:
+                    self.flush()
 
+        self.leave, self.mark, self.capture, self.replay = leave, mark, capture, replay
 
-SEGMENT = operator.itemgetter(1)   # the trace text of a memo entry
+    # --- output ------------------------------------------------------------------------
+    def flush(self):
+        """Resolve the pending text of every open subtree into plain text and write it.
+
+        The open subtrees' text can then no longer be memoised (``whole`` turns False);
+        their later chunks start at 0.
+        """
+        chunks = self.chunks
+        if self.sink is None or not chunks:
+            return
+        stack = self.stack
+        pieces, end = [], len(chunks)
+        # Each open subtree's chunks run from its start to the next one's start, in its
+        # form; they are resolved with the presence of the stones at its root.
+        for level in range(len(stack) - 1, 0, -1):
+            entry = stack[level]
+            start, form, state = entry[0], entry[1], entry[2]
+            if start < end:
+                text = b"".join(chunks[start:end])
+                if form:
+                    text = text.translate(*self.placeholders.resolver(
+                        form, self.game.available(state)))
+                pieces.append(text)
+                end = start
+            entry[0], entry[3] = 0, False
+        pieces.append(b"".join(chunks[:end]))
+        pieces.reverse()
+        self.sink(b"".join(pieces))
+        chunks.clear()
+        self.pending_chars = 0
+        self.generation += 1
+
+    def text(self):
+        """All text recorded and not yet flushed (str)."""
+        return b"".join(self.chunks).decode("ascii")
 
 
 class BoundedMemo(dict):
-    """The search's subtree memo, cut back by :meth:`trim` when it holds too much text.
+    """The search's subtree memo, cut back when its templates hold too many bytes.
 
-    engine.search stores ``(value, trace segment, nodes, evaluations)`` per subtree. Each
-    entry is counted as its segment's length plus ``ENTRY_COST`` bytes of bookkeeping.
-    Past ``budget``, only the newest entries worth half the budget are kept (repeats of
-    a subtree come mostly soon after it, in the same branch). Forgetting costs only speed
-    (a later repeat is searched again and prints the same text), never bytes of output,
-    and keeps the peak memory independent of the size of the trace.
+    The listing reports each segment it hands to the search for memoising
+    (:meth:`added`); each entry is counted as its segment's length plus ``ENTRY_COST``
+    bytes of bookkeeping. Past ``budget``, only the newest entries worth half the budget
+    are kept (repeats of a subtree come mostly soon after it, in the same branch).
+    Forgetting costs only speed (a later repeat is searched again and prints the same
+    text), never bytes of output, and keeps the peak memory independent of the size of
+    the trace.
     """
 
     ENTRY_COST = 256
@@ -203,24 +345,32 @@ class BoundedMemo(dict):
     def __init__(self, budget):
         super().__init__()
         self.budget = budget
+        self.cost = 0
+
+    def added(self, size):
+        """Count a segment of ``size`` bytes about to be stored, after trimming the memo
+        if the segment would take it over budget."""
+        cost = size + self.ENTRY_COST
+        if self.cost + cost > self.budget:
+            self.trim()
+        self.cost += cost
 
     def trim(self):
-        """Keep the newest entries worth budget/2 if the memo is over budget."""
+        """Keep the newest entries worth budget/2."""
         cost = self.ENTRY_COST
-        if sum(map(len, map(SEGMENT, self.values()))) + cost * len(self) <= self.budget:
-            return
         kept, room = [], self.budget // 2
         for item in reversed(self.items()):     # dicts keep insertion order (3.7+)
-            room -= len(item[1][1]) + cost
+            room -= len(item[1][1][0]) + cost
             if room < 0:
                 break
             kept.append(item)
         self.clear()
         self.update(reversed(kept))
+        self.cost = self.budget // 2 - max(room, 0)
 
 
 class Progress:
-    """Output sink that also reports progress on stderr during long runs.
+    """Output sink (bytes) that also reports progress on stderr during long runs.
 
     The note (``TakeStones: N MB of trace written``, rewritten in place) appears only
     when stderr is a terminal and stdout is not (a trace piped to a file or a pager),
@@ -228,7 +378,7 @@ class Progress:
     """
 
     def __init__(self, out, quiet_seconds=2.0, clock=time.monotonic):
-        self.out = out
+        self.write_bytes = binary_writer(out)
         self.written = 0
         self.clock = clock
         self.start = clock()
@@ -236,11 +386,9 @@ class Progress:
         self.enabled = _is_terminal(sys.stderr) and not _is_terminal(out)
         self.shown = False
 
-    def write(self, text):
-        self.out.write(text)
-        self.written += len(text)
-
-    def tick(self):
+    def write(self, data):
+        self.write_bytes(data)
+        self.written += len(data)
         if self.enabled and self.clock() - self.start >= self.quiet_seconds:
             sys.stderr.write(f"\rTakeStones: {self.written / 1e6:.0f} MB of trace written")
             sys.stderr.flush()
@@ -251,6 +399,16 @@ class Progress:
             sys.stderr.write("\n")
 
 
+def binary_writer(stream):
+    """A function writing bytes to the text ``stream``: to its buffer when it has one
+    (after flushing the text written so far), else decoded."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        return lambda data: stream.write(data.decode("ascii"))
+    stream.flush()
+    return buffer.write
+
+
 def _is_terminal(stream):
     try:
         return stream.isatty()
@@ -258,16 +416,22 @@ def _is_terminal(stream):
         return False
 
 
-MEMO_BUDGET = 32 << 20      # bytes of memoised trace (see BoundedMemo)
+MEMO_BUDGET = 32 << 20      # bytes of memoised templates (see BoundedMemo)
 MAX_SEGMENT = 1 << 15       # longest subtree text kept for replay (TraceRecorder)
-HOUSEKEEPING_EVERY = 1 << 20  # characters of new trace between memo trims and flushes
+FLUSH_CHARS = 1 << 20       # replayed bytes pending before a write (TraceRecorder)
+MERGE_SUBTREES = True       # memo keyed by game.subtree_key (see TraceListing)
 
 
 def run(argv):
     out = sys.stdout
     try:
         n, taken, depth = parse_arguments(argv)
-        game = TakeStones(n)
+        limit = depth or n + 1
+        # A node on the cut-off is evaluated only if `limit` more stones can be taken.
+        # If none can be, the search has no cut-off, and the memo keys need neither the
+        # depth nor the stones evaluations read: many more subtrees share a key.
+        evaluations = limit <= n - len(taken)
+        game = TakeStones(n, evaluations=evaluations)
         try:
             state = game.replay_history(taken)
         except ValueError as error:
@@ -279,36 +443,36 @@ def run(argv):
 
     memo = BoundedMemo(MEMO_BUDGET)
     progress = Progress(out)
-
-    def housekeeping():
-        memo.trim()
-        progress.tick()
-
-    listing = TraceListing(game, sink=progress.write, housekeeping=housekeeping,
-                           housekeeping_every=HOUSEKEEPING_EVERY, max_segment=MAX_SEGMENT)
-    # A subtree's text depends only on (state, depth left, alpha, beta) - the state holds
-    # the stones, the last move and the side to move - so the memo prints each distinct
-    # subtree once and replays it, byte-identical to the full search.
+    listing = TraceListing(game, sink=progress.write, merge=MERGE_SUBTREES, memo=memo,
+                           max_segment=MAX_SEGMENT, flush_chars=FLUSH_CHARS)
+    # A subtree's text depends only on (state, depth left, alpha, beta), and its shape
+    # and values only on (game.subtree_key(state), depth left, alpha, beta): the memo
+    # keeps each distinct subtree once, as a template the listing resolves for every
+    # state it is replayed for, byte-identical to the full search.
     # The memo's many small tuples make no cycles, so CPython's collections are pure
     # waste here; PyPy needs its collector to give the emptied memo's memory back.
     collecting = gc.isenabled() and platform.python_implementation() == "CPython"
     if collecting:
         gc.disable()
     try:
-        result = search(game, state, prune=True, depth=depth or n + 1, window=BOUNDS,
-                        tracer=listing, memo=memo)
+        result = search(game, state, prune=True, depth=limit if evaluations else None,
+                        window=BOUNDS,
+                        tracer=listing, memo=memo,
+                        memo_key=game.subtree_key if listing.merge else None)
     finally:
         if collecting:
             gc.enable()
     listing.flush()
     progress.done()
     if result.action is None:
-        out.write(listing.text() + INVALID + "\n")
+        progress.write_bytes(INVALID.encode() + b"\n")
         print(f"TakeStones: the game is already over: the player to move "
               f"({'Max' if game.is_maxs_turn(state) else 'Min'}) has no legal stone",
               file=sys.stderr)
-        return 0
-    out.write(f"NEXT MOVE\n{result.action}\n{listing.stones_line(result.child)}\n")
+    else:
+        progress.write_bytes(f"NEXT MOVE\n{result.action}\n"
+                             f"{listing.stones_line(result.child)}\n".encode())
+    out.flush()
     return 0
 
 
