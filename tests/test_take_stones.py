@@ -348,18 +348,17 @@ def test_trimming_the_memo_never_changes_the_output(capsys, monkeypatch, budget,
         assert code == 0 and out == oracle.expected_output(n, words[2:2 + k], words[-1])
 
 
-def test_bounded_memo_keeps_its_newest_entries_within_half_the_budget():
+def test_bounded_memo_is_emptied_before_it_would_pass_its_budget():
     entry_cost = program.BoundedMemo.ENTRY_COST + 100
     memo = program.BoundedMemo(budget=10 * entry_cost)
-    for index in range(8):
+    for index in range(10):
         memo.added(100)
         memo[index] = (0, (b"x" * 100, 0), 1, 0)
-    assert list(memo) == list(range(8))           # under budget: untouched
-    for index in range(8, 20):
-        memo.added(100)                           # over budget at the 11th: trimmed
+    assert list(memo) == list(range(10)) and memo.cost == memo.budget
+    for index in range(10, 13):
+        memo.added(100)                           # the 11th would pass: emptied first
         memo[index] = (0, (b"x" * 100, 0), 1, 0)
-    assert list(memo) == list(range(10, 20))
-    assert memo.cost == len(memo) * entry_cost <= memo.budget
+    assert list(memo) == [10, 11, 12] and memo.cost == 3 * entry_cost
 
 
 def test_progress_note_only_after_the_quiet_time(capsys):

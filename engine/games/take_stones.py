@@ -90,13 +90,18 @@ class TakeStones(Game):
     ``evaluations=False`` promises that no search evaluates a state (each searches to the
     end of the game): the key stones are then only the reachable ones, which lets far
     more positions share a :meth:`subtree_key`. Values and traces are the same.
+
+    ``split=False`` makes every stone on the table a key stone: :meth:`subtree_key` is
+    then the whole state, and :meth:`successors` skips the reachability search it needs
+    otherwise (the cheaper choice when few positions would share a key anyway, e.g.
+    when the stones evaluations read must be kept).
     """
 
     # Entries of the cache behind varying_stones (one per subtree key) before it is
     # emptied: a bound on memory for long searches; refilling costs only time.
     VARYING_CACHE_SIZE = 1 << 18
 
-    def __init__(self, n, evaluations=True):
+    def __init__(self, n, evaluations=True, split=True):
         if n < 1:
             raise ValueError(f"n must be at least 1, not {n}")
         self.n = n
@@ -134,6 +139,7 @@ class TakeStones(Game):
                         else self.counted[m] | 2 for m in range(n + 1)]
         self.related_of = union_tables(related)
         self.seen_of = union_tables(self.seen_by) if evaluations else None
+        self.split = split
         self._prepare_hot_path()
 
     # --- states ------------------------------------------------------------------------
@@ -151,6 +157,8 @@ class TakeStones(Game):
         stones on the table (every stone a later move can take), plus those on the
         table that an evaluation with one of them (or the last move) as last move reads.
         """
+        if not self.split:
+            return available
         reachable, seen, _ = self._reach(last_move, available)
         return reachable | (available & seen)
 
@@ -162,6 +170,8 @@ class TakeStones(Game):
         a reachable stone, and those an evaluation there reads (all absent: present, they
         would be key stones).
         """
+        if not self.split:
+            return 0
         index = (state & self.key_bits) >> 1
         varying = self._varying.get(index)
         if varying is None:
@@ -298,16 +308,32 @@ class TakeStones(Game):
         key stones, the last move and the side; ``others_bits`` the other stones.
         """
         offset = self.shift + 1
+        self.low_bits = (1 << offset) - 1
         self.key_bits = (1 << (offset + self.width)) - 1
         self.others_bits = self.stones_mask << (offset + self.width)
         self.moves_in_state = [mask << offset for mask in self.related]
         self._varying = {}       # (key bits >> 1) -> varying_stones, filled by successors
+        # Without the split: (s, key bit of s in a state, s << 1) for each s related to m.
+        self.stone_tables = [
+            [(s, 1 << (s + offset), s << 1) for s in range(1, self.n + 1) if mask >> s & 1]
+            for mask in self.related]
+        if not self.split:
+            self.successors = self._unsplit_successors
 
     def terminal_value(self, state):
         """-100/+100 when the side to move has no move, else None (tested before depth)."""
         if state & self.moves_in_state[(state >> 1) & self.last_mask]:
             return None
         return -WIN if state & 1 else WIN
+
+    def _unsplit_successors(self, state):
+        """:meth:`successors` without the split: the stone's bit cleared, the last move
+        and the side replaced (a list)."""
+        base = state & ~self.low_bits
+        side = (state & 1) ^ 1
+        return [(stone, (base ^ bit) | tail | side)
+                for stone, bit, tail in self.stone_tables[(state >> 1) & self.last_mask]
+                if state & bit]
 
     def successors(self, state):
         """(stone, child) for every legal stone, ascending (the assignment's visit order).
