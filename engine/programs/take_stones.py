@@ -1,4 +1,4 @@
-"""TakeStones: the alpha-beta trace and next move of Take-Stones (spec: shared/specs/take_stones.md).
+"""TakeStones: the alpha-beta trace and next move of Take-Stones (shared/specs/take_stones.md).
 
     ./TakeStones n k s1 .. sk depth          (or: java TakeStones ... after make TakeStones.class)
 
@@ -112,7 +112,6 @@ class Placeholders:
         self.width = n + 1
         self.text = [b""] + [b"%d " % stone for stone in range(1, n + 1)]
         self.fits = sum(map(len, self.text)) <= len(free)
-        self.n = n
         self.codes = [b""] * (n + 1)
         if self.fits:
             used = 0
@@ -121,7 +120,8 @@ class Placeholders:
                 self.codes[stone] = bytes(free[used:used + size])
                 used += size
         self.resolvers = {}
-        # Lookup tables for 8 stones at a time (stone 8i + j is bit j of chunk i).
+        # Lookup tables for 16 stones at a time (stone 16i + j is bit j of chunk i);
+        # those of line() take 8 stones of each of its two sets.
         chunks = (n + 1 + 15) // 16
         self.text += [b""] * (16 * chunks - len(self.text))
         self.codes += [b""] * (16 * chunks - len(self.codes))
@@ -160,8 +160,9 @@ class Placeholders:
             table = self.line_chunks[chunk]
             piece = table.get(index)
             if piece is None:
+                first = 8 * chunk
                 piece = table[index] = b"".join(
-                    self.text[8 * chunk + i] if text_stones >> i & 1 else self.codes[8 * chunk + i]
+                    self.text[first + i] if text_stones >> i & 1 else self.codes[first + i]
                     for i in range(8) if (text_stones | code_stones) >> i & 1)
             pieces.append(piece)
             text_stones >>= 8
