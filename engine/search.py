@@ -261,14 +261,15 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                 if tracer is not None:
                     tracer_leaves(state, d + 1, visited)
             else:
-                # One iterator: a generator of children is pulled only up to a cut,
-                # and what it has not yielded then is what the cut skipped.
+                # A generator of children is pulled only up to a cut; to report what
+                # the cut skipped, the loop runs on an iterator whose rest is just that.
                 children = successors(state)
                 if order is not None:
                     children = order(state, children, hint, d)
                 elif hint is not None:
                     children = _hint_first(children, hint)
-                children = iter(children)
+                if report_pruned:
+                    children = iter(children)
                 d1 = d + 1
                 if maximizing:
                     v = -INF
