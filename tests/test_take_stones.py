@@ -340,8 +340,10 @@ def test_trimming_the_memo_never_changes_the_output(capsys, monkeypatch, budget,
                                                     max_segment, flush_chars):
     """Tiny budgets force memo trims and flushes mid-search: the text must not change."""
     monkeypatch.setattr(program, "MEMO_BUDGET", budget)
-    monkeypatch.setattr(program, "MAX_SEGMENT", max_segment)
-    monkeypatch.setattr(program, "FLUSH_CHARS", flush_chars)
+    for name, value in (("MAX_SEGMENT", max_segment), ("FLUSH_CHARS", flush_chars),
+                        ("RECORD_MAX_SEGMENT", max_segment),
+                        ("RECORD_FLUSH_BYTES", flush_chars)):
+        monkeypatch.setattr(program, name, value)
     for words in ([16, 0, 0], [15, 2, 3, 9, 0], [18, 1, 1, 5], [20, 2, 1, 2, 0]):
         code, out, _ = run(capsys, *words)
         n, k = words[0], words[1]

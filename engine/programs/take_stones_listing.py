@@ -1,0 +1,383 @@
+"""The TakeStones trace listings: the assignment's node blocks, as the search leaves each node.
+
+A node's block is three lines (bytes)::
+
+    <last move, -1 for a new game>
+    <every stone on the table, ascending, each followed by one space>
+    alpha: <a><TAB>beta: <b>
+
+Two recorders, both replayable (engine.trace.TraceRecorder's protocol, bytes instead of
+str), and both write plain text to the sink:
+
+* :class:`TextListing` keeps text. For a memo keyed by the whole state: a replayed
+  segment is the text of the very same subtree.
+* :class:`RecordListing` keeps one small fixed-size *record* per node and turns records
+  into text only when it writes them. For a memo keyed by ``game.subtree_key``: states
+  sharing a key differ in stones their subtree never touches (``game.varying_stones``),
+  and a replayed segment must print the replaying state's stones. In a record those
+  stones are bits, so one ``bytes.translate`` over the segment sets them, whatever the
+  depth of the subtree; text would need them spelled out line by line.
+"""
+
+import sys
+
+from ..trace import TraceRecorder
+
+
+def stone_texts(n):
+    """``[b"", b"1 ", b"2 ", ..., b"n "]``: the text of each stone in a stones line."""
+    return [b""] + [b"%d " % stone for stone in range(1, n + 1)]
+
+
+class StonesText(dict):
+    """``table[chunk]``: the text of the stones ``16 * index + i`` for the bits i of the
+    16-bit ``chunk``, ascending, joined; made on first use."""
+
+    def __init__(self, texts, index):
+        super().__init__()
+        self.texts = texts[16 * index:16 * index + 16]
+
+    def __missing__(self, chunk):
+        joined = self[chunk] = b"".join(text for i, text in enumerate(self.texts)
+                                        if chunk >> i & 1)
+        return joined
+
+
+class _Streaming(TraceRecorder):
+    """What both listings share: the game's bit layout, the sink, the memo."""
+
+    def __init__(self, game, sink=None, memo=None, **options):
+        super().__init__(sink, **options)
+        self.game = game
+        self.memo = memo
+        # stack[i] = [start, state, whole] for each subtree being recorded (the first
+        # stands for the top level): where its chunks start, its state, and whether all
+        # its text is still in chunks (a flush writes out the text of open subtrees,
+        # which then can no longer be memoised).
+        self.stack = [[0, None, True]]
+
+    def stones_line(self, state):
+        """Every stone on the table, ascending, each followed by one space (str)."""
+        return "".join(f"{stone} " for stone in self.game.available_stones(state))
+
+    def to_text(self, data):
+        """The text of ``data``, recorded bytes (identity for text)."""
+        return data
+
+    def flush(self):
+        """Write the pending chunks; the subtrees still open can no longer be memoised."""
+        chunks = self.chunks
+        if self.sink is None or not chunks:
+            return
+        for entry in self.stack:
+            entry[0], entry[2] = 0, False
+        self.sink(self.to_text(b"".join(chunks)))
+        chunks.clear()
+        self.pending_chars = 0
+        self.generation += 1
+
+    def text(self):
+        """All text recorded and not yet flushed (str)."""
+        return self.to_text(b"".join(self.chunks)).decode("ascii")
+
+
+class TextListing(_Streaming):
+    """The node blocks as text; replays are verbatim (memo keyed by the whole state).
+
+    ``memo`` (a BoundedMemo, optional) is told the size of every segment handed to the
+    search for memoising. The hot methods are closures over local names.
+    """
+
+    def __init__(self, game, sink=None, memo=None, **options):
+        super().__init__(game, sink, memo, **options)
+        self._install_hot_path()
+
+    def _install_hot_path(self):
+        game, stack, chunks, memo = self.game, self.stack, self.chunks, self.memo
+        append, join = chunks.append, b"".join
+        offset, stones_mask, last_mask = game.shift + 1, game.stones_mask, game.last_mask
+        width = game.width
+        last_lines = [b"-1\n"] + [b"%d\n" % stone for stone in range(1, game.n + 1)]
+        texts = stone_texts(game.n)
+        tables = [StonesText(texts, index) for index in range((game.n + 16) // 16)]
+        low, high = tables[0], tables[-1]
+        two_chunks = len(tables) <= 2
+        bound_lines = {}
+        max_segment, flush_chunks, flush_chars = (self.max_segment, self.flush_chunks,
+                                                  self.flush_chars)
+        streaming = self.sink is not None
+
+        def stones_text(available):
+            if two_chunks:
+                return low[available & 0xFFFF] + high[available >> 16]
+            pieces = []
+            for table in tables:
+                pieces.append(table[available & 0xFFFF])
+                available >>= 16
+            return join(pieces)
+
+        def leave(state, action, depth, value, alpha, beta, kind):
+            stones = state >> offset
+            available = (stones & stones_mask) | (stones >> width)
+            bounds = bound_lines.get((alpha, beta))
+            if bounds is None:
+                bounds = bound_lines[alpha, beta] = b"\nalpha: %d\tbeta: %d\n" % (alpha, beta)
+            append(last_lines[state >> 1 & last_mask] + stones_text(available) + bounds)
+
+        def mark(state=None):
+            stack.append([len(chunks), state, True])
+
+        def capture(position):
+            start, _, whole = stack.pop()
+            if len(chunks) - start == 1:
+                segment = chunks[-1]
+            else:
+                segment = join(chunks[start:])
+                del chunks[start:]
+                append(segment)
+            if streaming and len(chunks) >= flush_chunks:
+                self.flush()
+            if not whole or len(segment) > max_segment:
+                return None
+            if memo is not None:
+                memo.added(len(segment))
+            return segment
+
+        def replay(segment, state=None):
+            append(segment)
+            if streaming:
+                self.pending_chars += len(segment)
+                if self.pending_chars >= flush_chars or len(chunks) >= flush_chunks:
+                    self.flush()
+
+        self.leave, self.mark, self.capture, self.replay = leave, mark, capture, replay
+
+
+class RecordLayout:
+    """Fixed-size node records whose bytes all have distinct meanings.
+
+    A record is the columns ``last move, lane 0 .. lane L-1, bounds`` then pad bytes up to
+    a multiple of 4. Lane k holds the stones ``w*k .. w*k + w-1`` (bit i = stone
+    ``w*k + i`` on the table) as the byte ``2**w * k + bits``; the last move m (0 for
+    none) is the byte ``last_base + m``; the bounds column holds the index of the pair
+    (alpha, beta) in ``pairs`` plus ``pair_base``. Every column has its own byte values,
+    so:
+
+    * one ``bytes.translate`` table can rewrite any stones of every record of a segment
+      and leave the rest alone (:meth:`substitution`);
+    * 4 bytes of records, read as one int, name their text unambiguously: the text of a
+      run of records is one ``join`` over a ``map`` (:meth:`to_text`).
+
+    ``w`` is the widest of 5, 4, 3, 2 that fits in 256 byte values; ``fits`` is False
+    when none does (n above about 75) or ``values`` (the possible alpha and beta values)
+    has too many pairs.
+    """
+
+    TABLE_CACHE_SIZE = 1 << 14   # substitution tables kept before the cache is emptied
+
+    def __init__(self, n, values):
+        self.n = n
+        self.pairs = [(alpha, beta) for alpha in sorted(values) for beta in sorted(values)]
+        self.fits = False
+        for width in (5, 4, 3, 2):
+            lanes = -(-(n + 1) // width)
+            columns = lanes + 2
+            pad = -columns % 4
+            used = (lanes << width) + n + 1 + len(self.pairs) + (1 if pad else 0)
+            if used <= 256:
+                self.fits = True
+                break
+        if not self.fits:
+            return
+        self.lane_bits, self.lanes, self.pad = width, lanes, pad
+        self.lane_values = 1 << width
+        self.record_size = columns + pad
+        self.last_base = lanes << width
+        self.pair_base = self.last_base + n + 1
+        self.pad_value = self.pair_base + len(self.pairs)
+        self.last_bytes = [bytes([self.last_base + m]) for m in range(n + 1)]
+        self.bounds_bytes = {pair: bytes([self.pair_base + index] + [self.pad_value] * pad)
+                             for index, pair in enumerate(self.pairs)}
+        # The stones lanes of a state come 16 // width lanes (a chunk) at a time.
+        self.chunk_lanes = 16 // width
+        self.chunk_bits = self.chunk_lanes * width
+        self.chunks = [LanesOfChunk(self, first)
+                       for first in range(0, lanes, self.chunk_lanes)]
+        self.texts = self._byte_texts()
+        self.elements = RecordText(self.texts)
+        self.tables = {}
+        self.lane_tables = [{} for _ in range(lanes)]
+        self.identity_tail = bytes(range(self.last_base, 256))
+
+    def _byte_texts(self):
+        """The text each byte value stands for, wherever it appears in a record."""
+        texts = [b""] * 256
+        stones = stone_texts(self.n)
+        for lane in range(self.lanes):
+            first = lane * self.lane_bits
+            for bits in range(self.lane_values):
+                texts[(lane << self.lane_bits) + bits] = b"".join(
+                    stones[first + i] for i in range(self.lane_bits)
+                    if bits >> i & 1 and first + i <= self.n)
+        for m in range(self.n + 1):
+            texts[self.last_base + m] = b"%d\n" % (m or -1)
+        for index, (alpha, beta) in enumerate(self.pairs):
+            texts[self.pair_base + index] = b"\nalpha: %d\tbeta: %d\n" % (alpha, beta)
+        return texts
+
+    def record(self, last, available, alpha, beta):
+        """The record of a node (bytes); the listing inlines this."""
+        return (self.last_bytes[last] + self.stones(available)
+                + self.bounds_bytes[alpha, beta])
+
+    def stones(self, available):
+        """The lane bytes of the stone set ``available``."""
+        pieces = []
+        for chunk in self.chunks:
+            pieces.append(chunk[available & ((1 << self.chunk_bits) - 1)])
+            available >>= self.chunk_bits
+        return b"".join(pieces)
+
+    def substitution(self, varying, present):
+        """The ``bytes.translate`` table that sets the stones ``varying`` of every record
+        to ``present`` (a subset) and leaves every other bit and byte alone."""
+        key = varying << (self.n + 1) | present
+        table = self.tables.get(key)
+        if table is None:
+            if len(self.tables) >= self.TABLE_CACHE_SIZE:
+                self.tables.clear()
+            mask = self.lane_values - 1
+            pieces = []
+            for lane, lane_tables in enumerate(self.lane_tables):
+                clear, put = varying & mask, present & mask
+                piece = lane_tables.get(clear << self.lane_bits | put)
+                if piece is None:
+                    base = lane << self.lane_bits
+                    piece = lane_tables[clear << self.lane_bits | put] = bytes(
+                        base + (bits & ~clear | put) for bits in range(self.lane_values))
+                pieces.append(piece)
+                varying >>= self.lane_bits
+                present >>= self.lane_bits
+            pieces.append(self.identity_tail)
+            table = self.tables[key] = b"".join(pieces)
+        return table
+
+    def to_text(self, records):
+        """The text of ``records`` (whole records, concatenated)."""
+        return b"".join(map(self.elements.__getitem__, memoryview(records).cast("I")))
+
+
+class LanesOfChunk(dict):
+    """``table[bits]``: the lane bytes of one chunk of a stone set; made on first use."""
+
+    def __init__(self, layout, first):
+        super().__init__()
+        self.lanes = range(first, min(first + layout.chunk_lanes, layout.lanes))
+        self.width = layout.lane_bits
+
+    def __missing__(self, bits):
+        mask = (1 << self.width) - 1
+        found = self[bits] = bytes(
+            (lane << self.width) + (bits >> (index * self.width) & mask)
+            for index, lane in enumerate(self.lanes))
+        return found
+
+
+class RecordText(dict):
+    """``table[element]``: the text of 4 record bytes read as one native-order int."""
+
+    def __init__(self, texts):
+        super().__init__()
+        self.texts = texts
+        self.shifts = (0, 8, 16, 24) if sys.byteorder == "little" else (24, 16, 8, 0)
+
+    def __missing__(self, element):
+        texts = self.texts
+        found = self[element] = b"".join(texts[element >> shift & 255]
+                                         for shift in self.shifts)
+        return found
+
+
+class RecordListing(_Streaming):
+    """The node blocks as records; replays adapt them (memo keyed by game.subtree_key).
+
+    A captured segment is ``(records, varying, present)``: the records of a subtree,
+    the stones that may differ among the states sharing its key, and those of them on
+    the table when it was recorded. Varying stones are never taken inside the subtree,
+    so every record of it has them as its root had them: replaying it for another
+    state of the key rewrites them (one translate) when their presence differs. Every
+    record is thus exact for the state it was made or replayed for, and a capture or a
+    flush needs no rewriting at all. Needs ``layout.fits``.
+    """
+
+    def __init__(self, game, layout, sink=None, memo=None, **options):
+        super().__init__(game, sink, memo, **options)
+        self.layout = layout
+        self.to_text = layout.to_text
+        self._install_hot_path()
+
+    def _install_hot_path(self):
+        game, layout, stack, chunks, memo = (self.game, self.layout, self.stack,
+                                             self.chunks, self.memo)
+        append, join = chunks.append, b"".join
+        offset, stones_mask, last_mask = game.shift + 1, game.stones_mask, game.last_mask
+        width = game.width
+        others_offset = offset + width
+        varying_stones = game.varying_stones
+        last_bytes, bounds_bytes = layout.last_bytes, layout.bounds_bytes
+        stones_of = layout.stones
+        chunk_bits = layout.chunk_bits
+        chunk_mask = (1 << chunk_bits) - 1
+        low, high = layout.chunks[0], layout.chunks[-1]
+        two_chunks = len(layout.chunks) == 2
+        tables, substitution = layout.tables, layout.substitution
+        key_shift = game.n + 1
+        max_segment, flush_chunks, flush_chars = (self.max_segment, self.flush_chunks,
+                                                  self.flush_chars)
+        streaming = self.sink is not None
+
+        def leave(state, action, depth, value, alpha, beta, kind):
+            stones = state >> offset
+            available = (stones & stones_mask) | (stones >> width)
+            append(last_bytes[state >> 1 & last_mask]
+                   + (low[available & chunk_mask] + high[available >> chunk_bits]
+                      if two_chunks else stones_of(available))
+                   + bounds_bytes[alpha, beta])
+
+        def mark(state=None):
+            stack.append([len(chunks), state, True])
+
+        def capture(position):
+            start, state, whole = stack.pop()
+            if len(chunks) - start == 1:
+                segment = chunks[-1]
+            else:
+                segment = join(chunks[start:])
+                del chunks[start:]
+                append(segment)
+            if streaming and len(chunks) >= flush_chunks:
+                self.flush()
+            if not whole or len(segment) > max_segment:
+                return None
+            if memo is not None:
+                memo.added(len(segment))
+            varying = varying_stones(state)
+            # Varying stones are never key stones: those on the table are among the others.
+            return segment, varying, (state >> others_offset) & varying
+
+        def replay(segment, state=None):
+            records, varying, recorded = segment
+            if varying:
+                present = (state >> others_offset) & varying
+                if present != recorded:
+                    table = tables.get(varying << key_shift | present)
+                    if table is None:
+                        table = substitution(varying, present)
+                    records = records.translate(table)
+            append(records)
+            if streaming:
+                self.pending_chars += len(records)
+                if self.pending_chars >= flush_chars or len(chunks) >= flush_chunks:
+                    self.flush()
+
+        self.leave, self.mark, self.capture, self.replay = leave, mark, capture, replay
