@@ -74,6 +74,21 @@ def test_moves_terminal_value_and_evaluation_match_the_oracle(data, n):
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.data(), st.integers(1, 31))
+def test_inline_reach_successors_equal_the_general_ones(data, n):
+    """The n <= 31 fast path without evaluations: same children, same varying stones."""
+    fast, general = TakeStones(n, evaluations=False), TakeStones(n, evaluations=False)
+    general.successors = TakeStones.successors.__get__(general)
+    assert fast.successors.__func__ is TakeStones._reach_successors
+    _, _, available, last, max_turn = random_state(data, n)
+    state = fast.state(sum(1 << s for s in available), last, max_turn)
+    children = list(fast.successors(state))
+    assert children == list(general.successors(state))
+    for _, child in children:
+        assert fast.varying_stones(child) == general.varying_stones(child)
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.data(), st.integers(1, 40), st.booleans())
 def test_states_with_one_subtree_key_differ_only_in_varying_stones(data, n, evaluations):
     """Toggling stones ``varying_stones`` names keeps the key, the moves and the values."""

@@ -319,6 +319,8 @@ class TakeStones(Game):
             for mask in self.related]
         if not self.split:
             self.successors = self._unsplit_successors
+        elif self.seen_of is None and len(self.related_of) <= 2:
+            self.successors = self._reach_successors
 
     def terminal_value(self, state):
         """-100/+100 when the side to move has no move, else None (tested before depth)."""
@@ -334,6 +336,35 @@ class TakeStones(Game):
         return [(stone, (base ^ bit) | tail | side)
                 for stone, bit, tail in self.stone_tables[(state >> 1) & self.last_mask]
                 if state & bit]
+
+    def _reach_successors(self, state):
+        """:meth:`successors` without evaluations for n <= 31: the key stones are the
+        reachable ones only, found by the same breadth-first search, inline."""
+        offset = self.shift + 1
+        key_stones = (state >> offset) & self.stones_mask
+        side = (state & 1) ^ 1
+        others = state & self.others_bits
+        others_offset = offset + self.width
+        related = self.related
+        legal = key_stones & related[(state >> 1) & self.last_mask]
+        low_table, high_table = self.related_of[0], self.related_of[-1]
+        varying, all_stones = self._varying, self.all_stones
+        if len(varying) >= self.VARYING_CACHE_SIZE:
+            varying.clear()
+        while legal:
+            bit = legal & -legal
+            legal ^= bit
+            stone = bit.bit_length() - 1
+            left = key_stones ^ bit
+            reached, neighbours = 0, related[stone]
+            frontier = neighbours & left
+            while frontier:
+                reached |= frontier
+                neighbours |= low_table[frontier & 0xFFFF] | high_table[frontier >> 16]
+                frontier = neighbours & left & ~reached
+            child = (reached << offset) | (stone << 1) | side
+            varying[child >> 1] = all_stones & ~(reached | bit | neighbours)
+            yield stone, child | others | ((left ^ reached) << others_offset)
 
     def successors(self, state):
         """(stone, child) for every legal stone, ascending (the assignment's visit order).

@@ -206,7 +206,9 @@ class RecordLayout:
         self.texts = self._byte_texts()
         self.elements = RecordText(self.texts)
         self.tables = {}
-        self.lane_tables = [{} for _ in range(lanes)]
+        lane_pieces = {}
+        self.substitution_parts = [SubstitutionPart(self, first, lane_pieces)
+                                   for first in range(0, lanes, self.chunk_lanes)]
         self.identity_tail = bytes(range(self.last_base, 256))
 
     def _byte_texts(self):
@@ -246,18 +248,12 @@ class RecordLayout:
         if table is None:
             if len(self.tables) >= self.TABLE_CACHE_SIZE:
                 self.tables.clear()
-            mask = self.lane_values - 1
             pieces = []
-            for lane, lane_tables in enumerate(self.lane_tables):
-                clear, put = varying & mask, present & mask
-                piece = lane_tables.get(clear << self.lane_bits | put)
-                if piece is None:
-                    base = lane << self.lane_bits
-                    piece = lane_tables[clear << self.lane_bits | put] = bytes(
-                        base + (bits & ~clear | put) for bits in range(self.lane_values))
-                pieces.append(piece)
-                varying >>= self.lane_bits
-                present >>= self.lane_bits
+            bits, mask = self.chunk_bits, (1 << self.chunk_bits) - 1
+            for parts in self.substitution_parts:
+                pieces.append(parts[(varying & mask) << bits | present & mask])
+                varying >>= bits
+                present >>= bits
             pieces.append(self.identity_tail)
             table = self.tables[key] = b"".join(pieces)
         return table
@@ -280,6 +276,33 @@ class LanesOfChunk(dict):
         found = self[bits] = bytes(
             (lane << self.width) + (bits >> (index * self.width) & mask)
             for index, lane in enumerate(self.lanes))
+        return found
+
+
+class SubstitutionPart(dict):
+    """``part[varying << chunk_bits | present]``: the slice of a substitution table for
+    the lanes of one chunk (varying and present: that chunk's stones); made on first use."""
+
+    def __init__(self, layout, first, lane_pieces):
+        super().__init__()
+        self.lanes = range(first, min(first + layout.chunk_lanes, layout.lanes))
+        self.width = layout.lane_bits
+        self.chunk_bits = layout.chunk_bits
+        self.lane_pieces = lane_pieces      # (lane, clear, put) -> that lane's slice
+
+    def __missing__(self, key):
+        width, mask = self.width, (1 << self.width) - 1
+        varying, present = key >> self.chunk_bits, key & ((1 << self.chunk_bits) - 1)
+        pieces = []
+        for index, lane in enumerate(self.lanes):
+            clear = varying >> (index * width) & mask
+            put = present >> (index * width) & mask
+            piece = self.lane_pieces.get((lane, clear, put))
+            if piece is None:
+                piece = self.lane_pieces[lane, clear, put] = bytes(
+                    (lane << width) + (bits & ~clear | put) for bits in range(mask + 1))
+            pieces.append(piece)
+        found = self[key] = b"".join(pieces)
         return found
 
 
