@@ -78,7 +78,7 @@ def _integer(text, what):
 
 
 class BoundedMemo(dict):
-    """The search's subtree memo, emptied whenever its templates would pass ``budget``.
+    """The search's subtree memo, emptied whenever its segments would pass ``budget``.
 
     The listing reports each segment it hands to the search for memoising
     (:meth:`added`); each entry is counted as its segment's length plus ``ENTRY_COST``
@@ -86,7 +86,8 @@ class BoundedMemo(dict):
     and prints the same text), never bytes of output, and keeps the peak memory
     independent of the size of the trace. Emptying it all is cheaper than keeping the
     newest entries: for ``28 0 0`` 1.89 s against 2.14 s, for ``28 0 12`` 3.38 s
-    against 4.18 s (the walk over the entries costs more than the repeats it saves).
+    against 4.18 s (measured with the earlier text templates: the walk over the entries
+    costs more than the repeats it saves).
     """
 
     ENTRY_COST = 256
@@ -153,7 +154,7 @@ def _is_terminal(stream):
         return False
 
 
-MEMO_BUDGET = 32 << 20      # bytes of memoised segments (see BoundedMemo)
+MEMO_BUDGET = 48 << 20      # bytes of memoised segments (see BoundedMemo)
 # Longest memoised segment and bytes replayed before a write: text (TextListing) ...
 MAX_SEGMENT, FLUSH_CHARS = 1 << 15, 1 << 20
 # ... and records (RecordListing: 8 bytes per node for n <= 29, about 9 times less).
