@@ -299,7 +299,9 @@ def test_any_argument_list_gives_a_trace_or_invalid_input(words):
         code = program.main(words)
     text = out.getvalue()
     assert code == 0 and "Traceback" not in err.getvalue()
-    if text.endswith("Invalid input\n"):
+    if words[:1] in (["-h"], ["--help"]):
+        assert "n k s1 .. sk depth" in text and not err.getvalue()
+    elif text.endswith("Invalid input\n"):
         assert err.getvalue().count("\n") == 1
     else:
         assert text.split("\n")[-4] == "NEXT MOVE" and not err.getvalue()
