@@ -156,8 +156,8 @@ class TextListing(_Streaming):
 class RecordLayout:
     """Fixed-size node records whose bytes all have distinct meanings.
 
-    A record is the columns ``last move, lane 0 .. lane L-1, bounds`` then pad bytes up to
-    a multiple of 4. Lane k holds the stones ``w*k .. w*k + w-1`` (bit i = stone
+    A record is the columns ``last move, lane 0 .. lane L-1, bounds`` then a pad byte if
+    that makes an odd count. Lane k holds the stones ``w*k .. w*k + w-1`` (bit i = stone
     ``w*k + i`` on the table) as the byte ``2**w * k + bits``; the last move m (0 for
     none) is the byte ``last_base + m``; the bounds column holds the index of the pair
     (alpha, beta) in ``pairs`` plus ``pair_base``. Every column has its own byte values,
@@ -165,11 +165,11 @@ class RecordLayout:
 
     * one ``bytes.translate`` table can rewrite any stones of every record of a segment
       and leave the rest alone (:meth:`substitution`);
-    * 4 bytes of records, read as one int, name their text unambiguously: the text of a
-      run of records is one ``join`` over a ``map`` (:meth:`to_text`).
+    * 2 bytes of records, read as one int, name their text unambiguously: the text of a
+      run of records is one ``join`` over a ``map`` through a list (:meth:`to_text`).
 
     ``w`` is the widest of 5, 4, 3, 2 that fits in 256 byte values; ``fits`` is False
-    when none does (n above about 75) or ``values`` (the possible alpha and beta values)
+    when none does (n above 79) or ``values`` (the possible alpha and beta values)
     has too many pairs.
     """
 
@@ -182,7 +182,7 @@ class RecordLayout:
         for width in (5, 4, 3, 2):
             lanes = -(-(n + 1) // width)
             columns = lanes + 2
-            pad = -columns % 4
+            pad = columns % 2
             used = (lanes << width) + n + 1 + len(self.pairs) + (1 if pad else 0)
             if used <= 256:
                 self.fits = True
@@ -204,7 +204,7 @@ class RecordLayout:
         self.chunks = [LanesOfChunk(self, first)
                        for first in range(0, lanes, self.chunk_lanes)]
         self.texts = self._byte_texts()
-        self.elements = RecordText(self.texts)
+        self.elements = self._element_texts()
         self.tables = {}
         lane_pieces = {}
         self.substitution_parts = [SubstitutionPart(self, first, lane_pieces)
@@ -226,6 +226,23 @@ class RecordLayout:
         for index, (alpha, beta) in enumerate(self.pairs):
             texts[self.pair_base + index] = b"\nalpha: %d\tbeta: %d\n" % (alpha, beta)
         return texts
+
+    def _element_texts(self):
+        """``list[element]``: the text of the 2 bytes of a column pair read as one
+        native-order int (columns 0-1, 2-3, ...); b"" for pairs no record holds."""
+        values = ([range(self.last_base, self.last_base + self.n + 1)]
+                  + [range(lane << self.lane_bits, (lane + 1) << self.lane_bits)
+                     for lane in range(self.lanes)]
+                  + [range(self.pair_base, self.pair_base + len(self.pairs))]
+                  + ([range(self.pad_value, self.pad_value + 1)] if self.pad else []))
+        texts, little = self.texts, sys.byteorder == "little"
+        elements = [b""] * 65536
+        for first, second in zip(values[0::2], values[1::2]):
+            for one in first:
+                for two in second:
+                    elements[one | two << 8 if little else one << 8 | two] = (
+                        texts[one] + texts[two])
+        return elements
 
     def record(self, last, available, alpha, beta):
         """The record of a node (bytes); the listing inlines this."""
@@ -260,7 +277,7 @@ class RecordLayout:
 
     def to_text(self, records):
         """The text of ``records`` (whole records, concatenated)."""
-        return b"".join(map(self.elements.__getitem__, memoryview(records).cast("I")))
+        return b"".join(map(self.elements.__getitem__, memoryview(records).cast("H")))
 
 
 class LanesOfChunk(dict):
@@ -303,21 +320,6 @@ class SubstitutionPart(dict):
                     (lane << width) + (bits & ~clear | put) for bits in range(mask + 1))
             pieces.append(piece)
         found = self[key] = b"".join(pieces)
-        return found
-
-
-class RecordText(dict):
-    """``table[element]``: the text of 4 record bytes read as one native-order int."""
-
-    def __init__(self, texts):
-        super().__init__()
-        self.texts = texts
-        self.shifts = (0, 8, 16, 24) if sys.byteorder == "little" else (24, 16, 8, 0)
-
-    def __missing__(self, element):
-        texts = self.texts
-        found = self[element] = b"".join(texts[element >> shift & 255]
-                                         for shift in self.shifts)
         return found
 
 
