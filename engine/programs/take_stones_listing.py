@@ -173,8 +173,6 @@ class RecordLayout:
     has too many pairs.
     """
 
-    TABLE_CACHE_SIZE = 1 << 14   # substitution tables kept before the cache is emptied
-
     def __init__(self, n, values):
         self.n = n
         self.pairs = [(alpha, beta) for alpha in sorted(values) for beta in sorted(values)]
@@ -205,7 +203,6 @@ class RecordLayout:
                        for first in range(0, lanes, self.chunk_lanes)]
         self.texts = self._byte_texts()
         self.elements = self._element_texts()
-        self.tables = {}
         lane_pieces = {}
         self.substitution_parts = [SubstitutionPart(self, first, lane_pieces)
                                    for first in range(0, lanes, self.chunk_lanes)]
@@ -260,20 +257,14 @@ class RecordLayout:
     def substitution(self, varying, present):
         """The ``bytes.translate`` table that sets the stones ``varying`` of every record
         to ``present`` (a subset) and leaves every other bit and byte alone."""
-        key = varying << (self.n + 1) | present
-        table = self.tables.get(key)
-        if table is None:
-            if len(self.tables) >= self.TABLE_CACHE_SIZE:
-                self.tables.clear()
-            pieces = []
-            bits, mask = self.chunk_bits, (1 << self.chunk_bits) - 1
-            for parts in self.substitution_parts:
-                pieces.append(parts[(varying & mask) << bits | present & mask])
-                varying >>= bits
-                present >>= bits
-            pieces.append(self.identity_tail)
-            table = self.tables[key] = b"".join(pieces)
-        return table
+        pieces = []
+        bits, mask = self.chunk_bits, (1 << self.chunk_bits) - 1
+        for parts in self.substitution_parts:
+            pieces.append(parts[(varying & mask) << bits | present & mask])
+            varying >>= bits
+            present >>= bits
+        pieces.append(self.identity_tail)
+        return b"".join(pieces)
 
     def to_text(self, records):
         """The text of ``records`` (whole records, concatenated)."""
@@ -355,8 +346,8 @@ class RecordListing(_Streaming):
         chunk_mask = (1 << chunk_bits) - 1
         low, high = layout.chunks[0], layout.chunks[-1]
         two_chunks = len(layout.chunks) == 2
-        tables, substitution = layout.tables, layout.substitution
-        key_shift = game.n + 1
+        substitution, tail = layout.substitution, layout.identity_tail
+        low_parts, high_parts = layout.substitution_parts[0], layout.substitution_parts[-1]
         max_segment, flush_chunks, flush_chars = (self.max_segment, self.flush_chunks,
                                                   self.flush_chars)
         streaming = self.sink is not None
@@ -395,8 +386,12 @@ class RecordListing(_Streaming):
             if varying:
                 present = (state >> others_offset) & varying
                 if present != recorded:
-                    table = tables.get(varying << key_shift | present)
-                    if table is None:
+                    if two_chunks:      # substitution(varying, present), inline
+                        table = (low_parts[(varying & chunk_mask) << chunk_bits
+                                           | present & chunk_mask]
+                                 + high_parts[(varying >> chunk_bits) << chunk_bits
+                                              | present >> chunk_bits] + tail)
+                    else:
                         table = substitution(varying, present)
                     records = records.translate(table)
             append(records)
