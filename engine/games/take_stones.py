@@ -356,6 +356,13 @@ class TakeStones(Game):
             legal ^= bit
             stone = bit.bit_length() - 1
             left = key_stones ^ bit
+            if left & 2:
+                # Stone 1 divides every stone: all of them are reachable through it, and
+                # every stone is related to one of them, so none varies.
+                child = (left << offset) | (stone << 1) | side
+                varying[child >> 1] = 0
+                yield stone, child | others
+                continue
             reached, neighbours = 0, related[stone]
             frontier = neighbours & left
             while frontier:

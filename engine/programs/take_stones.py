@@ -20,7 +20,6 @@ a game that is already over prints the root's block, then "Invalid input".
 """
 
 import gc
-import platform
 import sys
 import time
 
@@ -162,7 +161,7 @@ RECORD_MAX_SEGMENT, RECORD_FLUSH_BYTES = 1 << 18, 1 << 17
 # Memo keyed by game.subtree_key (RecordListing) on CPython only: it saves CPython 1/3
 # of its time, and PyPy nothing (28 0 0, best of 3 in one run: CPython 1.59 s merged,
 # 2.39 s per state; PyPy 1.96 s and 1.95 s; merged states pass PyPy's 63-bit ints).
-MERGE_SUBTREES = platform.python_implementation() == "CPython"
+MERGE_SUBTREES = sys.implementation.name == "cpython"
 
 
 def make_listing(game, layout, sink, memo):
@@ -211,7 +210,7 @@ def run(argv):
     # replayed for, byte-identical to the full search.
     # The memo's many small tuples make no cycles, so CPython's collections are pure
     # waste here; PyPy needs its collector to give the emptied memo's memory back.
-    collecting = gc.isenabled() and platform.python_implementation() == "CPython"
+    collecting = gc.isenabled() and sys.implementation.name == "cpython"
     if collecting:
         gc.disable()
     try:

@@ -105,6 +105,8 @@ class TextListing(_Streaming):
         bound_lines = {}
         max_segment, flush_chunks, flush_chars = (self.max_segment, self.flush_chunks,
                                                   self.flush_chars)
+        entry_cost, budget = ((memo.ENTRY_COST, memo.budget) if memo is not None
+                              else (0, 0))
         streaming = self.sink is not None
 
         def stones_text(available):
@@ -140,7 +142,12 @@ class TextListing(_Streaming):
             if not whole or len(segment) > max_segment:
                 return None
             if memo is not None:
-                memo.added(len(segment))
+                # memo.added(len(segment)), inline but for the rare emptying.
+                cost = memo.cost + len(segment) + entry_cost
+                if cost > budget:
+                    memo.added(len(segment))
+                else:
+                    memo.cost = cost
             return segment
 
         def replay(segment, state=None):
@@ -350,6 +357,8 @@ class RecordListing(_Streaming):
         low_parts, high_parts = layout.substitution_parts[0], layout.substitution_parts[-1]
         max_segment, flush_chunks, flush_chars = (self.max_segment, self.flush_chunks,
                                                   self.flush_chars)
+        entry_cost, budget = ((memo.ENTRY_COST, memo.budget) if memo is not None
+                              else (0, 0))
         streaming = self.sink is not None
 
         def leave(state, action, depth, value, alpha, beta, kind):
@@ -376,7 +385,12 @@ class RecordListing(_Streaming):
             if not whole or len(segment) > max_segment:
                 return None
             if memo is not None:
-                memo.added(len(segment))
+                # memo.added(len(segment)), inline but for the rare emptying.
+                cost = memo.cost + len(segment) + entry_cost
+                if cost > budget:
+                    memo.added(len(segment))
+                else:
+                    memo.cost = cost
             varying = varying_stones(state)
             # Varying stones are never key stones: those on the table are among the others.
             return segment, varying, (state >> others_offset) & varying
