@@ -23,6 +23,9 @@ printed stone lists differ. Use :meth:`TakeStones.state`, :meth:`available`,
 :meth:`last_move` rather than the bits.
 """
 
+from functools import partial
+from operator import and_
+
 from ..game import Game
 
 WIN = 100  # the assignment's value of a won game (Max's view: +100 when Min cannot move)
@@ -317,6 +320,9 @@ class TakeStones(Game):
         self.stone_tables = [
             [(s, 1 << (s + offset), s << 1) for s in range(1, self.n + 1) if mask >> s & 1]
             for mask in self.related]
+        # subtree_key(state) is state & key_bits: as a C-level callable, the search's
+        # memo lookup (once per visited node) runs no Python frame for it.
+        self.subtree_key = partial(and_, self.key_bits)
         if not self.split:
             self.successors = self._unsplit_successors
         elif self.seen_of is None and len(self.related_of) <= 2:

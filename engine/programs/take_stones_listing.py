@@ -164,8 +164,8 @@ class TextListing(_Streaming):
 class RecordLayout:
     """Fixed-size node records whose bytes all have distinct meanings.
 
-    A record is the columns ``last move, lane 0 .. lane L-1, bounds`` then a pad byte if
-    that makes an odd count. Lane k holds the stones ``w*k .. w*k + w-1`` (bit i = stone
+    A record is the columns ``last move, lane 0 .. lane L-1, bounds``, plus a pad byte
+    when their count is odd. Lane k holds the stones ``w*k .. w*k + w-1`` (bit i = stone
     ``w*k + i`` on the table) as the byte ``2**w * k + bits``; the last move m (0 for
     none) is the byte ``last_base + m``; the bounds column holds the index of the pair
     (alpha, beta) in ``pairs`` plus ``pair_base``. Every column has its own byte values,
