@@ -193,6 +193,12 @@ class TakeStones(Game):
         """
         related_of, seen_of = self.related_of, self.seen_of
         reached, neighbours = 0, self.related[start]
+        if neighbours & available & 2:
+            # Stone 1 is a move and divides every stone: all are reachable through it,
+            # and every stone is related to it.
+            reached, neighbours = available, self.stones_mask
+            seen = self.seen_by[start] | union_of(seen_of, reached) if seen_of else 0
+            return reached, seen, neighbours
         frontier = neighbours & available
         if len(related_of) <= 2:          # n <= 31: two lookups per step, inline
             low, high = related_of[0], related_of[-1]

@@ -51,11 +51,12 @@ class _Streaming(TraceRecorder):
         super().__init__(sink, **options)
         self.game = game
         self.memo = memo
-        # stack[i] = [start, state, whole] for each subtree being recorded (the first
-        # stands for the top level): where its chunks start, its state, and whether all
-        # its text is still in chunks (a flush writes out the text of open subtrees,
-        # which then can no longer be memoised).
-        self.stack = [[0, None, True]]
+        # stack[i] = [start, varying, present, whole] for each subtree being recorded
+        # (the first stands for the top level): where its chunks start, the stones that
+        # vary among the states of its memo key and those of them on the table (0 and 0
+        # for text), and whether all of it is still in chunks (a flush writes out the
+        # open subtrees, which then can no longer be memoised).
+        self.stack = [[0, 0, 0, True]]
 
     def stones_line(self, state):
         """Every stone on the table, ascending, each followed by one space (str)."""
@@ -71,11 +72,45 @@ class _Streaming(TraceRecorder):
         if self.sink is None or not chunks:
             return
         for entry in self.stack:
-            entry[0], entry[2] = 0, False
+            entry[0], entry[3] = 0, False
         self.sink(self.to_text(b"".join(chunks)))
         chunks.clear()
         self.pending_chars = 0
         self.generation += 1
+
+    def _make_capture(self):
+        """The ``capture`` closure both listings use: the chunks since the subtree's mark
+        joined into one (kept in place), and ``(segment, varying, present)`` for the
+        memo when it may be kept, else None."""
+        stack, chunks, memo = self.stack, self.chunks, self.memo
+        append, join = chunks.append, b"".join
+        max_segment, flush_chunks = self.max_segment, self.flush_chunks
+        entry_cost, budget = ((memo.ENTRY_COST, memo.budget) if memo is not None
+                              else (0, 0))
+        streaming = self.sink is not None
+
+        def capture(position):
+            start, varying, present, whole = stack.pop()
+            if len(chunks) - start == 1:
+                segment = chunks[-1]
+            else:
+                segment = join(chunks[start:])
+                del chunks[start:]
+                append(segment)
+            if streaming and len(chunks) >= flush_chunks:
+                self.flush()
+            if not whole or len(segment) > max_segment:
+                return None
+            if memo is not None:
+                # memo.added(len(segment)), inline but for the rare emptying.
+                cost = memo.cost + len(segment) + entry_cost
+                if cost > budget:
+                    memo.added(len(segment))
+                else:
+                    memo.cost = cost
+            return segment, varying, present
+
+        return capture
 
     def text(self):
         """All text recorded and not yet flushed (str)."""
@@ -85,8 +120,9 @@ class _Streaming(TraceRecorder):
 class TextListing(_Streaming):
     """The node blocks as text; replays are verbatim (memo keyed by the whole state).
 
-    ``memo`` (a BoundedMemo, optional) is told the size of every segment handed to the
-    search for memoising. The hot methods are closures over local names.
+    A captured segment is ``(text, 0, 0)``, the shape :class:`RecordListing` uses (no
+    stone varies). ``memo`` (a BoundedMemo, optional) is told the size of every segment
+    handed to the search for memoising. The hot methods are closures over local names.
     """
 
     def __init__(self, game, sink=None, memo=None, **options):
@@ -94,7 +130,7 @@ class TextListing(_Streaming):
         self._install_hot_path()
 
     def _install_hot_path(self):
-        game, stack, chunks, memo = self.game, self.stack, self.chunks, self.memo
+        game, stack, chunks = self.game, self.stack, self.chunks
         append, join = chunks.append, b"".join
         offset, stones_mask, last_mask = game.shift + 1, game.stones_mask, game.last_mask
         width = game.width
@@ -104,10 +140,7 @@ class TextListing(_Streaming):
         low, high = tables[0], tables[-1]
         two_chunks = len(tables) <= 2
         bound_lines = {}
-        max_segment, flush_chunks, flush_chars = (self.max_segment, self.flush_chunks,
-                                                  self.flush_chars)
-        entry_cost, budget = ((memo.ENTRY_COST, memo.budget) if memo is not None
-                              else (0, 0))
+        flush_chunks, flush_chars = self.flush_chunks, self.flush_chars
         streaming = self.sink is not None
 
         def stones_text(available):
@@ -128,37 +161,18 @@ class TextListing(_Streaming):
             append(last_lines[state >> 1 & last_mask] + stones_text(available) + bounds)
 
         def mark(state=None):
-            stack.append([len(chunks), state, True])
-
-        def capture(position):
-            start, _, whole = stack.pop()
-            if len(chunks) - start == 1:
-                segment = chunks[-1]
-            else:
-                segment = join(chunks[start:])
-                del chunks[start:]
-                append(segment)
-            if streaming and len(chunks) >= flush_chunks:
-                self.flush()
-            if not whole or len(segment) > max_segment:
-                return None
-            if memo is not None:
-                # memo.added(len(segment)), inline but for the rare emptying.
-                cost = memo.cost + len(segment) + entry_cost
-                if cost > budget:
-                    memo.added(len(segment))
-                else:
-                    memo.cost = cost
-            return segment
+            stack.append([len(chunks), 0, 0, True])
 
         def replay(segment, state=None):
+            segment = segment[0]
             append(segment)
             if streaming:
                 self.pending_chars += len(segment)
                 if self.pending_chars >= flush_chars or len(chunks) >= flush_chunks:
                     self.flush()
 
-        self.leave, self.mark, self.capture, self.replay = leave, mark, capture, replay
+        self.leave, self.mark, self.replay = leave, mark, replay
+        self.capture = self._make_capture()
 
 
 class RecordLayout:
@@ -346,9 +360,8 @@ class RecordListing(_Streaming):
         self._install_hot_path()
 
     def _install_hot_path(self):
-        game, layout, stack, chunks, memo = (self.game, self.layout, self.stack,
-                                             self.chunks, self.memo)
-        append, join = chunks.append, b"".join
+        game, layout, stack, chunks = self.game, self.layout, self.stack, self.chunks
+        append = chunks.append
         offset, stones_mask, last_mask = game.shift + 1, game.stones_mask, game.last_mask
         width = game.width
         others_offset = offset + width
@@ -361,10 +374,7 @@ class RecordListing(_Streaming):
         two_chunks = len(layout.chunks) == 2
         substitution, tail = layout.substitution, layout.identity_tail
         low_parts, high_parts = layout.substitution_parts[0], layout.substitution_parts[-1]
-        max_segment, flush_chunks, flush_chars = (self.max_segment, self.flush_chunks,
-                                                  self.flush_chars)
-        entry_cost, budget = ((memo.ENTRY_COST, memo.budget) if memo is not None
-                              else (0, 0))
+        flush_chunks, flush_chars = self.flush_chunks, self.flush_chars
         streaming = self.sink is not None
 
         def leave(state, action, depth, value, alpha, beta, kind):
@@ -376,30 +386,9 @@ class RecordListing(_Streaming):
                    + bounds_bytes[alpha, beta])
 
         def mark(state=None):
-            stack.append([len(chunks), state, True])
-
-        def capture(position):
-            start, state, whole = stack.pop()
-            if len(chunks) - start == 1:
-                segment = chunks[-1]
-            else:
-                segment = join(chunks[start:])
-                del chunks[start:]
-                append(segment)
-            if streaming and len(chunks) >= flush_chunks:
-                self.flush()
-            if not whole or len(segment) > max_segment:
-                return None
-            if memo is not None:
-                # memo.added(len(segment)), inline but for the rare emptying.
-                cost = memo.cost + len(segment) + entry_cost
-                if cost > budget:
-                    memo.added(len(segment))
-                else:
-                    memo.cost = cost
             varying = varying_stones(state)
             # Varying stones are never key stones: those on the table are among the others.
-            return segment, varying, (state >> others_offset) & varying
+            stack.append([len(chunks), varying, (state >> others_offset) & varying, True])
 
         def replay(segment, state=None):
             records, varying, recorded = segment
@@ -420,4 +409,5 @@ class RecordListing(_Streaming):
                 if self.pending_chars >= flush_chars or len(chunks) >= flush_chunks:
                     self.flush()
 
-        self.leave, self.mark, self.capture, self.replay = leave, mark, capture, replay
+        self.leave, self.mark, self.replay = leave, mark, replay
+        self.capture = self._make_capture()
