@@ -74,11 +74,12 @@ def test_moves_terminal_value_and_evaluation_match_the_oracle(data, n):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.data(), st.integers(1, 31))
+@given(st.data(), st.integers(1, 32))
 def test_inline_reach_successors_equal_the_general_ones(data, n):
-    """The n <= 31 fast path without evaluations: same children, same varying stones."""
+    """The n <= 32 fast path without evaluations: same children, same varying stones."""
     fast, general = TakeStones(n, evaluations=False), TakeStones(n, evaluations=False)
     general.successors = TakeStones.successors.__get__(general)
+    general.varying_stones = TakeStones.varying_stones.__get__(general)
     assert fast.successors.__func__ is TakeStones._reach_successors
     _, _, available, last, max_turn = random_state(data, n)
     state = fast.state(sum(1 << s for s in available), last, max_turn)

@@ -82,6 +82,26 @@ def union_of(tables, stones):
     return union
 
 
+def union_lists(masks, count, bits=11):
+    """``count`` lists, ``lists[j][chunk]`` the union of ``masks[bits * j + i]`` over the
+    bits i set in ``chunk``, for every ``chunk`` below ``2**bits`` (masks past the end of
+    ``masks`` count as empty): the union over a set of up to ``count * bits`` stones is
+    ``count`` list indexes.
+
+    Precomputed (``2**bits`` entries per list): for few stones, a list index is much
+    cheaper than a dict lookup with its int hash and comparison.
+    """
+    lists = []
+    for offset in range(0, count * bits, bits):
+        table = [0] * (1 << bits)
+        for chunk in range(1, 1 << bits):
+            low = chunk & -chunk
+            index = offset + low.bit_length() - 1
+            table[chunk] = table[chunk ^ low] | (masks[index] if index < len(masks) else 0)
+        lists.append(table)
+    return lists
+
+
 def popcount(mask):
     """Number of set bits (int.bit_count needs Python 3.10; we support 3.8)."""
     return bin(mask).count("1")
@@ -99,10 +119,6 @@ class TakeStones(Game):
     otherwise (the cheaper choice when few positions would share a key anyway, e.g.
     when the stones evaluations read must be kept).
     """
-
-    # Entries of the cache behind varying_stones (one per subtree key) before it is
-    # emptied: a bound on memory for long searches; refilling costs only time.
-    VARYING_CACHE_SIZE = 1 << 18
 
     def __init__(self, n, evaluations=True, split=True):
         if n < 1:
@@ -175,15 +191,15 @@ class TakeStones(Game):
         """
         if not self.split:
             return 0
-        index = (state & self.key_bits) >> 1
-        varying = self._varying.get(index)
-        if varying is None:
-            key_stones = (state >> (self.shift + 1)) & self.stones_mask
-            last = (state >> 1) & self.last_mask
-            _, seen, neighbours = self._reach(last, key_stones)
-            varying = self._varying[index] = self.all_stones & ~(
-                key_stones | 1 << last | neighbours | seen)
-        return varying
+        key_stones = (state >> (self.shift + 1)) & self.stones_mask
+        last = (state >> 1) & self.last_mask
+        if self.seen_of is None:
+            # Without evaluations the key stones are exactly the reachable ones: the
+            # stones related to them are one union away, no search needed.
+            neighbours = self.related[last] | union_of(self.related_of, key_stones)
+            return self.all_stones & ~(key_stones | 1 << last | neighbours)
+        _, seen, neighbours = self._reach(last, key_stones)
+        return self.all_stones & ~(key_stones | 1 << last | neighbours | seen)
 
     def _reach(self, start, available):
         """(stones of ``available`` reachable from ``start``, stones the evaluations with
@@ -321,7 +337,6 @@ class TakeStones(Game):
         self.key_bits = (1 << (offset + self.width)) - 1
         self.others_bits = self.stones_mask << (offset + self.width)
         self.moves_in_state = [mask << offset for mask in self.related]
-        self._varying = {}       # (key bits >> 1) -> varying_stones, filled by successors
         # Without the split: (s, key bit of s in a state, s << 1) for each s related to m.
         self.stone_tables = [
             [(s, 1 << (s + offset), s << 1) for s in range(1, self.n + 1) if mask >> s & 1]
@@ -331,8 +346,26 @@ class TakeStones(Game):
         self.subtree_key = partial(and_, self.key_bits)
         if not self.split:
             self.successors = self._unsplit_successors
-        elif self.seen_of is None and len(self.related_of) <= 2:
+        elif self.seen_of is None and self.width <= 33:
+            self.related_lists = union_lists(self.related, 3)
             self.successors = self._reach_successors
+            self.varying_stones = self._listed_varying_stones()
+
+    def _listed_varying_stones(self):
+        """:meth:`varying_stones` without evaluations for n <= 32, as a closure over
+        local names (the listing calls it once per searched node)."""
+        offset, stones_mask, last_mask = self.shift + 1, self.stones_mask, self.last_mask
+        related, all_stones = self.related, self.all_stones
+        first, second, third = self.related_lists
+
+        def varying_stones(state):
+            key_stones = (state >> offset) & stones_mask
+            last = (state >> 1) & last_mask
+            return all_stones & ~(key_stones | 1 << last | related[last]
+                                  | first[key_stones & 0x7FF]
+                                  | second[key_stones >> 11 & 0x7FF] | third[key_stones >> 22])
+
+        return varying_stones
 
     def terminal_value(self, state):
         """-100/+100 when the side to move has no move, else None (tested before depth)."""
@@ -350,8 +383,9 @@ class TakeStones(Game):
                 if state & bit]
 
     def _reach_successors(self, state):
-        """:meth:`successors` without evaluations for n <= 31: the key stones are the
-        reachable ones only, found by the same breadth-first search, inline."""
+        """:meth:`successors` without evaluations for n <= 32: the key stones are the
+        reachable ones only, found by the same breadth-first search, inline, with the
+        unions of related stones read from three precomputed lists."""
         offset = self.shift + 1
         key_stones = (state >> offset) & self.stones_mask
         side = (state & 1) ^ 1
@@ -359,31 +393,25 @@ class TakeStones(Game):
         others_offset = offset + self.width
         related = self.related
         legal = key_stones & related[(state >> 1) & self.last_mask]
-        low_table, high_table = self.related_of[0], self.related_of[-1]
-        varying, all_stones = self._varying, self.all_stones
-        if len(varying) >= self.VARYING_CACHE_SIZE:
-            varying.clear()
+        first, second, third = self.related_lists
         while legal:
             bit = legal & -legal
             legal ^= bit
             stone = bit.bit_length() - 1
             left = key_stones ^ bit
             if left & 2:
-                # Stone 1 divides every stone: all of them are reachable through it, and
-                # every stone is related to one of them, so none varies.
-                child = (left << offset) | (stone << 1) | side
-                varying[child >> 1] = 0
-                yield stone, child | others
+                # Stone 1 divides every stone: all of them are reachable through it.
+                yield stone, (left << offset) | (stone << 1) | side | others
                 continue
             reached, neighbours = 0, related[stone]
             frontier = neighbours & left
             while frontier:
                 reached |= frontier
-                neighbours |= low_table[frontier & 0xFFFF] | high_table[frontier >> 16]
+                neighbours |= (first[frontier & 0x7FF] | second[frontier >> 11 & 0x7FF]
+                               | third[frontier >> 22])
                 frontier = neighbours & left & ~reached
-            child = (reached << offset) | (stone << 1) | side
-            varying[child >> 1] = all_stones & ~(reached | bit | neighbours)
-            yield stone, child | others | ((left ^ reached) << others_offset)
+            yield stone, ((reached << offset) | (stone << 1) | side | others
+                          | ((left ^ reached) << others_offset))
 
     def successors(self, state):
         """(stone, child) for every legal stone, ascending (the assignment's visit order).
@@ -400,17 +428,13 @@ class TakeStones(Game):
         others = state & self.others_bits
         others_offset = offset + self.width
         legal = key_stones & self.related[last]
-        reach, varying, all_stones = self._reach, self._varying, self.all_stones
-        if len(varying) >= self.VARYING_CACHE_SIZE:
-            varying.clear()
+        reach = self._reach
         while legal:
             low = legal & -legal
             legal ^= low
             stone = low.bit_length() - 1
             left = key_stones ^ low
-            reachable, seen, neighbours = reach(stone, left)
+            reachable, seen, _ = reach(stone, left)
             kept = reachable | (left & seen)
             child = (kept << offset) | (stone << 1) | side
-            # What varying_stones would compute for the child, from the same search.
-            varying[child >> 1] = all_stones & ~(kept | low | neighbours | seen)
             yield stone, child | others | ((left ^ kept) << others_offset)
