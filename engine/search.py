@@ -159,6 +159,9 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
     report_enter = tracer is not None and _overrides(tracer, "enter")
     report_pruned = tracer is not None and _overrides(tracer, "pruned")
     limit = INF if depth is None else depth
+    # The depth left is part of a memo key only under a cut-off; without one, 0 (an int:
+    # INF - d would make and hash a float at every node).
+    bounded = depth is not None
     low, high = window
     nodes = evaluations = terminals = cutoffs = table_hits = memo_hits = 0
     # The clock is read once ``check_every`` more nodes have been counted. A threshold,
@@ -176,7 +179,8 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
             if clock() >= deadline:
                 raise SearchTimeout("search deadline reached")
         if memo is not None:
-            entry_key = (state if memo_key is None else memo_key(state), limit - d, alpha, beta)
+            entry_key = (state if memo_key is None else memo_key(state),
+                         limit - d if bounded else 0, alpha, beta)
             hit = memo.get(entry_key)
             if hit is not None:
                 memo_hits += 1

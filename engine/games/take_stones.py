@@ -348,6 +348,12 @@ class TakeStones(Game):
             self.successors = self._unsplit_successors
         elif self.seen_of is None and self.width <= 33:
             self.related_lists = union_lists(self.related, 3)
+            # move_tables[max_to_move][m]: (s, bit of s, the low bits of the child after
+            # s: last move s and the other side) for each s related to m, ascending.
+            self.move_tables = [
+                [[(s, 1 << s, s << 1 | (1 - side)) for s in range(1, self.n + 1)
+                  if mask >> s & 1] for mask in self.related]
+                for side in (0, 1)]
             self.successors = self._reach_successors
             self.varying_stones = self._listed_varying_stones()
 
@@ -388,20 +394,18 @@ class TakeStones(Game):
         unions of related stones read from three precomputed lists."""
         offset = self.shift + 1
         key_stones = (state >> offset) & self.stones_mask
-        side = (state & 1) ^ 1
         others = state & self.others_bits
         others_offset = offset + self.width
         related = self.related
-        legal = key_stones & related[(state >> 1) & self.last_mask]
         first, second, third = self.related_lists
-        while legal:
-            bit = legal & -legal
-            legal ^= bit
-            stone = bit.bit_length() - 1
+        # The child's side is the other one: state & 1 picks the table for it.
+        for stone, bit, tail in self.move_tables[state & 1][(state >> 1) & self.last_mask]:
+            if not key_stones & bit:
+                continue
             left = key_stones ^ bit
             if left & 2:
                 # Stone 1 divides every stone: all of them are reachable through it.
-                yield stone, (left << offset) | (stone << 1) | side | others
+                yield stone, (left << offset) | tail | others
                 continue
             reached, neighbours = 0, related[stone]
             frontier = neighbours & left
@@ -410,7 +414,7 @@ class TakeStones(Game):
                 neighbours |= (first[frontier & 0x7FF] | second[frontier >> 11 & 0x7FF]
                                | third[frontier >> 22])
                 frontier = neighbours & left & ~reached
-            yield stone, ((reached << offset) | (stone << 1) | side | others
+            yield stone, ((reached << offset) | tail | others
                           | ((left ^ reached) << others_offset))
 
     def successors(self, state):
