@@ -303,39 +303,51 @@ class LanesOfChunk(dict):
 
     def __init__(self, layout, first):
         super().__init__()
-        self.lanes = range(first, min(first + layout.chunk_lanes, layout.lanes))
-        self.width = layout.lane_bits
+        width = layout.lane_bits
+        self.mask = (1 << width) - 1
+        # (first byte value of the lane, shift of its bits in the chunk) for each lane
+        self.lanes = [(lane << width, index * width) for index, lane in
+                      enumerate(range(first, min(first + layout.chunk_lanes, layout.lanes)))]
 
     def __missing__(self, bits):
-        mask = (1 << self.width) - 1
-        found = self[bits] = bytes(
-            (lane << self.width) + (bits >> (index * self.width) & mask)
-            for index, lane in enumerate(self.lanes))
+        mask = self.mask
+        found = self[bits] = bytes([base + (bits >> shift & mask)
+                                    for base, shift in self.lanes])
         return found
 
 
 class SubstitutionPart(dict):
     """``part[varying << chunk_bits | present]``: the slice of a substitution table for
-    the lanes of one chunk (varying and present: that chunk's stones); made on first use."""
+    the lanes of one chunk (varying and present: that chunk's stones); made on first use.
+
+    The slice of one lane depends only on the lane's own varying and present bits:
+    ``lane_pieces`` (shared by the chunks) keeps those by ``(lane << 2 * width) |
+    (clear << width) | put``.
+    """
 
     def __init__(self, layout, first, lane_pieces):
         super().__init__()
-        self.lanes = range(first, min(first + layout.chunk_lanes, layout.lanes))
-        self.width = layout.lane_bits
+        width = self.width = layout.lane_bits
+        self.mask = (1 << width) - 1
         self.chunk_bits = layout.chunk_bits
-        self.lane_pieces = lane_pieces      # (lane, clear, put) -> that lane's slice
+        # (lane, shift of its bits in the chunk) for each lane of the chunk
+        self.lanes = [(lane, index * width) for index, lane in
+                      enumerate(range(first, min(first + layout.chunk_lanes, layout.lanes)))]
+        self.lane_pieces = lane_pieces
 
     def __missing__(self, key):
-        width, mask = self.width, (1 << self.width) - 1
+        width, mask, lane_pieces = self.width, self.mask, self.lane_pieces
         varying, present = key >> self.chunk_bits, key & ((1 << self.chunk_bits) - 1)
         pieces = []
-        for index, lane in enumerate(self.lanes):
-            clear = varying >> (index * width) & mask
-            put = present >> (index * width) & mask
-            piece = self.lane_pieces.get((lane, clear, put))
+        for lane, shift in self.lanes:
+            clear = varying >> shift & mask
+            put = present >> shift & mask
+            index = (lane << width | clear) << width | put
+            piece = lane_pieces.get(index)
             if piece is None:
-                piece = self.lane_pieces[lane, clear, put] = bytes(
-                    (lane << width) + (bits & ~clear | put) for bits in range(mask + 1))
+                base, keep = lane << width, mask & ~clear
+                piece = lane_pieces[index] = bytes([base + (bits & keep | put)
+                                                    for bits in range(mask + 1)])
             pieces.append(piece)
         found = self[key] = b"".join(pieces)
         return found
