@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import take_stones_oracle as oracle
-from engine.games.take_stones import TakeStones
+from engine.games.take_stones import TakeStones, union_lists
 from engine.programs import take_stones as program
 from engine.search import EVALUATED, TERMINAL, search
 from engine.trace import Tracer
@@ -71,6 +71,21 @@ def test_moves_terminal_value_and_evaluation_match_the_oracle(data, n):
         assert game.evaluate(state) == oracle.static_value(n, available, last)
     else:
         assert game.terminal_value(state) == (-100 if max_turn else 100)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, (1 << 40) - 1), min_size=1, max_size=33), st.data())
+def test_union_lists_give_the_union_of_the_masks_of_a_set(masks, data):
+    """Three 11-bit lists cover sets of up to 33 members; members past the masks add
+    nothing."""
+    first, second, third = union_lists(masks, 3)
+    members = data.draw(st.integers(0, (1 << 33) - 1))
+    expected = 0
+    for index, mask in enumerate(masks):
+        if members >> index & 1:
+            expected |= mask
+    assert first[members & 0x7FF] | second[members >> 11 & 0x7FF] | third[members >> 22] \
+        == expected
 
 
 @settings(max_examples=200, deadline=None)
