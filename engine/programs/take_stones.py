@@ -20,6 +20,7 @@ a game that is already over prints the root's block, then "Invalid input".
 """
 
 import gc
+import os
 import sys
 import time
 
@@ -178,7 +179,7 @@ def make_listing(game, layout, sink, memo):
                        flush_chars=FLUSH_CHARS)
 
 
-def run(argv):
+def run(argv, fast_exit=False):
     out = sys.stdout
     try:
         n, taken, depth = parse_arguments(argv)
@@ -216,7 +217,9 @@ def run(argv):
     # waste here; PyPy needs its collector to give the emptied memo's memory back.
     # The memo is emptied before collections resume: everything made while they were
     # off counts as new, and the first collection would walk all of it (for 28 0 0,
-    # about 2 million cache misses, 60% of the run's).
+    # about 2 million cache misses, 60% of the run's). With ``fast_exit`` they never
+    # resume, and the process ends as soon as its output is written, without freeing
+    # the memo object by object (28 0 0: 0.85 s against 0.80 s, best of 12).
     collecting = gc.isenabled() and sys.implementation.name == "cpython"
     if collecting:
         gc.disable()
@@ -226,7 +229,7 @@ def run(argv):
                         tracer=listing, memo=memo,
                         memo_key=game.subtree_key if merging else None)
     finally:
-        if collecting:
+        if collecting and not fast_exit:
             memo.clear()
             gc.enable()
     listing.flush()
@@ -240,10 +243,18 @@ def run(argv):
         progress.write_bytes(f"NEXT MOVE\n{result.action}\n"
                              f"{listing.stones_line(result.child)}\n".encode())
     out.flush()
+    if fast_exit:
+        sys.stderr.flush()
+        os._exit(0)
     return 0
 
 
-def main(argv=None):
-    """Entry point: ``main(sys.argv[1:])`` -> exit code."""
-    return run_program("TakeStones", run, sys.argv[1:] if argv is None else argv,
-                       help_text=__doc__)
+def main(argv=None, fast_exit=False):
+    """Entry point: ``main(sys.argv[1:])`` -> exit code.
+
+    With ``fast_exit`` (the TakeStones script) a search that completes ends the process
+    itself once its output is written (see :func:`run`); in-process callers keep the
+    default.
+    """
+    return run_program("TakeStones", lambda args: run(args, fast_exit),
+                       sys.argv[1:] if argv is None else argv, help_text=__doc__)
