@@ -78,6 +78,22 @@ class _Streaming(TraceRecorder):
         self.pending_chars = 0
         self.generation += 1
 
+    def _make_emit(self):
+        """``emit(data)``: append a replayed segment's data, flushing when enough is
+        pending (the end of both listings' ``replay``)."""
+        chunks, append = self.chunks, self.chunks.append
+        flush_chunks, flush_chars = self.flush_chunks, self.flush_chars
+        if self.sink is None:
+            return append
+
+        def emit(data):
+            append(data)
+            self.pending_chars += len(data)
+            if self.pending_chars >= flush_chars or len(chunks) >= flush_chunks:
+                self.flush()
+
+        return emit
+
     def _make_capture(self):
         """The ``capture`` closure both listings use: the chunks since the subtree's mark
         joined into one (kept in place), and ``(segment, varying, present)`` for the
@@ -140,8 +156,7 @@ class TextListing(_Streaming):
         low, high = tables[0], tables[-1]
         two_chunks = len(tables) <= 2
         bound_lines = {}
-        flush_chunks, flush_chars = self.flush_chunks, self.flush_chars
-        streaming = self.sink is not None
+        emit = self._make_emit()
 
         def stones_text(available):
             if two_chunks:
@@ -164,12 +179,7 @@ class TextListing(_Streaming):
             stack.append([len(chunks), 0, 0, True])
 
         def replay(segment, state=None):
-            segment = segment[0]
-            append(segment)
-            if streaming:
-                self.pending_chars += len(segment)
-                if self.pending_chars >= flush_chars or len(chunks) >= flush_chunks:
-                    self.flush()
+            emit(segment[0])
 
         self.leave, self.mark, self.replay = leave, mark, replay
         self.capture = self._make_capture()
@@ -386,8 +396,7 @@ class RecordListing(_Streaming):
         two_chunks = len(layout.chunks) == 2
         substitution, tail = layout.substitution, layout.identity_tail
         low_parts, high_parts = layout.substitution_parts[0], layout.substitution_parts[-1]
-        flush_chunks, flush_chars = self.flush_chunks, self.flush_chars
-        streaming = self.sink is not None
+        emit = self._make_emit()
 
         def leave(state, action, depth, value, alpha, beta, kind):
             stones = state >> offset
@@ -415,11 +424,7 @@ class RecordListing(_Streaming):
                     else:
                         table = substitution(varying, present)
                     records = records.translate(table)
-            append(records)
-            if streaming:
-                self.pending_chars += len(records)
-                if self.pending_chars >= flush_chars or len(chunks) >= flush_chunks:
-                    self.flush()
+            emit(records)
 
         self.leave, self.mark, self.replay = leave, mark, replay
         self.capture = self._make_capture()
