@@ -9,11 +9,17 @@
 * Every program has its page in docs/, linked from README.md, and every page of docs/
   can be reached from README.md by following links.
 
+* Every example session in the pages (a code block of ``$ command`` lines, each followed
+  by its output) gives that output when it is run, so the pages cannot drift from the
+  programs (see :func:`test_examples_print_what_the_pages_show`).
+
 Links inside code (fenced blocks, indented blocks, inline code spans) are not links.
 """
 
+import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -260,3 +266,149 @@ def test_every_docs_page_can_be_reached_from_the_readme():
     unreached = sorted(str(p.relative_to(REPO)) for p in DOCS.rglob("*.md")
                        if p.resolve() not in reached)
     assert unreached == []
+
+
+# --- the example sessions --------------------------------------------------------------------
+
+SKIP_MARKER = "<!-- example not checked"
+# The top-level scripts, linked into the folder a session runs in (as a reader has them).
+SCRIPTS = ("tictactoe.py", "tmmorris.py", "TakeStones", "homework.py")
+# How the pages write a TAB and a trailing space where they must be seen.
+VISIBLE = str.maketrans({"\u21e5": "\t", "\u00b7": " "})
+
+
+def code_blocks(text):
+    """``[(first line number, lines, skipped)]``: every fenced or indented code block of
+    ``text``, its lines without the indentation; ``skipped`` when the last non-blank line
+    before it is a ``<!-- example not checked ... -->`` comment."""
+    lines = text.split("\n")
+    blocks = []
+    index = 0
+    previous = ""          # last non-blank prose line
+    while index < len(lines):
+        line = lines[index]
+        fence = FENCE.match(line)
+        if fence:
+            end = index + 1
+            while end < len(lines) and not lines[end].lstrip().startswith(fence.group(1)):
+                end += 1
+            blocks.append((index + 2, lines[index + 1:end], previous.startswith(SKIP_MARKER)))
+            index, previous = end + 1, ""
+            continue
+        if line.startswith("    ") and (index == 0 or not lines[index - 1].strip()):
+            end = index
+            while end < len(lines) and (lines[end].startswith("    ") or not lines[end].strip()):
+                end += 1
+            body = [code[4:] for code in lines[index:end]]
+            while body and not body[-1].strip():
+                body.pop()
+            blocks.append((index + 1, body, previous.startswith(SKIP_MARKER)))
+            index, previous = end, ""
+            continue
+        if line.strip():
+            previous = line.strip()
+        index += 1
+    return blocks
+
+
+def sessions(text):
+    """``[(line number, [(command, expected output lines)])]`` for every block made of
+    ``$ command`` lines and their output (blocks marked as not checked are left out)."""
+    found = []
+    for first, body, skipped in code_blocks(text):
+        if skipped or not body or not body[0].startswith("$ "):
+            continue
+        steps = []
+        for line in body:
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            else:
+                steps[-1][1].append(line.translate(VISIBLE))
+        found.append((first, steps))
+    return found
+
+
+def output_pattern(expected):
+    """A regex for the output ``expected`` shows: a line starting with ``...`` stands for
+    any number of lines the page leaves out."""
+    parts = []
+    for line in expected:
+        if line.strip().startswith("..."):
+            parts.append(r"(?:.*\n)*?")
+        else:
+            parts.append(re.escape(line) + r"\n")
+    return re.compile("".join(parts))
+
+
+def run_session(steps, folder):
+    """Run the steps of one session in ``folder``; a list of the mismatches."""
+    problems = []
+    environment = dict(os.environ, PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
+    environment["PATH"] = f"{folder / '.bin'}{os.pathsep}{environment.get('PATH', '')}"
+    for command, expected in steps:
+        words = command.split()
+        if words[0] == "cat" and len(words) == 2 and not (folder / words[1]).exists():
+            # A file the reader is shown before it is used: the session's input.
+            (folder / words[1]).write_text("".join(line + "\n" for line in expected))
+            continue
+        run = subprocess.run(["bash", "-c", command], cwd=folder, env=environment,
+                             capture_output=True, timeout=120)
+        stdout = run.stdout.decode("utf-8", "replace")
+        merged = stdout + run.stderr.decode("utf-8", "replace")
+        # A Markdown code block cannot end with blank lines: neither can the outputs.
+        stdout, merged = (text.rstrip("\n") + "\n" if text else "" for text in (stdout, merged))
+        pattern = output_pattern(expected)
+        if not (pattern.fullmatch(stdout) or pattern.fullmatch(merged)):
+            problems.append(f"$ {command}\n--- the page shows:\n" + "\n".join(expected)
+                            + f"\n--- the program printed:\n{merged}")
+    return problems
+
+
+def prepare_session_folder(folder):
+    """An empty folder with the top-level scripts and ``python3`` = this interpreter."""
+    for script in SCRIPTS:
+        (folder / script).symlink_to(REPO / script)
+    (folder / ".bin").mkdir()
+    (folder / ".bin" / "python3").symlink_to(sys.executable)
+
+
+def test_sessions_are_read_as_commands_and_outputs():
+    text = "\n".join([
+        "Prose.", "", "    $ cat in.txt", "    1 2", "    $ tool in.txt", "    a\u21e5b\u00b7",
+        "", "<!-- example not checked: varies -->", "", "    $ clock", "    12:00", "",
+        "```", "$ echo hi", "hi", "```",
+    ])
+    assert sessions(text) == [(3, [("cat in.txt", ["1 2"]), ("tool in.txt", ["a\tb "])]),
+                              (14, [("echo hi", ["hi"])])]
+    assert output_pattern(["a", "...", "z"]).fullmatch("a\nb\nc\nz\n")
+    assert not output_pattern(["a", "z"]).fullmatch("a\nb\nz\n")
+
+
+def test_a_session_that_prints_something_else_is_reported(tmp_path):
+    prepare_session_folder(tmp_path)
+    steps = [("cat board.txt", ["oxxxo-ox-"]),
+             ("python3 tictactoe.py $(cat board.txt) visited.txt", ["x--------"])]
+    problems = run_session(steps, tmp_path)
+    assert len(problems) == 1 and "oxxxo-oxo" in problems[0]
+
+
+def pages_with_sessions():
+    return [page for page in sorted(DOCS.rglob("*.md"))
+            if sessions(page.read_text(encoding="utf-8"))]
+
+
+def test_program_pages_show_example_sessions():
+    shown = {page.name for page in pages_with_sessions()}
+    assert set(PROGRAM_PAGES.values()) | {"engine.md"} <= shown
+
+
+@pytest.mark.parametrize("page", pages_with_sessions(), ids=lambda p: p.name)
+def test_examples_print_what_the_pages_show(page, tmp_path):
+    """Each page's sessions run in one folder, in order, as a reader would type them."""
+    found = sessions(page.read_text(encoding="utf-8"))
+    prepare_session_folder(tmp_path)
+    problems = []
+    for number, steps in found:
+        problems.extend(f"{page.name}:{number}:\n{problem}"
+                        for problem in run_session(steps, tmp_path))
+    assert not problems, "\n\n".join(problems)
