@@ -1,4 +1,4 @@
-"""Benchmark of the N-Queens program (spec: shared/specs/nqueens.md): CPU seconds and peak
+"""Benchmark of the N-Queens program (docs/nqueens.md): CPU seconds and peak
 memory of whole runs of ``python3 -m engine nqueens ...``.
 
     python3 bench/bench_nqueens.py            # the assignment's tables and a few solves (~1 min)

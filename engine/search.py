@@ -37,7 +37,7 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
 * ``deadline``  with ``clock``: raise :class:`SearchTimeout` once ``clock() >= deadline``
                 (checked each time ``check_every`` more nodes have been counted).
 
-Rules graders depend on (DESIGN.md): children are visited in ``game.successors`` order;
+Rules graders depend on (docs/engine.md, "The search"): children are visited in ``game.successors`` order;
 a Max node returns as soon as ``v >= beta`` and a Min node as soon as ``v <= alpha``, the
 test made BEFORE alpha/beta is updated; a cut node returns ``v`` (not the bound); the root
 never cuts but later root children get the tightened window; the root keeps the FIRST

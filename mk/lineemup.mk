@@ -1,4 +1,4 @@
-# Line 'em Up experiments (spec: ../shared/specs/line_em_up.md, "Experiments").
+# Line 'em Up experiments (docs/lineemup.md, "The assignment's experiments").
 # `make lineemup-experiments` writes the assignment's 8 game traces and one scoreboard
 # (10 games per configuration: --series 5) into $(LINEEMUP_DIR); a progress line per game
 # goes to stderr. At t=5 a game of n=8 takes up to a few minutes; the whole set takes hours.

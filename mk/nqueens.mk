@@ -1,4 +1,4 @@
-# N-Queens game (A4): deliverables of engine/programs/nqueens.py. See README.md "### N-Queens game".
+# N-Queens game (A4): deliverables of engine/programs/nqueens.py. See docs/nqueens.md.
 NQUEENS := $(PYTHON) -m engine nqueens
 
 .PHONY: a4-output a4-execution nqueens-solve

@@ -1,4 +1,4 @@
-# Take-Stones: `java TakeStones ...` launcher, tests and benchmark (see README, ### Take-Stones).
+# Take-Stones: `java TakeStones ...` launcher, tests and benchmark (see docs/take_stones.md).
 .PHONY: take-stones-java test-take-stones bench-take-stones
 
 # The Java launcher: TakeStones.class beside the Python script TakeStones, so that the

@@ -1,10 +1,10 @@
 """Line 'em Up (COMP 472 Mini-Project 2): rules and the two heuristics, no I/O.
 
-Spec: ``../shared/specs/line_em_up.md``. An n x n board (3 <= n <= 10) with b blocs where
+Documented in ``docs/lineemup.md``. An n x n board (3 <= n <= 10) with b blocs where
 nobody may play; X moves first; the first player with s stones in a row, column or
 diagonal wins; a full board without such a line is a draw.
 
-Representation (chosen for speed, see DESIGN.md "Speed"):
+Representation (chosen for speed: see docs/engine.md, "Adding a game"):
 
 * a cell is an int ``c = row * n + column`` and the action that plays there;
 * a state is the tuple ``(x, o, x_to_move, terminal, score, x_threats, o_threats)``:

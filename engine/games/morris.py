@@ -1,4 +1,4 @@
-"""Three Men's Morris, the rules of ``tmmorris.py`` (spec: shared/specs/tmmorris.md).
+"""Three Men's Morris, the rules of ``tmmorris.py`` (docs/tmmorris.md).
 
 Position: ``(board, turn)``. ``board`` is the 9-character string in raster order from
 ``x``, ``o`` and ``-``; ``turn`` is ``'x'`` or ``'o'``, the side to move (after the

@@ -1,4 +1,4 @@
-"""The N-Queens game of CMPT 317 Assignment 4 (spec: shared/specs/nqueens.md).
+"""The N-Queens game of CMPT 317 Assignment 4 (docs/nqueens.md).
 
 Two players alternately put a queen on a square that no queen on the board attacks (same
 row, column or diagonal). Player 1 = Max = ``'X'`` moves first; the LAST player able to

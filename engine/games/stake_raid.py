@@ -1,4 +1,4 @@
-"""Stake/Raid, the war game of ``homework.py`` (spec: shared/specs/stake_raid.md).
+"""Stake/Raid, the war game of ``homework.py`` (docs/stake_raid.md).
 
 Board: N x N squares (N = 1..26), each with a value 1..99; columns A.. left to right,
 rows 1.. top to bottom. Cells are numbered row-major: cell = row * N + column.

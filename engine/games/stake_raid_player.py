@@ -1,6 +1,6 @@
 """The COMPETITION player of Stake/Raid: the strongest move a CPU-time budget allows.
 
-Spec (shared/specs/stake_raid.md, "COMPETITION mode"): line 4 of input.txt is the CPU
+Contract (docs/stake_raid.md, "COMPETITION mode"): line 4 of input.txt is the CPU
 time left to our program for the WHOLE game; spend a share of it per move, never run out,
 always write a legal move.
 

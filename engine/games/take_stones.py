@@ -1,6 +1,6 @@
 """Take-Stones (CS 540 Spring 2017, HW2 P3): rules and static evaluation, no I/O.
 
-Spec: ``shared/specs/take_stones.md``. Stones are numbered 1..n; players alternately take
+Documented in ``docs/take_stones.md``. Stones are numbered 1..n; players alternately take
 one stone; Max moves first (Max is to move iff an even number of stones has been taken).
 
 * First move of a new game: an odd stone i with i < n/2 (real division).

@@ -1,4 +1,4 @@
-"""Tic-tac-toe, the rules of ``tictactoe.py`` (spec: shared/specs/tictactoe.md).
+"""Tic-tac-toe, the rules of ``tictactoe.py`` (docs/tictactoe.md).
 
 State: the 9-character board string in raster order, from ``x``, ``o`` and ``-``.
 Max is ``x`` and moves first, so ``x`` is to move iff count(x) == count(o).

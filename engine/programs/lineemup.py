@@ -1,4 +1,4 @@
-"""lineemup: Line 'em Up games, traces and scoreboards (spec: shared/specs/line_em_up.md).
+"""lineemup: Line 'em Up games, traces and scoreboards (docs/lineemup.md).
 
     python3 -m engine lineemup [options]            play one game
     python3 -m engine lineemup --series R [options] 2xR AI-vs-AI games -> scoreboard.txt

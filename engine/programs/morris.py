@@ -1,4 +1,4 @@
-"""tmmorris.py: Three Men's Morris best move and visited nodes (spec: shared/specs/tmmorris.md).
+"""tmmorris.py: Three Men's Morris best move and visited nodes (docs/tmmorris.md).
 
     tmmorris.py STATE PATH PLY TURN
     python3 -m engine morris STATE PATH PLY TURN

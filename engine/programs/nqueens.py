@@ -1,4 +1,4 @@
-"""nqueens: the N-Queens game of CMPT 317 Assignment 4 (spec: shared/specs/nqueens.md).
+"""nqueens: the N-Queens game of CMPT 317 Assignment 4 (docs/nqueens.md).
 
     python3 -m engine nqueens table     --variation 1a|1b|2 --search minimax|alphabeta
                                         [--cutoff D] [--sizes 1-10] [--no-time]

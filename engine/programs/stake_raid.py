@@ -1,4 +1,4 @@
-"""homework.py: the Stake/Raid war game (spec: shared/specs/stake_raid.md).
+"""homework.py: the Stake/Raid war game (docs/stake_raid.md).
 
     homework.py [INPUT OUTPUT]
 

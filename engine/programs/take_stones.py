@@ -1,4 +1,4 @@
-"""TakeStones: the alpha-beta trace and next move of Take-Stones (shared/specs/take_stones.md).
+"""TakeStones: the alpha-beta trace and next move of Take-Stones (docs/take_stones.md).
 
     ./TakeStones n k s1 .. sk depth          (or: java TakeStones ... after make TakeStones.class)
 

@@ -1,4 +1,4 @@
-"""tictactoe.py: best move and visited-nodes listing (spec: shared/specs/tictactoe.md).
+"""tictactoe.py: best move and visited-nodes listing (docs/tictactoe.md).
 
     tictactoe.py STATE PATH [prune [PLY]]
 
