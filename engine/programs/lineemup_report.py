@@ -1,0 +1,2 @@
+def run_report(argv):
+    raise NotImplementedError
