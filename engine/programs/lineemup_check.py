@@ -494,6 +494,34 @@ def _expect_end_of_file(lines, report):
 
 
 # --- scoreboards ---------------------------------------------------------------------------------
+class SeriesBlock:
+    """One series of a scoreboard as read: parameters, wins and statistics i..vi."""
+
+    def __init__(self, line, n, b, s, t, depths, prunes, games, wins, names, stats,
+                 average_moves):
+        self.line = line
+        self.n, self.b, self.s, self.t = n, b, s, t
+        self.depths, self.prunes = depths, prunes       # (d1, d2), (a1, a2)
+        self.games = games
+        self.wins, self.names = wins, names             # {'e1': count}, {'e1': name}
+        self.stats = stats                              # time, evaluations, by_depth, ...
+        self.average_moves = average_moves
+
+
+def read_scoreboard(text, path="scoreboard.txt"):
+    """The series blocks of a scoreboard; UsageError naming the first problem if any."""
+    lines = Lines(text)
+    blocks = []
+    try:
+        if lines.at_end():
+            raise LayoutError(1, "the scoreboard is empty")
+        while not lines.at_end():
+            blocks.append(_read_series(lines, Report(path)))   # content: the checker's job
+    except LayoutError as error:
+        raise UsageError(f"{path}:{error.number}: {error.message}") from None
+    return blocks
+
+
 def check_scoreboard(path, text):
     """Check a scoreboard (one or more appended series blocks); return a :class:`Report`.
 
@@ -523,25 +551,28 @@ def _read_series(lines, report):
     if not 3 <= n <= 10 or not 3 <= s <= n or b > 2 * n:
         report.add(first, f"n={n} b={b} s={s}: needs 3 <= n <= 10, 3 <= s <= n, b <= 2n")
     lines.blank()
-    depths = []
+    depths, prunes = [], []
     for index in (1, 2):
         match = lines.expect(f"Player {index}: d=(\\d+) a=(True|False)",
                              f"'Player {index}: d=D a=True|False'")
         depths.append(int(match.group(1)))
+        prunes.append(match.group(2) == "True")
     lines.blank()
     games_line = lines.number
     games = int(lines.expect(r"(\d+) games", "'N games'").group(1))
     if games == 0 or games % 2:
         report.add(games_line, f"{games} games: a series is 2 x R games (R >= 1)")
     lines.blank()
-    wins = 0
+    wins, names, counts = 0, {}, {}
     for heuristic in ("e1", "e2"):
         number = lines.number
         match = lines.expect(f"Total wins for heuristic {heuristic}: (\\d+) "
-                             f"\\((\\d+\\.\\d)%\\) \\(\\w+\\)",
+                             f"\\((\\d+\\.\\d)%\\) \\((\\w+)\\)",
                              f"'Total wins for heuristic {heuristic}: W (P%) (name)'")
         count, percent = int(match.group(1)), float(match.group(2))
         wins += count
+        counts[heuristic] = count
+        names[heuristic] = match.group(3)
         if games and not close(percent, 100.0 * count / games, 0.05):
             report.add(number, f"{heuristic}: {count} wins of {games} games is "
                                f"{100.0 * count / games:.1f}%, not {percent}%")
@@ -563,6 +594,8 @@ def _read_series(lines, report):
             report.add(number, f"{average} moves per game, but the board has only {free} "
                                f"free cells")
     lines.blank()
+    return SeriesBlock(first, n, b, s, t, depths, prunes, games, counts, names,
+                       {name: value for name, (_, value) in stats.items()}, average)
 
 
 # --- command ---------------------------------------------------------------------------------------
