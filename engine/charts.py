@@ -41,9 +41,9 @@ text {{ font-family: {FONT}; fill: #222; }}
 .label {{ font-size: 10px; fill: #333; text-anchor: middle; }}
 """
 
-WIDTH = 900
+WIDTH = 960
 PLOT_HEIGHT = 260
-LEFT, RIGHT, TOP = 78, 190, 58
+LEFT, RIGHT, TOP = 78, 230, 58
 CATEGORY_LINE = 14
 
 
@@ -98,27 +98,38 @@ class Chart:
         out.append("</g>")
 
     def legend_entries(self):
-        return [(one.name, one.colour) for one in self.series]
+        """(name, colour, dash) per entry; dash None: a filled box, else a line."""
+        return [(one.name, one.colour, None) for one in self.series]
 
     def draw_legend(self, out, x, y):
         out.append('<g class="legend-box">')
-        for index, (name, colour) in enumerate(self.legend_entries()):
+        for index, (name, colour, dash) in enumerate(self.legend_entries()):
             row = y + 8 + index * 20
-            out.append(f'<rect x="{fmt(x)}" y="{fmt(row - 9)}" width="14" height="10" '
-                       f'fill="{colour}"/>')
+            if dash is None:
+                out.append(f'<rect x="{fmt(x)}" y="{fmt(row - 9)}" width="14" height="10" '
+                           f'fill="{colour}"/>')
+            else:
+                out.append(f'<line x1="{fmt(x - 2)}" y1="{fmt(row - 4)}" x2="{fmt(x + 16)}" '
+                           f'y2="{fmt(row - 4)}" stroke="{colour}" stroke-width="2" '
+                           f'stroke-dasharray="{dash}"/>')
             out.append(f'<text class="legend" x="{fmt(x + 20)}" y="{fmt(row)}">'
                        f'{escape(name)}</text>')
         out.append("</g>")
 
 
 # --- axes ------------------------------------------------------------------------------------------
-def nice_ticks(low, high, count=5):
-    """Round tick values covering [low, high] (low <= high), about ``count`` of them."""
+def nice_ticks(low, high, count=5, integers=False):
+    """Round tick values covering [low, high] (low <= high), about ``count`` of them.
+
+    ``integers``: whole-number steps only (counts of games, depths).
+    """
     if high <= low:
         high = low + 1
     raw = (high - low) / count
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    if integers:
+        step = max(1, round(step)) if step >= 1 else 1
     start = math.floor(low / step) * step
     ticks = []
     value = start
@@ -139,8 +150,8 @@ def tick_text(value):
 class LinearAxis:
     """Maps a value range onto [bottom, top] pixels (y) with round ticks."""
 
-    def __init__(self, low, high, pixel_low, pixel_high):
-        self.ticks = nice_ticks(low, high)
+    def __init__(self, low, high, pixel_low, pixel_high, integers=False):
+        self.ticks = nice_ticks(low, high, integers=integers)
         self.low, self.high = self.ticks[0], self.ticks[-1]
         self.pixel_low, self.pixel_high = pixel_low, pixel_high
 
@@ -247,7 +258,8 @@ class BarChart(Chart):
 
     ``categories``: one label per category, a string or a list of lines. Every series
     holds one value per category (None: no bar). ``markers``: optional list of
-    (name, values) drawn as short horizontal ticks across each category (e.g. a limit).
+    (name, values, colour, dash) drawn as short dashed horizontal lines across each
+    category (e.g. a limit).
     ``value_labels``: print each bar's value above it (grouped bars only).
     """
 
@@ -265,7 +277,7 @@ class BarChart(Chart):
 
     def legend_entries(self):
         entries = super().legend_entries()
-        return entries + [(name, "#111") for name, _ in self.markers]
+        return entries + [(name, colour, dash) for name, _, colour, dash in self.markers]
 
     def draw_plot(self, out, plot):
         x0, y0, x1, y1 = plot
@@ -274,13 +286,16 @@ class BarChart(Chart):
             tops = [sum(one.values[i] or 0 for one in self.series) for i in range(count)]
         else:
             tops = [v for one in self.series for v in one.values if v is not None]
-        tops += [v for _, values in self.markers for v in values if v is not None]
+        tops += [v for _, values, _, _ in self.markers for v in values if v is not None]
         high = max(tops or [1]) or 1
         if self.log_y:
             positive = [v for v in tops if v > 0] or [1]
             axis = LogAxis(min(positive), max(positive), y1, y0)
         else:
-            axis = LinearAxis(0, high, y1, y0)
+            # Headroom above the highest bar for its value label and the markers.
+            whole = all(float(v).is_integer() for v in tops)
+            room = 1.06 if self.value_labels or self.markers else 1.0
+            axis = LinearAxis(0, high * room, y1, y0, integers=whole)
         _y_ticks(out, axis, x0, x1)
         slot = (x1 - x0) / max(count, 1)
         bars = 1 if self.stacked else len(self.series)
@@ -292,17 +307,17 @@ class BarChart(Chart):
                            f'y="{fmt(y1 + 18 + number * CATEGORY_LINE)}">{escape(line)}</text>')
             base = axis.position(_base(axis))
             stacked_top = 0.0
-            for number, one in enumerate(self.series):
+            # Grouped bars: the series with a value here share the slot, centred.
+            present = [one for one in self.series if one.values[index] is not None]
+            for number, one in enumerate(present):
                 value = one.values[index]
-                if value is None:
-                    continue
                 if self.stacked:
                     left = centre - bar_width / 2
                     bottom = axis.position(stacked_top) if stacked_top else base
                     stacked_top += value
                     top = axis.position(stacked_top)
                 else:
-                    left = centre - bars * bar_width / 2 + number * bar_width
+                    left = centre - len(present) * bar_width / 2 + number * bar_width
                     bottom = base
                     top = axis.position(value) if value > 0 or not self.log_y else base
                 out.append(f'<rect class="bar" x="{fmt(left + 1)}" y="{fmt(min(top, bottom))}" '
@@ -313,15 +328,15 @@ class BarChart(Chart):
                 if self.value_labels and not self.stacked:
                     out.append(f'<text class="label" x="{fmt(left + bar_width / 2)}" '
                                f'y="{fmt(top - 3)}">{escape(tick_text(value))}</text>')
-            for name, values in self.markers:
+            for name, values, colour, dash in self.markers:
                 value = values[index]
                 if value is None:
                     continue
                 y = axis.position(value)
                 half = bars * bar_width / 2 + 6
                 out.append(f'<line class="marker" x1="{fmt(centre - half)}" y1="{fmt(y)}" '
-                           f'x2="{fmt(centre + half)}" y2="{fmt(y)}" stroke="#111" '
-                           f'stroke-width="2" stroke-dasharray="5 3" data-series='
+                           f'x2="{fmt(centre + half)}" y2="{fmt(y)}" stroke="{colour}" '
+                           f'stroke-width="2" stroke-dasharray="{dash}" data-series='
                            f'"{escape(name)}" data-x="{index}" data-y="{value}"/>')
 
 

@@ -73,7 +73,8 @@ class Table:
         if self.question == "Q9":
             return f"Q9 ({self.search or 'search not named'})"
         depth = f"cut-off {self.cutoff}" if self.cutoff else "full depth"
-        return f"{self.question} (variation {self.variation}, {depth})"
+        search_name = f"{self.search}, " if self.search else ""
+        return f"{self.question} (variation {self.variation}, {search_name}{depth})"
 
 
 class Solver:
