@@ -248,7 +248,7 @@ class LineChart(Chart):
 def _integer_ticks(low, high):
     span = max(1, int(high - low))
     step = next(s for s in (1, 2, 5, 10, 20, 50, 100) if span / s <= 12)
-    first = int(math.floor(low / step) * step)
+    first = int(math.ceil(low / step) * step)
     return [value for value in range(first, int(high) + step, step)]
 
 
