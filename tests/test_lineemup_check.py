@@ -344,3 +344,41 @@ def test_the_command_prints_file_line_problems_and_exits_1(tmp_path):
                           str(tmp_path / "missing.txt")], cwd=REPO, capture_output=True,
                          text=True)
     assert run.returncode == 2 and run.stdout == "" and len(run.stderr.splitlines()) == 1
+
+
+# --- never a traceback ---------------------------------------------------------------------------
+from hypothesis import given, settings as hypothesis_settings, strategies as st  # noqa: E402
+
+EDITS = st.lists(st.tuples(st.sampled_from(["delete", "duplicate", "digit", "blank", "swap"]),
+                           st.integers(0, 10 ** 6), st.integers(0, 9)), min_size=1,
+                 max_size=4)
+
+
+def edit(text, edits):
+    lines = text.split("\n")
+    for kind, where, digit in edits:
+        index = where % len(lines)
+        if kind == "delete" and len(lines) > 1:
+            del lines[index]
+        elif kind == "duplicate":
+            lines.insert(index, lines[index])
+        elif kind == "blank":
+            lines[index] = ""
+        elif kind == "swap" and index + 1 < len(lines):
+            lines[index], lines[index + 1] = lines[index + 1], lines[index]
+        elif kind == "digit":
+            positions = [i for i, ch in enumerate(lines[index]) if ch.isdigit()]
+            if positions:
+                i = positions[where % len(positions)]
+                lines[index] = lines[index][:i] + str(digit) + lines[index][i + 1:]
+    return "\n".join(lines)
+
+
+@hypothesis_settings(max_examples=150, deadline=None)
+@given(edits=EDITS, scoreboard=st.booleans())
+def test_any_edited_file_gives_problems_with_line_numbers_never_a_crash(edits, scoreboard):
+    text = edit(SAMPLE_SCOREBOARD if scoreboard else SAMPLE_TRACE, edits)
+    report = (check_scoreboard if scoreboard else check_trace)("f.txt", text)
+    lines_count = len(text.split("\n"))
+    for number, message in report.problems:
+        assert 1 <= number <= lines_count and message and "\n" not in message

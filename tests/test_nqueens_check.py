@@ -238,3 +238,29 @@ def test_the_command_reports_per_question_and_exits_1(a4_text, tmp_path):
                           str(tmp_path / "none.txt")], cwd=REPO, capture_output=True,
                          text=True)
     assert run.returncode == 2 and len(run.stderr.splitlines()) == 1
+
+
+# --- never a traceback ---------------------------------------------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(edits=st.lists(st.tuples(st.sampled_from(["delete", "digit", "minus"]),
+                                st.integers(0, 10 ** 6), st.integers(0, 9)),
+                      min_size=1, max_size=4))
+def test_any_edited_file_gives_problems_never_a_crash(edits, a4_text, solver):
+    lines = a4_text.split("\n")
+    for kind, where, digit in edits:
+        index = where % len(lines)
+        if kind == "delete":
+            del lines[index]
+        elif kind == "minus":
+            lines[index] = "-" + lines[index]
+        else:
+            positions = [i for i, ch in enumerate(lines[index]) if ch.isdigit()]
+            if positions:
+                i = positions[where % len(positions)]
+                lines[index] = lines[index][:i] + str(digit) + lines[index][i + 1:]
+    checker = check("\n".join(lines), solver)
+    for number, message in checker.problems:
+        assert 0 <= number <= len(lines) and message and "\n" not in message

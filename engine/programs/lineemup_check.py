@@ -193,7 +193,7 @@ class Player:
         self.kind, self.depth, self.alphabeta, self.heuristic = kind, depth, alphabeta, heuristic
 
 
-PLAYER = r"Player {}: (?:(Human)|AI d=(\d+) a=(True|False) (e1|e2)\(\w+\))"
+PLAYER = r"Player {}: (?:(Human)|AI d=(\d+) a=(True|False) (e1|e2)\([^()]*\))"
 
 
 def read_board(lines, n, move_number):
@@ -305,13 +305,15 @@ def _read_trace(lines, report, name):
 
 
 class Move:
+    """One move as read: its line, the side that played it, its statistics (AI only)."""
+
     def __init__(self, line, side, stats):
         self.line, self.side, self.stats = line, side, stats
 
 
 def _read_moves(lines, report, n, s, t, players, cells):
     moves = []                        # every move played
-    won_at = None                     # (move number, side) once someone has s in a row
+    won_at = None                     # (move number, side, reported) once s in a row
     result = None                     # (line, winner or None) of the result line
     abandoned = False
     time_loss = None                  # side that went over t
@@ -567,7 +569,7 @@ def _read_series(lines, report):
     for heuristic in ("e1", "e2"):
         number = lines.number
         match = lines.expect(f"Total wins for heuristic {heuristic}: (\\d+) "
-                             f"\\((\\d+\\.\\d)%\\) \\((\\w+)\\)",
+                             f"\\((\\d+\\.\\d)%\\) \\(([^()]*)\\)",
                              f"'Total wins for heuristic {heuristic}: W (P%) (name)'")
         count, percent = int(match.group(1)), float(match.group(2))
         wins += count

@@ -128,7 +128,7 @@ def read_tables(text):
                 if question == "Q7":
                     q7_count += 1
                     variation = "1a" if q7_count == 1 else "1b"
-                named = re.search(r"\b(1a|1b|2)\b", lowered)
+                named = re.search(r"\b(1a|1b)\b", lowered)
                 if named:
                     variation = named.group(1)
                 depth = re.search(r"cut[\s-]*off\D{0,3}(\d+)", lowered)
