@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings as hypothesis_settings, strategies as st
 
 from engine.programs import lineemup
 from engine.programs.lineemup_ai import SimulatedClock
@@ -226,10 +227,6 @@ def broken_layout(lines):
     return line, "expected 'v   Average recursion depth: ...'"
 
 
-def wrong_file_name(lines):
-    return 0, "the file name should be"
-
-
 TRACE_CORRUPTIONS = [moved_stone, skipped_turn, wrong_sum, wrong_mean, depth_beyond_d,
                      time_over_t, wrong_aggregate, wrong_aggregate_depths,
                      wrong_average_time, wrong_total_moves, wrong_result, result_too_early,
@@ -347,7 +344,6 @@ def test_the_command_prints_file_line_problems_and_exits_1(tmp_path):
 
 
 # --- never a traceback ---------------------------------------------------------------------------
-from hypothesis import given, settings as hypothesis_settings, strategies as st  # noqa: E402
 
 EDITS = st.lists(st.tuples(st.sampled_from(["delete", "duplicate", "digit", "blank", "swap"]),
                            st.integers(0, 10 ** 6), st.integers(0, 9)), min_size=1,

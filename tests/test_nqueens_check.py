@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from engine.programs import nqueens
 from engine.programs.nqueens_check import Checker, Solver
@@ -241,7 +242,6 @@ def test_the_command_reports_per_question_and_exits_1(a4_text, tmp_path):
 
 
 # --- never a traceback ---------------------------------------------------------------------------
-from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
 @settings(max_examples=60, deadline=None)
