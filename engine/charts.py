@@ -118,6 +118,11 @@ class Chart:
 
 
 # --- axes ------------------------------------------------------------------------------------------
+def attribute(text):
+    """``text`` escaped for a double-quoted XML attribute."""
+    return escape(text, {'"': "&quot;"})
+
+
 def nice_ticks(low, high, count=5, integers=False):
     """Round tick values covering [low, high] (low <= high), about ``count`` of them.
 
@@ -214,11 +219,11 @@ class LineChart(Chart):
         xs = [x for x, _ in points] or [0, 1]
         ys = [y for _, y in points] or [1]
         x_axis = LinearAxis(min(xs), max(xs), x0 + 12, x1 - 12)
-        x_axis.ticks = _integer_ticks(min(xs), max(xs)) if all(
-            float(x).is_integer() for x in xs) else x_axis.ticks
-        x_axis.low, x_axis.high = min(x_axis.ticks[0], min(xs)), max(x_axis.ticks[-1], max(xs))
-        if x_axis.high == x_axis.low:
-            x_axis.high += 1
+        if all(float(x).is_integer() for x in xs):
+            # Whole x values (board sizes): whole ticks, the axis spanning the data.
+            x_axis.ticks = _integer_ticks(min(xs), max(xs))
+            x_axis.low = min(x_axis.ticks[0], min(xs))
+            x_axis.high = max(x_axis.ticks[-1], max(xs), x_axis.low + 1)
         if self.log_y:
             y_axis = LogAxis(min(ys), max(ys), y1, y0)
         else:
@@ -240,7 +245,7 @@ class LineChart(Chart):
                            f'stroke="{one.colour}"/>')
             for (x, y), (px, py) in zip(drawn, coordinates):
                 out.append(f'<circle class="point" cx="{fmt(px)}" cy="{fmt(py)}" r="3.5" '
-                           f'fill="{one.colour}" data-series="{escape(one.name)}" '
+                           f'fill="{one.colour}" data-series="{attribute(one.name)}" '
                            f'data-x="{x}" data-y="{y}"><title>{escape(one.name)}: '
                            f'{x}, {y}</title></circle>')
 
@@ -322,7 +327,7 @@ class BarChart(Chart):
                     top = axis.position(value) if value > 0 or not self.log_y else base
                 out.append(f'<rect class="bar" x="{fmt(left + 1)}" y="{fmt(min(top, bottom))}" '
                            f'width="{fmt(bar_width - 2)}" height="{fmt(abs(bottom - top))}" '
-                           f'fill="{one.colour}" data-series="{escape(one.name)}" '
+                           f'fill="{one.colour}" data-series="{attribute(one.name)}" '
                            f'data-x="{index}" data-y="{value}"><title>'
                            f'{escape(one.name)}: {escape(tick_text(value))}</title></rect>')
                 if self.value_labels and not self.stacked:
@@ -337,7 +342,7 @@ class BarChart(Chart):
                 out.append(f'<line class="marker" x1="{fmt(centre - half)}" y1="{fmt(y)}" '
                            f'x2="{fmt(centre + half)}" y2="{fmt(y)}" stroke="{colour}" '
                            f'stroke-width="2" stroke-dasharray="{dash}" data-series='
-                           f'"{escape(name)}" data-x="{index}" data-y="{value}"/>')
+                           f'"{attribute(name)}" data-x="{index}" data-y="{value}"/>')
 
 
 def _base(axis):
