@@ -264,3 +264,20 @@ def test_any_edited_file_gives_problems_never_a_crash(edits, a4_text, solver):
     checker = check("\n".join(lines), solver)
     for number, message in checker.problems:
         assert 0 <= number <= len(lines) and message and "\n" not in message
+
+
+def test_one_table_is_checked_as_the_question_named(tmp_path, capsys):
+    path = tmp_path / "q2.txt"
+    assert nqueens.main(["table", "--variation", "1b", "--search", "minimax", "--sizes",
+                         "1-10", "--no-time"]) == 0
+    table = capsys.readouterr().out
+    path.write_text(table)
+    assert nqueens.main(["check", "--question", "Q2", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "Q2 (variation 1b, full depth): 10 rows, 10 checked exactly: OK", "OK"]
+    # The same table read as Q1's (variation 1a) has wrong values from N = 4 on.
+    assert nqueens.main(["check", "--question", "Q1", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:5: Q1 N=4: value -2 is wrong: the exact minimax value is -1" in out
+    assert nqueens.main(["check", str(path)]) == 1       # no heading: not an A4 file
+    assert "a table row before any question heading" in capsys.readouterr().out

@@ -8,7 +8,7 @@
     python3 -m engine nqueens solve     --variation 1a|1b|2 --sizes A-B [--no-time] [--quiet]
                                         [--value-only] [--table-entries E]
     python3 -m engine nqueens a4        [--output A4_output.txt] [--svg FILE]
-    python3 -m engine nqueens check     A4_output.txt
+    python3 -m engine nqueens check     [--question Qn] A4_output.txt
 
 table      the assignment's table (Q1-Q7): Size, Minimax Value, Best Opening Move and Time
            in Seconds (CPU seconds of the search) for every size. Q1 = 1a minimax, Q2 = 1b
@@ -32,7 +32,8 @@ a4         writes every table of Q1-Q7 and Q9 to a file (default A4_output.txt);
 check      checks the tables of an A4 output file (ours or a student's): exact values and
            optimal openings where the search is exact, ranges beyond a cut-off, Q9's
            games; prints the problems (FILE:LINE: ...) and a line per question, exit 1
-           on problems.
+           on problems. --question Qn checks a file holding one table of question Qn
+           (e.g. the output of one table command).
 
 --sizes takes N, A-B or a comma list of those (e.g. 1-10 or 5,8,12-14).
 Moves are written ('X', row) / ('O', row) in 1a/1b and ('X', row, col) in 2.

@@ -102,10 +102,18 @@ def _number_text(value):
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def read_tables(text):
-    """(tables, problems) with problems [(line, text)] about lines that cannot be read."""
+def read_tables(text, question=None):
+    """(tables, problems) with problems [(line, text)] about lines that cannot be read.
+
+    ``question`` ('Q1' ... 'Q7', 'Q9'): rows before any heading form a table of that
+    question (the output of one ``nqueens table`` command).
+    """
     tables, problems = [], []
     current = None
+    if question is not None:
+        variation, cutoff, _ = QUESTIONS.get(question, ("1a", None, 0))
+        current = Table(question, 1, variation, cutoff, None)
+        tables.append(current)
     q7_count = 0
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
@@ -164,8 +172,9 @@ def read_tables(text):
 class Checker:
     """Checks the tables; collects (line, text) problems and per-question summaries."""
 
-    def __init__(self, solver=None):
+    def __init__(self, solver=None, question=None):
         self.solver = solver or Solver()
+        self.question = question
         self.problems = []
         self.summaries = []
 
@@ -173,7 +182,7 @@ class Checker:
         self.problems.append((line, text))
 
     def check_text(self, text):
-        tables, problems = read_tables(text)
+        tables, problems = read_tables(text, self.question)
         self.problems.extend(problems)
         for table in tables:
             before = len(self.problems)
@@ -184,7 +193,8 @@ class Checker:
             found = len(self.problems) - before
             verdict = "OK" if not found else f"{found} problem{'s' * (found != 1)}"
             self.summaries.append(f"{table.title()}: {detail}: {verdict}")
-        self.check_presence(tables)
+        if self.question is None:             # a whole A4 file, not one table
+            self.check_presence(tables)
         self.check_scenario_agreement([t for t in tables if t.question == "Q9"])
         self.problems.sort(key=lambda item: item[0])
 
@@ -306,7 +316,7 @@ def _ranges(sizes):
     return ", ".join(parts)
 
 
-def check_file(path, solver=None):
+def check_file(path, solver=None, question=None):
     """(problem lines 'FILE:LINE: ...', summary lines) for one file."""
     try:
         with open(path, encoding="utf-8") as handle:
@@ -315,7 +325,7 @@ def check_file(path, solver=None):
         raise UsageError(f"check: {path}: no such file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"check: cannot read {path}: {error}") from None
-    checker = Checker(solver)
+    checker = Checker(solver, question)
     checker.check_text(text)
     lines = [f"{path}:{line}: {text}" if line else f"{path}: {text}"
              for line, text in checker.problems]
@@ -323,13 +333,20 @@ def check_file(path, solver=None):
 
 
 def run_check(argv, stdout):
-    """``nqueens check FILE...``: problems, then per-question summaries; exit 0 or 1."""
+    """``nqueens check [--question Qn] FILE...``: problems, then per-question summaries;
+    exit 0 or 1. ``--question`` reads files holding one table (one ``nqueens table``
+    output) as that question's."""
+    question = None
+    if argv[:1] == ["--question"]:
+        if len(argv) < 2 or argv[1].upper() not in list(QUESTIONS) + ["Q9"]:
+            raise UsageError("check: --question takes one of Q1 ... Q7, Q9")
+        question, argv = argv[1].upper(), argv[2:]
     if not argv:
         raise UsageError("check: give the A4_output.txt file(s) to check")
     solver = Solver()
     failed = False
     for path in argv:
-        problems, summaries = check_file(path, solver)
+        problems, summaries = check_file(path, solver, question)
         failed = failed or bool(problems)
         for line in problems:
             stdout.write(line + "\n")
