@@ -305,11 +305,17 @@ class BarChart(Chart):
         slot = (x1 - x0) / max(count, 1)
         bars = 1 if self.stacked else len(self.series)
         bar_width = min(46.0, slot * 0.8 / bars)
+        # Category labels must not run into their neighbours: with many categories the
+        # font shrinks so that the longest line fits its slot (a glyph of the sans font
+        # is about 0.6 em wide), down to 7 px.
+        longest = max(len(line) for lines in self.categories for line in lines)
+        size = max(7.0, min(11.0, (slot - 6) / (0.6 * max(longest, 1))))
         for index, lines in enumerate(self.categories):
             centre = x0 + slot * (index + 0.5)
             for number, line in enumerate(lines):
                 out.append(f'<text class="category" x="{fmt(centre)}" '
-                           f'y="{fmt(y1 + 18 + number * CATEGORY_LINE)}">{escape(line)}</text>')
+                           f'y="{fmt(y1 + 18 + number * CATEGORY_LINE)}" '
+                           f'style="font-size: {fmt(size)}px">{escape(line)}</text>')
             base = axis.position(_base(axis))
             stacked_top = 0.0
             # Grouped bars: the series with a value here share the slot, centred.
