@@ -4,6 +4,8 @@
 # goes to stderr. At t=5 a game of n=8 takes up to a few minutes; the whole set takes hours.
 # `make lineemup-experiments-quick` runs the same set with every t divided by
 # $(LINEEMUP_QUICK_DIVISOR) and 1 pair of games per configuration, to see it work.
+# Both end with the charts of the scoreboard (report.svg, report.html: `lineemup report`)
+# and a check of every trace and the scoreboard (`lineemup check`).
 LINEEMUP_DIR     ?= lineemup-experiments
 LINEEMUP_SERIES  ?= 5
 LINEEMUP_QUICK_DIVISOR ?= 10
@@ -37,6 +39,8 @@ define lineemup_run
 	    $(LINEEMUP) --series $(3) -n $$n $$where -s $$s -t $$t --d1 $$d1 --d2 $$d2 \
 	        --a1 $$a1 --a2 $$a2 --random-openings 2 --seed $$name --dir $(1) --quiet || exit 1; \
 	done
+	$(LINEEMUP) report $(1)/scoreboard.txt --svg $(1)/report.svg --html $(1)/report.html
+	$(LINEEMUP) check $(1)/gameTrace-*.txt $(1)/scoreboard.txt
 	@ls $(1)
 endef
 

@@ -3,9 +3,12 @@ NQUEENS := $(PYTHON) -m engine nqueens
 
 .PHONY: a4-output a4-execution nqueens-solve
 
-# Every table of Q1-Q7 and Q9 in A4_output.txt, each under a "== Qn: ... ==" heading.
+# Every table of Q1-Q7 and Q9 in A4_output.txt, each under a "== Qn: ... ==" heading;
+# A4_times.svg draws the times of Q1-Q4 and of the exact solver against N (log scale);
+# then the file is checked (exact values, optimal openings, ranges, Q9).
 a4-output:
-	$(NQUEENS) a4 --output A4_output.txt
+	$(NQUEENS) a4 --output A4_output.txt --svg A4_times.svg
+	$(NQUEENS) check A4_output.txt
 
 # How to run each question of the assignment.
 a4-execution:

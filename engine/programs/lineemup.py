@@ -4,6 +4,9 @@
     python3 -m engine lineemup --series R [options] 2xR AI-vs-AI games -> scoreboard.txt
     python3 -m engine lineemup move --board ROWS --side X|O -s S [--depth D] [-t T]
                                     [--heuristic e1|e2] [--minimax]
+    python3 -m engine lineemup check FILE...         check game traces / scoreboards
+    python3 -m engine lineemup report scoreboard.txt [--svg FILE] [--html FILE]
+                                                    charts of a scoreboard's series
 
 Game options:
   -n N               board size, 3..10 (default 5)
@@ -45,6 +48,7 @@ import time
 
 from ..errors import UsageError
 from ..games.line_em_up import HEURISTIC_NAMES, LineEmUp, cell_name
+from . import lineemup_check, lineemup_report
 from .common import run_program, write_atomically
 from .lineemup_ai import AIPlayer, SimulatedClock
 
@@ -601,6 +605,10 @@ def run_move(argv):
 def run(argv):
     if argv[:1] == ["move"]:
         return run_move(argv[1:])
+    if argv[:1] == ["check"]:
+        return lineemup_check.run_check(argv[1:], sys.stdout)
+    if argv[:1] == ["report"]:
+        return lineemup_report.run_report(argv[1:])
     settings = validate(game_parser().parse_args(argv))
     if settings.series is not None:
         return run_series(settings)
@@ -610,6 +618,6 @@ def run(argv):
 def main(argv=None):
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["move"] and argv[1:2] in (["-h"], ["--help"]):
+    if argv[:1] in (["move"], ["check"], ["report"]) and argv[1:2] in (["-h"], ["--help"]):
         argv = ["--help"]
     return run_program("lineemup", run, argv, help_text=__doc__)

@@ -1,19 +1,21 @@
 """nqueens: the N-Queens game of CMPT 317 Assignment 4 (docs/nqueens.md).
 
     python3 -m engine nqueens table     --variation 1a|1b|2 --search minimax|alphabeta
-                                        [--cutoff D] [--sizes 1-10] [--no-time]
+                                        [--cutoff D] [--sizes 1-10] [--no-time] [--svg FILE]
     python3 -m engine nqueens play      --size N --variation 1a|1b|2 --p1 SPEC --p2 SPEC
                                         [--seed S]
     python3 -m engine nqueens scenarios [--variation 1a|1b|2] [--search minimax|alphabeta|both]
     python3 -m engine nqueens solve     --variation 1a|1b|2 --sizes A-B [--no-time] [--quiet]
                                         [--value-only] [--table-entries E]
-    python3 -m engine nqueens a4        [--output A4_output.txt]
+    python3 -m engine nqueens a4        [--output A4_output.txt] [--svg FILE]
+    python3 -m engine nqueens check     [--question Qn] A4_output.txt
 
 table      the assignment's table (Q1-Q7): Size, Minimax Value, Best Opening Move and Time
            in Seconds (CPU seconds of the search) for every size. Q1 = 1a minimax, Q2 = 1b
            minimax, Q3/Q4 = the same with alphabeta, all over --sizes 1-10; Q5/Q6 = 1a/1b
            minimax --cutoff 4, Q7 = both with alphabeta --cutoff 4, over --sizes 1-20.
-           --no-time leaves the time column out (reproducible output).
+           --no-time leaves the time column out (reproducible output). --svg FILE also
+           draws the time against N (log scale).
 play       a game on an N x N board; SPEC is human, random, minimax[:D] or alphabeta[:D]
            (D = depth cut-off; omitted = full depth). Human moves are a row (1a, 1b: the
            column is the left-most empty one) or "row col" (2), counted from 0 at the top
@@ -25,7 +27,13 @@ solve      EXACT values and every optimal opening, with a transposition table an
            --value-only: the value and the one optimal opening the root search found.
            --table-entries E bounds the transposition table (default 5,000,000 entries,
            about 2 GB); when full, entries near the end of the game are dropped.
-a4         writes every table of Q1-Q7 and Q9 to a file (default A4_output.txt).
+a4         writes every table of Q1-Q7 and Q9 to a file (default A4_output.txt); --svg
+           FILE draws the times of Q1-Q4 and of the exact solver against N (log scale).
+check      checks the tables of an A4 output file (ours or a student's): exact values and
+           optimal openings where the search is exact, ranges beyond a cut-off, Q9's
+           games; prints the problems (FILE:LINE: ...) and a line per question, exit 1
+           on problems. --question Qn checks a file holding one table of question Qn
+           (e.g. the output of one table command).
 
 --sizes takes N, A-B or a comma list of those (e.g. 1-10 or 5,8,12-14).
 Moves are written ('X', row) / ('O', row) in 1a/1b and ('X', row, col) in 2.
@@ -40,11 +48,12 @@ import time
 from ..errors import UsageError
 from ..games.nqueens import VARIATIONS, make_game
 from ..search import INF, TranspositionTable, search
+from . import nqueens_chart, nqueens_check
 from .common import run_program, write_atomically
 
 SUMMARY = "N-Queens game (A4): table, play, scenarios, solve, a4"
 NAME = "nqueens"
-COMMANDS = ("table", "play", "scenarios", "solve", "a4")
+COMMANDS = ("table", "play", "scenarios", "solve", "a4", "check")
 MAX_SIZE = 64
 SCENARIO_SIZES = (10, 20)
 SCENARIO_CUTOFFS = ((4, 4), (5, 5), (5, 3), (3, 5))
@@ -118,6 +127,7 @@ def build_parser():
     table.add_argument("--cutoff", type=parse_depth, default=None)
     table.add_argument("--sizes", type=parse_sizes, default=None)
     table.add_argument("--no-time", action="store_true")
+    table.add_argument("--svg", default=None)
 
     play = command("play")
     play.add_argument("--size", type=parse_size, required=True)
@@ -142,6 +152,7 @@ def build_parser():
     a4 = command("a4")
     a4.add_argument("--output", default="A4_output.txt")
     a4.add_argument("--no-time", action="store_true")
+    a4.add_argument("--svg", default=None)
     return parser
 
 
@@ -184,9 +195,18 @@ def table_lines(variation, search_name, cutoff, sizes, with_time=True):
 
 def run_table(options):
     sizes = options.sizes or list(range(1, 21 if options.cutoff else 11))
+    if options.svg and options.no_time:
+        raise UsageError("table: --svg draws the times: leave --no-time out")
+    lines = []
     for line in table_lines(options.variation, options.search, options.cutoff, sizes,
                             not options.no_time):
         print(line, flush=True)
+        lines.append(line)
+    if options.svg:
+        depth = f", cut-off {options.cutoff}" if options.cutoff else ""
+        nqueens_chart.write_time_chart(options.svg, [(
+            f"{options.variation} {options.search}{depth}",
+            nqueens_chart.times_from_lines(lines))])
 
 
 # --- playing (Q9 and the play command) ------------------------------------------------------
@@ -562,9 +582,27 @@ def run_a4(options):
         # Checked before the tables are computed (half a minute of work).
         raise UsageError(f"cannot write {options.output}: folder {folder} is missing "
                          "or not writable")
+    if options.svg and options.no_time:
+        raise UsageError("a4: --svg draws the times: leave --no-time out")
     text = a4_text(not options.no_time, sys.stderr)
     write_atomically(options.output, text)
     print(f"wrote {options.output}")
+    if options.svg:
+        series = nqueens_chart.a4_series(text)
+        for variation in ("1a", "1b"):
+            series.append((f"solver: {variation}", solver_times(variation, range(1, 15))))
+        nqueens_chart.write_time_chart(options.svg, series)
+        print(f"wrote {options.svg}")
+
+
+def solver_times(variation, sizes):
+    """[(N, CPU seconds of solve_size)]: the exact solver's growth, for the picture."""
+    points = []
+    for size in sizes:
+        started = time.process_time()
+        solve_size(variation, size, all_openings=False)
+        points.append((size, time.process_time() - started))
+    return points
 
 
 # --- entry point -------------------------------------------------------------------------
@@ -582,6 +620,8 @@ def run(argv):
     if any(word in ("-h", "--help") for word in argv[1:]):
         print(__doc__.strip("\n"))
         return 0
+    if argv[0] == "check":
+        return nqueens_check.run_check(argv[1:], sys.stdout)
     options = build_parser().parse_args(argv)
     return RUNNERS[options.command](options)
 
