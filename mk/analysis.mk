@@ -1,4 +1,4 @@
-# The pictures shown in docs/lineemup-analysis.md and docs/nqueens-analysis.md.
+# The pictures shown in docs/lineemup.md and docs/nqueens.md ("Pictures").
 # `make analysis-pictures` runs the quick Line 'em Up experiments (every t divided by
 # $(LINEEMUP_QUICK_DIVISOR), one pair of games per configuration: a few minutes) and the
 # A4 tables (about a minute), and draws both into docs/img/.
