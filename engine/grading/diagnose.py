@@ -40,7 +40,7 @@ from ..games.take_stones import TakeStones
 from ..games.tictactoe import TicTacToe
 from ..programs.stake_raid import parse_input, setup
 from ..search import search
-from .textdiff import compare_text, content_difference
+from .textdiff import compare_text, content_difference, garbage
 from .traces import Entry, diagnose_trace
 from .verdict import Verdict
 
@@ -139,8 +139,15 @@ def judge_text(where, expected, actual, lenient, content=None):
     if comparison.same_content:
         return fail(notes if where == "stdout" else f"{where}: {notes}",
                     f"{where}: {notes}; otherwise the same bytes")
-    content = content or (lambda e, a: content_difference(e, a, where))
-    reason, detail = content(comparison.expected, comparison.actual)
+    expected, actual = comparison.expected, comparison.actual
+    if content is None or garbage(actual) is not None or actual.startswith(expected) \
+            or expected.startswith(actual):
+        # Garbage, extra bytes at the end and output that stops early say it all.
+        reason, detail = content_difference(expected, actual, where)
+        if where != "stdout":
+            reason = f"{where}: {reason}"
+    else:
+        reason, detail = content(expected, actual)
     if comparison.notes:
         reason += f" (also {notes})"
         detail += f"\n{where} also has: {notes}"

@@ -194,25 +194,31 @@ def _first_divergence(want, got, show_path, line_of, what):
                     f"{at}: the node reached by {show_path(w.path)} should have "
                     f"{w.shown}, the listing has {g.shown}" + _lineage(w, show_path))
         if g.path not in wanted:
-            parent_path = g.path[:-1]
-            parent = wanted.get(parent_path)
-            if parent_path == () or parent is not None:
-                siblings = ([n for n in want if n.depth == 1] if parent is None
-                            else parent.children)
-                if siblings and siblings[-1].path[-1] != g.path[-1]:
-                    where = ("the root" if parent is None
-                             else f"the node reached by {show_path(parent_path)}")
-                    return (f"visits a node the expected search prunes: "
-                            f"{show_path(g.path)}",
-                            f"{at}: the listing visits the node reached by "
-                            f"{show_path(g.path)}, but the expected search stops at "
-                            f"{where} after its child {siblings[-1].path[-1]} (a cut: "
-                            "the later children are neither visited nor listed). "
-                            f"Expected here: the node reached by {show_path(w.path)} with "
-                            f"{w.shown}.")
+            # The deepest ancestor of the listed node that the expected search lists
+            # too (or the root): the listing went on where the expected search stopped.
+            depth = len(g.path) - 1
+            while depth and g.path[:depth] not in wanted:
+                depth -= 1
+            ancestor = g.path[:depth]
+            children = ([n for n in want if n.depth == 1] if not depth
+                        else wanted[ancestor].children)
+            where = ("the root" if not depth
+                     else f"the node reached by {show_path(ancestor)}")
+            first_extra = g.path[:depth + 1]
+            if children:
+                return (f"visits a node the expected search prunes: "
+                        f"{show_path(first_extra)}",
+                        f"{at}: the listing visits the node reached by "
+                        f"{show_path(g.path)}, but the expected search stops at {where} "
+                        f"after its child {children[-1].path[-1]} (a cut: the later "
+                        "children are neither visited nor listed), so it never reaches "
+                        f"{show_path(first_extra)}. Expected here: the node reached by "
+                        f"{show_path(w.path)} with {w.shown}.")
             return (f"lists a node the expected search never reaches: {show_path(g.path)}",
                     f"{at}: expected the node reached by {show_path(w.path)} with "
-                    f"{w.shown}, got the node reached by {show_path(g.path)} with {g.shown}")
+                    f"{w.shown}, got the node reached by {show_path(g.path)} with "
+                    f"{g.shown}; the expected search treats {where} as a leaf (a cut-off "
+                    "or the end of the game)")
         if w.path not in found:
             return (f"skips a node the expected search visits: {show_path(w.path)}",
                     f"{at}: expected the node reached by {show_path(w.path)} with "
