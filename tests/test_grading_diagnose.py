@@ -456,3 +456,49 @@ def test_stake_raid_illegal_move_and_wrong_board(runs):
         wrong = b"\n".join(lines[:-2] + [flipped, b""])
         assert diagnose("stake_raid", case, with_file(outcome, "output.txt", wrong)).reason \
             == "wrong board after the move"
+
+
+# --- scores --------------------------------------------------------------------------
+
+from engine.grading.scoring import score  # noqa: E402
+from engine.grading.verdict import Verdict  # noqa: E402
+
+
+def verdicts(passed, failed, unusable=0):
+    return ([Verdict(True, "passed")] * passed + [Verdict(False, "wrong move")] * failed
+            + [Verdict(False, "output.txt missing", unusable_output=True)] * unusable)
+
+
+@pytest.mark.parametrize("program", ["tictactoe", "tmmorris", "take_stones"])
+def test_scores_one_point_per_case(program):
+    result = score(program, verdicts(7, 3))
+    assert tuple(result) == (7, 10, 7, 10)
+    assert tuple(score(program, [])) == (0, 0, 0, 0)
+
+
+def test_stake_raid_fifty_minus_failed_over_fifty_cases():
+    for failed in (0, 1, 13, 50):
+        assert tuple(score("stake_raid", verdicts(50 - failed, failed))) == \
+            (50 - failed, 50, 50 - failed, 50)
+
+
+def test_stake_raid_scaled_to_other_counts():
+    assert score("stake_raid", verdicts(9, 1)).points == 45
+    assert score("stake_raid", verdicts(2, 1)).points == 33.33
+    assert score("stake_raid", verdicts(2, 1)).max_points == 50
+
+
+def test_stake_raid_zero_when_output_missing_in_any_case():
+    result = score("stake_raid", verdicts(49, 0, unusable=1))
+    assert tuple(result) == (49, 50, 0, 50)
+    assert score("tictactoe", verdicts(49, 0, unusable=1)).points == 49
+
+
+def test_scores_of_diagnosed_runs(runs):
+    """The diagnosis marks what the score needs: a missing output.txt zeroes Stake/Raid."""
+    judged = [diagnose("stake_raid", case, outcome) for case, outcome in runs["stake_raid"]]
+    assert score("stake_raid", judged).points == 50
+    case, outcome = runs["stake_raid"][0]
+    judged[0] = diagnose("stake_raid", case, with_file(outcome, "output.txt", None))
+    assert score("stake_raid", judged).points == 0
+    assert score("stake_raid", judged).score == len(judged) - 1
