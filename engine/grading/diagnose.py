@@ -40,7 +40,7 @@ from ..games.take_stones import TakeStones
 from ..games.tictactoe import TicTacToe
 from ..programs.stake_raid import parse_input, setup
 from ..search import search
-from .textdiff import compare_text, content_difference, garbage
+from .textdiff import compare_text, content_difference, is_text
 from .traces import Entry, diagnose_trace
 from .verdict import Verdict
 
@@ -140,7 +140,7 @@ def judge_text(where, expected, actual, lenient, content=None):
         return fail(notes if where == "stdout" else f"{where}: {notes}",
                     f"{where}: {notes}; otherwise the same bytes")
     expected, actual = comparison.expected, comparison.actual
-    if content is None or garbage(actual) is not None or actual.startswith(expected) \
+    if content is None or not is_text(actual) or actual.startswith(expected) \
             or expected.startswith(actual):
         # Garbage, extra bytes at the end and output that stops early say it all.
         reason, detail = content_difference(expected, actual, where)
@@ -159,8 +159,17 @@ def judge_text(where, expected, actual, lenient, content=None):
 _VISITED_LINE = re.compile(rb"^([xo-]{9}) (-?\d+)$")
 
 
-def _cell_move(parent, child):
+def _cell_move(parent, child, _known={}):
     """``x@4`` when ``child`` is ``parent`` with one more mark (cell 4), else None."""
+    key = parent + child
+    if key not in _known:
+        if len(_known) > 100000:
+            _known.clear()
+        _known[key] = _find_cell_move(parent, child)
+    return _known[key]
+
+
+def _find_cell_move(parent, child):
     changed = [i for i in range(9) if parent[i] != child[i]]
     if len(changed) != 1 or parent[changed[0]] != "-":
         return None
@@ -172,18 +181,26 @@ def _marks(board):
 
 
 def _visited_entries(text, root):
-    """Entries of a visited file (see engine.grading.traces), or (line, problem)."""
+    """Entries of a visited file (see engine.grading.traces), or (line number, line)
+    for the first line that is not ``STATE VALUE``."""
     entries = []
     lines = text.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
+    # Listings repeat the same few thousand lines (549,945 lines, 5,478 positions):
+    # each distinct line is parsed once.
+    parsed = {}
+    root_marks = _marks(root)
     for number, line in enumerate(lines, 1):
-        match = _VISITED_LINE.match(line)
-        if not match:
-            return number, line
-        board = match.group(1).decode()
-        entries.append(Entry(_marks(board) - _marks(root), line.decode(),
-                             f"value {int(match.group(2))}"))
+        entry = parsed.get(line)
+        if entry is None:
+            match = _VISITED_LINE.match(line)
+            if not match:
+                return number, line
+            board = match.group(1).decode()
+            entry = parsed[line] = Entry(_marks(board) - root_marks, line.decode(),
+                                         f"value {int(match.group(2))}")
+        entries.append(entry)
     return entries
 
 

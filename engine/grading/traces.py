@@ -136,7 +136,13 @@ def diagnose_trace(expected, actual, move, root_key, show_path, line_of=lambda i
     if want is None:
         raise ValueError("the expected listing is not a post-order tree")
     as_post = build(actual, move, root_key, "post")
-    as_pre = build(actual, move, root_key, "pre")
+    # Parents first shows as a shallower entry where a deeper one is expected; only
+    # then is the (costly, for big listings) pre-order reading tried.
+    first = next((i for i, (w, g) in enumerate(zip(expected, actual)) if w != g),
+                 min(len(expected), len(actual)))
+    shallower = (first < len(expected) and first < len(actual)
+                 and actual[first].depth < expected[first].depth)
+    as_pre = build(actual, move, root_key, "pre") if as_post is None or shallower else None
     if as_pre is not None and [(n.path, n.key) for n in as_pre] == \
             [(n.path, n.key) for n in pre_order(want)] and \
             [(n.path, n.key) for n in as_pre] != [(n.path, n.key) for n in want]:
