@@ -189,3 +189,25 @@ def test_bad_arguments():
         generate_cases("nqueens", 3, 1)
     with pytest.raises(UsageError):
         generate_cases("tictactoe", -1, 1)
+
+
+DIGEST_SCRIPT = (
+    "import hashlib; from engine.grading.generate import generate_cases\n"
+    "for p in ('tictactoe', 'tmmorris', 'take_stones', 'stake_raid'):\n"
+    "    cs = generate_cases(p, 30, 5)\n"
+    "    print(p, hashlib.sha256(repr([(c.name, c.args, sorted(c.files.items()), c.stdout,"
+    " sorted(c.expected.items())) for c in cs]).encode()).hexdigest())\n")
+
+
+@pytest.mark.slow
+def test_identical_cases_under_every_available_python():
+    """Same seed, same case folders on CPython 3.8, this Python and PyPy."""
+    import shutil
+    pythons = [sys.executable] + [p for p in (shutil.which("pypy3"),
+                                              shutil.which("python3.8"),
+                                              "/root/.pyenv/versions/3.8.18/bin/python3.8")
+                                  if p and os.path.exists(p)]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    outputs = {python: subprocess.run([python, "-c", DIGEST_SCRIPT], env=env, check=True,
+                                      capture_output=True).stdout for python in pythons}
+    assert len(set(outputs.values())) == 1, outputs
