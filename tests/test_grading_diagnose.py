@@ -502,3 +502,37 @@ def test_scores_of_diagnosed_runs(runs):
     judged[0] = diagnose("stake_raid", case, with_file(outcome, "output.txt", None))
     assert score("stake_raid", judged).points == 0
     assert score("stake_raid", judged).score == len(judged) - 1
+
+
+# --- any case folder, not only generated ones ---------------------------------------
+
+FIXTURE_PROGRAMS = {"tictactoe": "tictactoe", "morris": "tmmorris",
+                    "take_stones": "take_stones", "stake_raid": "stake_raid"}
+
+
+def fixture_cases():
+    from golden import FIXTURES
+    from engine.grading.case import load_case
+    for folder, program in FIXTURE_PROGRAMS.items():
+        for path in sorted((FIXTURES / folder).glob("*/cmd")):
+            case = load_case(path.parent)
+            # COMPETITION has no single right move (and reads the CPU clock).
+            if case.program != "engine" and \
+                    b"COMPETITION" not in case.files.get("input.txt", b""):
+                yield program, case
+
+
+def test_fixture_cases_pass_and_broken_outputs_never_crash():
+    """Bad-input fixtures, extra arguments, official samples: our run passes, and a
+    garbled run gets a reason, never an exception."""
+    count = 0
+    for program, case in fixture_cases():
+        outcome = run_in_process(case)
+        verdict = diagnose(program, case, outcome)
+        assert verdict.passed, (program, case.name, verdict)
+        broken = outcome._replace(stdout=outcome.stdout + b"\x00junk",
+                                  files={k: v[:-3] for k, v in outcome.files.items()})
+        verdict = diagnose(program, case, broken)
+        assert not verdict.passed and verdict.reason, (program, case.name)
+        count += 1
+    assert count > 50

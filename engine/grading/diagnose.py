@@ -34,6 +34,7 @@ that needed it has ``Verdict.lenient`` set and the reason "passed (lenient: ...)
 
 import re
 
+from ..errors import EngineError
 from ..games.morris import OTHER, moves as morris_moves, solve
 from ..games.stake_raid import RAID, action_cell
 from ..games.take_stones import TakeStones
@@ -68,7 +69,14 @@ def diagnose(program, case, outcome, lenient=False):
     judge = _JUDGES.get(program)
     if judge is None:
         raise ValueError(f"no diagnosis for program {program!r}")
-    findings = [f for f in judge(case, outcome, lenient) if f is not None]
+    if case.exit != 0 or case.stderr or not _fits(program, case):
+        # Not a generated case (e.g. a fixture of bad input): plain byte comparison.
+        judge = _plain
+    try:
+        findings = [f for f in judge(case, outcome, lenient) if f is not None]
+    except (ValueError, IndexError, KeyError, UnicodeError, EngineError):
+        # A case our program-specific reading does not fit: bytes still decide.
+        findings = [f for f in _plain(case, outcome, lenient) if f is not None]
     notes = _ungraded_notes(program, case, outcome)
     failures = [f for f in findings if not f.ok]
     if not failures:
@@ -87,6 +95,29 @@ def diagnose(program, case, outcome, lenient=False):
     detail = "\n".join([f.detail for f in failures] + notes)
     return Verdict(False, reason, detail,
                    unusable_output=any(f.unusable for f in failures))
+
+
+def _fits(program, case):
+    """Whether ``case`` has the shape of a generated case of ``program``."""
+    if program == "tictactoe":
+        return 2 <= len(case.args) <= 4
+    if program == "tmmorris":
+        return len(case.args) == 4
+    if program == "take_stones":
+        return len(case.args) >= 3
+    return "input.txt" in case.files
+
+
+def _plain(case, outcome, lenient):
+    """Byte comparison of stdout and of every file the case expects; a file the case
+    does not expect among the graded ones must not exist."""
+    findings = [judge_text("stdout", case.stdout, outcome.stdout, lenient)]
+    for name, data in sorted(case.expected.items()):
+        if name not in outcome.files:
+            findings.append(fail(f"{name} missing", f"{name} was not created"))
+        else:
+            findings.append(judge_text(name, data, outcome.files[name], lenient))
+    return findings
 
 
 def _join_reasons(reasons):
@@ -387,9 +418,10 @@ def _take_stones_listing(text):
 
 
 def _take_stones_problem(case):
-    numbers = [int(a) for a in case.args]
-    n, k = numbers[0], numbers[1]
-    return n, numbers[2:2 + k], numbers[2 + k]
+    """(n, taken, depth) from the case's ``n k s1..sk depth`` (later arguments ignored)."""
+    n, k = int(case.args[0]), int(case.args[1])
+    numbers = [int(a) for a in case.args[2:3 + k]]
+    return n, numbers[:k], numbers[k]
 
 
 def _take_stones_value(n, taken, depth, stone):

@@ -171,7 +171,8 @@ def run_in_process(case):
     folder (made the working folder for the call), with ``sys.stdout``/``sys.stderr``
     captured as bytes. Not thread-safe (it swaps process-wide state), and meant for our
     own programs only, which read no environment and leave no global state that changes
-    their output.
+    their output. Not for Stake/Raid's COMPETITION mode, which reads the process's CPU
+    clock (generated cases never use it).
     """
     main = _program_main(case.program)
     saved = sys.stdin, sys.stdout, sys.stderr, os.getcwd()
