@@ -151,7 +151,7 @@ def test_changed_value_names_the_node_and_its_path(runs):
         lines[index] = f"{board} {int(value) + 1}".encode()
         verdict = diagnose("tictactoe", case, with_file(outcome, "visited.txt", b"\n".join(lines)))
         match = re.match(r"visited file: first difference at node reached by (.*): "
-                         r"expected value (-?\d+), got value (-?\d+)$", verdict.reason)
+                         r"expected value (-?\d+), got (-?\d+)$", verdict.reason)
         assert match, verdict.reason
         assert board_after(case.args[0], match.group(1)) == board
         assert (int(match.group(2)), int(match.group(3))) == (int(value), int(value) + 1)

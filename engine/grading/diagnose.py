@@ -41,7 +41,7 @@ from ..games.take_stones import TakeStones
 from ..games.tictactoe import TicTacToe
 from ..programs.stake_raid import parse_input, setup
 from ..search import search
-from .textdiff import compare_text, content_difference, is_text
+from .textdiff import compare_text, content_difference, first_line_difference, is_text
 from .traces import Entry, diagnose_trace
 from .verdict import Verdict
 
@@ -252,7 +252,8 @@ def visited_trace_difference(root, expected, actual, where="visited file"):
         found = diagnose_trace(want, got, lambda parent, key: _cell_move(parent[:9], key[:9]),
                                root, _show_cells, what=where)
         if found is not None:
-            return f"{where}: {found.reason}", found.detail
+            lines = first_line_difference(expected, actual, where)[1]
+            return f"{where}: {found.reason}", f"{found.detail}\n{lines}"
     reason, detail = content_difference(expected, actual, where)
     return f"{where}: {reason}", detail
 
@@ -466,7 +467,8 @@ def _take_stones_difference(case, expected, actual):
                                  f"{root[2]} beta: {root[3]}, got alpha: {got_root[2]} "
                                  f"beta: {got_root[3]}"))
             else:
-                findings.append((f"trace: {found.reason}", found.detail))
+                lines = first_line_difference(expected, actual, "stdout")[1]
+                findings.append((f"trace: {found.reason}", f"{found.detail}\n{lines}"))
     if want[1] != got[1]:
         findings.append(_take_stones_move(case, want[1], got[1]))
     if not findings:

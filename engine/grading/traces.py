@@ -195,8 +195,11 @@ def _first_divergence(want, got, show_path, line_of, what):
                 return (f"first difference at node reached by {show_path(w.path)}",
                         f"{at}: the node reached by {show_path(w.path)} should be listed "
                         f"as {w.key!r}, the listing has {g.key!r}")
+            got_shown = g.shown
+            if w.shown.startswith("value ") and got_shown.startswith("value "):
+                got_shown = got_shown[len("value "):]      # "expected value 1, got 0"
             return (f"first difference at node reached by {show_path(w.path)}: "
-                    f"expected {w.shown}, got {g.shown}",
+                    f"expected {w.shown}, got {got_shown}",
                     f"{at}: the node reached by {show_path(w.path)} should have "
                     f"{w.shown}, the listing has {g.shown}" + _lineage(w, show_path))
         if g.path not in wanted:
