@@ -536,3 +536,12 @@ def test_fixture_cases_pass_and_broken_outputs_never_crash():
         assert not verdict.passed and verdict.reason, (program, case.name)
         count += 1
     assert count > 50
+
+
+def test_bad_input_case_must_not_create_the_output_file():
+    case = next(c for p, c in fixture_cases() if p == "tictactoe" and c.exit == 2
+                and len(c.args) >= 2 and c.args[1] not in c.files)
+    outcome = run_in_process(case)
+    assert diagnose("tictactoe", case, outcome).passed
+    made = with_file(outcome, case.args[1], b"---------  0\n")
+    assert diagnose("tictactoe", case, made).reason == f"{case.args[1]} must not exist"

@@ -76,7 +76,9 @@ def diagnose(program, case, outcome, lenient=False):
         findings = [f for f in judge(case, outcome, lenient) if f is not None]
     except (ValueError, IndexError, KeyError, UnicodeError, EngineError):
         # A case our program-specific reading does not fit: bytes still decide.
-        findings = [f for f in _plain(case, outcome, lenient) if f is not None]
+        judge = _plain
+    if judge is _plain:
+        findings = _plain(case, outcome, lenient, _graded_files(program, case))
     notes = _ungraded_notes(program, case, outcome)
     failures = [f for f in findings if not f.ok]
     if not failures:
@@ -108,16 +110,21 @@ def _fits(program, case):
     return "input.txt" in case.files
 
 
-def _plain(case, outcome, lenient):
-    """Byte comparison of stdout and of every file the case expects; a file the case
-    does not expect among the graded ones must not exist."""
+def _plain(case, outcome, lenient, graded=()):
+    """Byte comparison of stdout and of every file the case expects; a ``graded`` file
+    (the program's output file) that the case neither expects nor provides must not
+    exist (e.g. after bad input)."""
     findings = [judge_text("stdout", case.stdout, outcome.stdout, lenient)]
     for name, data in sorted(case.expected.items()):
         if name not in outcome.files:
             findings.append(fail(f"{name} missing", f"{name} was not created"))
         else:
             findings.append(judge_text(name, data, outcome.files[name], lenient))
-    return findings
+    for name in graded:
+        if name in outcome.files and name not in case.expected and name not in case.files:
+            findings.append(fail(f"{name} must not exist",
+                                 f"{name} was created; this case expects no such file"))
+    return [f for f in findings if f is not None]
 
 
 def _join_reasons(reasons):
