@@ -11,7 +11,6 @@ import pytest
 
 from engine.games.morris import moves as morris_moves, solve
 from engine.games.tictactoe import TicTacToe, winner
-from engine.grading.case import Outcome
 from engine.grading.diagnose import diagnose
 from engine.grading.generate import PROGRAMS, generate_cases, run_in_process
 from engine.programs.stake_raid import parse_input, render, setup

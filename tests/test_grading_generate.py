@@ -202,11 +202,14 @@ DIGEST_SCRIPT = (
 @pytest.mark.slow
 def test_identical_cases_under_every_available_python():
     """Same seed, same case folders on CPython 3.8, this Python and PyPy."""
+    import glob
     import shutil
-    pythons = [sys.executable] + [p for p in (shutil.which("pypy3"),
-                                              shutil.which("python3.8"),
-                                              "/root/.pyenv/versions/3.8.18/bin/python3.8")
-                                  if p and os.path.exists(p)]
+    candidates = [shutil.which("pypy3"), shutil.which("python3.8")]
+    candidates += glob.glob("/root/.pyenv/versions/3.8*/bin/python3.8")
+    pythons = [sys.executable] + [
+        p for p in candidates
+        if p and subprocess.run([p, "-c", "import sys; assert sys.version_info >= (3, 8)"],
+                                capture_output=True).returncode == 0]
     env = dict(os.environ, PYTHONPATH=str(REPO))
     outputs = {python: subprocess.run([python, "-c", DIGEST_SCRIPT], env=env, check=True,
                                       capture_output=True).stdout for python in pythons}

@@ -45,9 +45,6 @@ from .textdiff import compare_text, content_difference, first_line_difference, i
 from .traces import Entry, diagnose_trace
 from .verdict import Verdict
 
-GRADED_PROGRAMS = ("tictactoe", "tmmorris", "take_stones", "stake_raid")
-
-
 class Finding:
     """One graded output's judgement: ``ok`` (possibly only thanks to ``lenient_notes``),
     else ``reason`` and ``detail``; ``unusable`` for an output that cannot be read."""

@@ -15,7 +15,7 @@ child after a cut), a node it visits and the submission skips, or the same nodes
 listed parents-first ("pre-order").
 """
 
-from typing import List, NamedTuple, Optional, Tuple
+from typing import NamedTuple
 
 
 class Node:
@@ -38,8 +38,6 @@ class Entry(NamedTuple):
     key: object
     shown: str
 
-
-ROOT = object()
 
 
 def build(entries, move, root_key, order="post"):
