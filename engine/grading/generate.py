@@ -60,7 +60,7 @@ VISITED = "visited.txt"
 # Size limits of a case's reference run (see the module docstring).
 TAKE_STONES_MAX_LINES = 20000
 TAKE_STONES_MAX_NODES = (TAKE_STONES_MAX_LINES - 3) // 3 - 2   # 3 lines per node + NEXT MOVE
-STAKE_RAID_MAX_NODES = {"MINIMAX": 300000, "ALPHABETA": 1200000}   # estimated, see below
+STAKE_RAID_MAX_NODES = {"MINIMAX": 300000, "ALPHABETA": 600000}   # estimated, see below
 
 
 def generate_cases(program, count, seed, runner=None):
