@@ -21,7 +21,7 @@ Case families (the ``name`` of a case says which: ``001-blank-minimax``):
 
 * tictactoe: blank board (minimax, prune, prune PLY), near-full boards, terminal inputs
   (x won, o won, full board: nothing printed, no visited file), mid-game positions in the
-  three modes, ``prune PLY`` reaching a terminal node above the cut-off; then random
+  three modes, ``prune PLY`` reaching a won position above the cut-off; then random
   reachable positions with a random mode.
 * tmmorris: blank board at PLY 1, 2, 7 and 1,000,000, placement and movement positions,
   an immediate win, a forced block, won and drawn positions at PLY >= 7, terminal inputs
@@ -267,7 +267,7 @@ def _tictactoe_edges(rng):
     yield "terminal-o-won-prune", _tictactoe_mode_args(rng.choice(o_won), "prune"), {}
     yield "terminal-full-board-prune-ply", _tictactoe_mode_args(rng.choice(drawn), 3), {}
     # The grader's own trap: with PLY, a terminal node above the cut-off is valued E(s).
-    yield "terminal-above-cutoff-prune-ply3", _tictactoe_mode_args("ooxxx----", 3), {}
+    yield "win-above-cutoff-prune-ply3", _tictactoe_mode_args("ooxxx----", 3), {}
     middle = [b for b in open_ if b.count("-") in (4, 5, 6)]
     for mode in ("minimax", "prune", 2):
         yield f"midgame-{_mode_label(mode)}", _tictactoe_mode_args(rng.choice(middle), mode), {}
