@@ -194,14 +194,19 @@ def judge_text(where, expected, actual, lenient, content=None):
 _VISITED_LINE = re.compile(rb"^([xo-]{9}) (-?\d+)$")
 
 
-def _cell_move(parent, child, _known={}):
+# Moves already named: a listing repeats the same few thousand parent/child pairs.
+_CELL_MOVES = {}
+
+
+def _cell_move(parent, child):
     """``x@4`` when ``child`` is ``parent`` with one more mark (cell 4), else None."""
     key = parent + child
-    if key not in _known:
-        if len(_known) > 100000:
-            _known.clear()
-        _known[key] = _find_cell_move(parent, child)
-    return _known[key]
+    known = _CELL_MOVES.get(key)
+    if known is None:
+        if len(_CELL_MOVES) > 100000:
+            _CELL_MOVES.clear()
+        known = _CELL_MOVES[key] = _find_cell_move(parent, child) or ""
+    return known or None
 
 
 def _find_cell_move(parent, child):
@@ -266,7 +271,8 @@ def _tictactoe_value(board, ply):
     """The minimax value (x's view) of ``board`` as the assignment's search sees a root
     child: to the end, or cut off ``ply - 1`` plies below it."""
     game = TicTacToe(evaluate_terminals=ply is not None)
-    return search(game, board, prune=True, depth=None if ply is None else ply - 1).value
+    return search(game, board, prune=True, depth=None if ply is None else ply - 1,
+                  memo={}).value
 
 
 def _tictactoe_move_difference(board, ply, expected, actual):
@@ -435,7 +441,9 @@ def _take_stones_value(n, taken, depth, stone):
     state = game.replay_history(list(taken))
     child = game.result(state, stone)
     limit = depth or n + 1
-    return search(game, child, prune=True, depth=limit - 1, window=(-1000, 1000)).value
+    # The memo only saves time (values do not depend on it): big cases repeat subtrees.
+    return search(game, child, prune=True, depth=limit - 1, window=(-1000, 1000),
+                  memo={}).value
 
 
 def _take_stones_difference(case, expected, actual):
