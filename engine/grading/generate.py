@@ -44,9 +44,9 @@ import tempfile
 from pathlib import Path
 
 from ..errors import SearchTimeout, UsageError
-from ..games.morris import Morris, line_owner, moves as morris_moves
+from ..games.morris import Morris, line_owner, moves as morris_moves, solve
 from ..games.take_stones import TakeStones
-from ..games.tictactoe import TicTacToe
+from ..games.tictactoe import TicTacToe, winner
 from ..search import search
 from .case import Case, Outcome, prepare, run_reference, snapshot, write_case
 
@@ -259,7 +259,6 @@ def _tictactoe_edges(rng):
     yield "near-full-prune", _tictactoe_mode_args(rng.choice(two_left), "prune"), {}
     yield "near-full-prune-ply1", _tictactoe_mode_args(rng.choice(two_left), 1), {}
     terminal = [b for b in positions if game.is_terminal(b)]
-    from ..games.tictactoe import winner
     x_won = [b for b in terminal if winner(b) == "x"]
     o_won = [b for b in terminal if winner(b) == "o"]
     drawn = [b for b in terminal if winner(b) is None]
@@ -317,7 +316,6 @@ def _morris_args(position, ply):
 
 
 def _morris_edges(rng):
-    from ..games.morris import solve
     game = Morris()
     solved = solve()
     blank = ("-" * 9, "x")
@@ -335,10 +333,10 @@ def _morris_edges(rng):
         return any(line_owner(child) == position[1] for _, child in morris_moves(*position))
 
     def must_block(position):
+        """The side to move cannot win at once, but the other side threatens to."""
         board, turn = position
         other = "o" if turn == "x" else "x"
-        return (not wins_at_once(position)
-                and wins_at_once((board, other)) and not morris_moves(board, other) == [])
+        return not wins_at_once(position) and wins_at_once((board, other))
 
     yield "immediate-win-ply2", _morris_args(rng.choice([p for p in open_ if wins_at_once(p)]), 2), {}
     yield "must-block-ply2", _morris_args(rng.choice([p for p in open_ if must_block(p)]), 2), {}
