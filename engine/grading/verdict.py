@@ -9,12 +9,15 @@ class Verdict(NamedTuple):
     ``reason`` is one line a person reads first ("passed", "wrong move", "CRLF line
     endings", "timed out after 10 s", ...); ``detail`` the longer explanation shown in
     reports (may span lines, may be empty). ``lenient`` marks a pass that needed the
-    ``--lenient`` comparison.
+    ``--lenient`` comparison. ``unusable_output`` marks a run whose graded output file
+    was missing or could not be parsed (Stake/Raid's output.txt: the assignment then
+    gives the whole submission 0 points, see engine.grading.scoring).
     """
     passed: bool
     reason: str
     detail: str = ""
     lenient: bool = False
+    unusable_output: bool = False
 
 
 class Score(NamedTuple):
