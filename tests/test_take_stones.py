@@ -6,6 +6,7 @@ recursive alpha-beta) that is used only here.
 """
 
 import hashlib
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -183,11 +184,32 @@ def test_history_first_stone_is_not_held_to_the_first_move_rule():
 
 @pytest.mark.parametrize("taken, reason", [
     ([1, 9], "not between 1 and 7"), ([0], "not between 1 and 7"),
-    ([1, 1], "already taken"), ([1, 4, 3], "neither a factor nor a multiple of the last move 4"),
+    ([1, 1], "already taken"), ([1, 4, 3, 3], "stone 3 \\(move 4\\) was already taken"),
 ])
-def test_bad_histories_are_rejected(taken, reason):
+def test_malformed_histories_are_rejected(taken, reason):
     with pytest.raises(ValueError, match=reason):
         TakeStones(7).replay_history(taken)
+
+
+def test_history_breaking_the_move_rules_is_replayed_as_given():
+    """``8 3 1 8 3``: 3 is neither a factor nor a multiple of 8, yet the position is the
+    one the stones describe: 3 is the last move and Min is to move."""
+    game = TakeStones(8)
+    state = game.replay_history([1, 8, 3])
+    assert game.available_stones(state) == [2, 4, 5, 6, 7]
+    assert game.last_move(state) == 3 and not game.is_maxs_turn(state)
+    assert game.actions(state) == [6]
+    assert game.first_rule_break([1, 8, 3]) == (
+        "stone 3 (move 3) is neither a factor nor a multiple of the last move 8")
+
+
+@pytest.mark.parametrize("taken, broken", [
+    ([], None), ([4], None), ([4, 2, 6], None), ([1, 8, 3, 6, 5], "stone 3 (move 3)"),
+    ([1, 2, 4, 7], "stone 7 (move 4)"), ([5, 7], "stone 7 (move 2)"),
+])
+def test_first_rule_break_names_the_first_illegal_stone(taken, broken):
+    note = TakeStones(8).first_rule_break(taken)
+    assert (note if note is None else note[:len(broken)]) == broken
 
 
 # --- the trace against the oracle ---------------------------------------------------------
@@ -211,6 +233,33 @@ SWEEP = [(n, history, depth)
          for length in (0, 1, 2)
          for history in legal_histories(n, length)
          for depth in (0, 1, 2, 3, 4)]
+
+
+def rule_breaking_histories(n, length):
+    """Every history of ``length`` distinct stones in which some stone after the first is
+    neither a factor nor a multiple of the stone before it."""
+    return [list(history) for history in itertools.permutations(range(1, n + 1), length)
+            if any(b % a and a % b for a, b in zip(history, history[1:]))]
+
+
+def test_rule_breaking_histories_are_searched_as_given(capsys):
+    """The original program searches whatever position the taken stones describe: the
+    stdout is the oracle's full trace, and stderr is one note naming the broken move."""
+    mismatches, cases = [], 0
+    for n in range(3, 9):
+        for length in (2, 3):
+            for history in rule_breaking_histories(n, length):
+                for depth in (0, 2):
+                    cases += 1
+                    code, out, err = run(capsys, n, len(history), *history, depth)
+                    # a game already over at the root adds its own line after the note
+                    lines = 2 if out.endswith("Invalid input\n") else 1
+                    if (code != 0 or out != oracle.expected_output(n, history, depth)
+                            or err.count("\n") != lines
+                            or not err.startswith("TakeStones: note: stone")):
+                        mismatches.append((n, history, depth))
+    assert cases > 500
+    assert not mismatches, f"{len(mismatches)} of {cases} differ, e.g. {mismatches[:5]}"
 
 
 def test_every_small_position_prints_what_the_oracle_prints(capsys):
@@ -282,7 +331,6 @@ def test_fixtures_cover_every_evaluation_branch_and_both_sides():
     (["3", "5", "1", "2", "3", "4", "5", "0"], "k must be between 0 and n = 3"),
     (["7", "2", "1", "9", "0"], "stone 9 (move 2) is not between 1 and 7"),
     (["7", "2", "1", "1", "0"], "stone 1 (move 2) was already taken"),
-    (["7", "3", "1", "4", "3", "0"], "stone 3 (move 3) is illegal"),
     (["7", "0", "-1"], "depth must be 0 (to the end) or positive"),
     (["7", "0", "2.5"], "depth must be an integer, not '2.5'"),
     (["0", "0", "0"], "n must be between 1 and 1000"),
