@@ -118,14 +118,14 @@ TEXTS = st.lists(PIECES, max_size=12).map("".join)
 BLOBS = st.one_of(TEXTS.map(lambda text: text.encode("utf-8")), st.binary(max_size=40))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(BLOBS)
 def test_escaping_round_trips(data):
     assert unescape_text(escape_bytes(data)) == data
     assert plain_text(escape_bytes(data).encode("utf-8")) is not None
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(stdout=BLOBS, stderr=st.one_of(st.none(), BLOBS), stdin=BLOBS,
        files=st.dictionaries(st.sampled_from(["input.txt", "a/b.txt"]), BLOBS, max_size=2))
 def test_a_case_round_trips_through_pytest_golden_yaml(tmp_path_factory, stdout, stderr,
@@ -176,3 +176,13 @@ def test_update_goldens_rewrites_our_cases_and_never_the_official_samples(tmp_pa
     assert official_after == official_before          # ... and kept their bytes
     for path in ours:                                 # our cases recorded the new output
         assert load_any(copy / path).stdout == b"changed\n", path
+
+    # Without --update-goldens the YAML cases are checked, not recorded: with the real
+    # program back, every updated case fails.
+    shutil.copy(REPO / "tictactoe.py", copy / "tictactoe.py")
+    checked = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "tests/test_golden.py", "-k", "tictactoe and our_golden_case"],
+        cwd=copy, capture_output=True, text=True, env=environment, timeout=600)
+    assert checked.returncode == 1 and f"{len(ours)} failed" in checked.stdout, \
+        checked.stdout[-3000:]
