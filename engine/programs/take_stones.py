@@ -48,7 +48,8 @@ def parse_arguments(argv):
     """Return (n, taken, depth) from ``n k s1..sk depth`` or raise InvalidInput.
 
     Only the shape is checked here (integers, counts, ranges); repeated or out-of-range
-    stones are refused by the game's ``replay_history``. The move rules are not checked. depth 0 is returned as is (the caller maps it to n + 1).
+    stones are refused by the game's ``replay_history``; the move rules are not checked.
+    depth 0 is returned as is (the caller maps it to n + 1).
     """
     numbers = []
     for position, text in enumerate(argv[:2], 1):
