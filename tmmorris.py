@@ -4,4 +4,4 @@ import sys
 
 from engine.programs.morris import main
 
-sys.exit(main(sys.argv[1:]))
+sys.exit(main(sys.argv[1:], name="tmmorris.py"))

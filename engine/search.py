@@ -11,7 +11,7 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 the same values whenever the game's values lie inside the window, and a
                 sound bound when a narrowed window is reached (a node that started at the
                 window's edge could report that edge as a bound it never proved).
-* ``tracer``    an observer (see :class:`engine.trace.Tracer`) told about every visited node:
+* ``tracer``    an observer (see :class:`Tracer` below; engine.trace holds the recorders) told about every visited node:
                 ``enter(state, action, depth, alpha, beta)`` before the node is examined,
                 ``leave(state, action, depth, value, alpha, beta, kind)`` just before it
                 returns (post-order; ``alpha``/``beta`` are the node's final bounds, a leaf's
@@ -106,6 +106,28 @@ class TranspositionTable(dict):
         return entry[3] if entry is not None else None
 
 
+class Tracer:
+    """No-op observer; subclasses override the events they need."""
+
+    def enter(self, state, action, depth, alpha, beta):
+        """Called before ``state`` (reached by ``action``; None at the root) is examined."""
+
+    def leave(self, state, action, depth, value, alpha, beta, kind):
+        """Called just before the node returns ``value`` (post-order).
+
+        ``alpha``/``beta`` are the node's final bounds (a leaf's: those it was called
+        with). ``kind`` is engine.search.INTERIOR, TERMINAL, EVALUATED or TRANSPOSITION.
+        """
+
+    def pruned(self, state, depth, actions):
+        """Called when a cut at ``state`` skips the children reached by ``actions``."""
+
+    # A tracer MAY define ``leaves(state, depth, count)``: the search then uses the
+    # game's bulk ``horizon_values`` and, instead of enter/leave for each child of
+    # ``state`` on the cut-off, reports once that ``count`` children were valued at
+    # ``depth``. Not defined here, so that the search can tell who accepts it.
+
+
 class SearchResult(namedtuple("SearchResult", "value action child root_values stats")):
     """What :func:`search` returns.
 
@@ -122,7 +144,6 @@ class SearchResult(namedtuple("SearchResult", "value action child root_values st
 
 def _overrides(tracer, event):
     """False when ``tracer``'s class keeps the no-op ``Tracer.<event>`` (nothing to tell)."""
-    from .trace import Tracer  # late import: engine.trace imports this module
     return getattr(type(tracer), event, None) is not getattr(Tracer, event)
 
 

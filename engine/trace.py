@@ -10,29 +10,11 @@ produced (``mark`` / ``capture``) and, on a later visit to an identical subtree,
 this is what makes the 549,945-line tic-tac-toe listing cheap.
 """
 
-from .search import EVALUATED, TERMINAL, TRANSPOSITION
+# The observer protocol (Tracer) belongs to the search that calls it; it is re-exported
+# here because every tracer of this module and of the programs derives from it.
+from .search import EVALUATED, TERMINAL, TRANSPOSITION, Tracer
 
-
-class Tracer:
-    """No-op observer; subclasses override the events they need."""
-
-    def enter(self, state, action, depth, alpha, beta):
-        """Called before ``state`` (reached by ``action``; None at the root) is examined."""
-
-    def leave(self, state, action, depth, value, alpha, beta, kind):
-        """Called just before the node returns ``value`` (post-order).
-
-        ``alpha``/``beta`` are the node's final bounds (a leaf's: those it was called
-        with). ``kind`` is engine.search.INTERIOR, TERMINAL, EVALUATED or TRANSPOSITION.
-        """
-
-    def pruned(self, state, depth, actions):
-        """Called when a cut at ``state`` skips the children reached by ``actions``."""
-
-    # A tracer MAY define ``leaves(state, depth, count)``: the search then uses the
-    # game's bulk ``horizon_values`` and, instead of enter/leave for each child of
-    # ``state`` on the cut-off, reports once that ``count`` children were valued at
-    # ``depth``. Not defined here, so that the search can tell who accepts it.
+__all__ = ["Tracer", "Tracers", "TraceRecorder", "VisitedListing", "RecursionDepthTracer"]
 
 
 class Tracers(Tracer):

@@ -61,7 +61,11 @@ def alphabeta(n, available, last, max_turn, depth, alpha, beta, out):
 
 
 def expected_output(n, taken, depth):
-    """The full stdout the assignment's program prints for a VALID argument list."""
+    """The full stdout the assignment's program prints for a well-formed argument list.
+
+    Like the original program, the history is not checked against the move rules: the
+    position the taken stones describe is searched, the last one being lastMove.
+    """
     available = frozenset(range(1, n + 1)) - set(taken)
     last = taken[-1] if taken else None
     max_turn = len(taken) % 2 == 0

@@ -6,7 +6,6 @@ only to check it. It is not a second search of the product.
 """
 
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -16,8 +15,8 @@ from engine.errors import UsageError
 from engine.games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid
 from engine.programs.stake_raid import Problem, move_name, parse_input, render, setup
 from engine.search import search
+from golden import program_cases
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "stake_raid"
 
 
 # --- the oracle -------------------------------------------------------------------------
@@ -201,28 +200,32 @@ def test_alphabeta_equals_minimax_on_many_random_boards():
             decide(n, "ALPHABETA", player, depth, values, board)
 
 
+def as_text(data):
+    """Bytes as ``Path.read_text`` gives them (UTF-8, universal newlines)."""
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
 def small_fixture_cases():
     cases = []
-    for folder in sorted(FIXTURES.iterdir()):
-        source = folder / "files" / "input.txt"
-        if (folder / "exit").exists() or not source.exists():
+    for case in program_cases("stake_raid"):
+        if case.exit != 0 or "input.txt" not in case.files:
             continue
-        problem = parse_input(source.read_text())
+        problem = parse_input(as_text(case.files["input.txt"]))
         if problem.mode != "COMPETITION" and (problem.size <= 5 or problem.limit == 1):
             # the oracle needs seconds for a depth-4 5x5 search: those go to the sweeps
             slow = (pytest.mark.slow,) if problem.limit >= 4 and problem.size >= 4 else ()
-            cases.append(pytest.param(folder, marks=slow, id=folder.name))
+            cases.append(pytest.param(case, marks=slow, id=case.name))
     return cases
 
 
-@pytest.mark.parametrize("folder", small_fixture_cases())
-def test_golden_outputs_agree_with_the_oracle(folder):
+@pytest.mark.parametrize("case", small_fixture_cases())
+def test_golden_outputs_agree_with_the_oracle(case):
     """Every expected output.txt we can afford to recompute independently is right."""
-    problem = parse_input((folder / "files" / "input.txt").read_text())
+    problem = parse_input(as_text(case.files["input.txt"]))
     n = problem.size
     values = [problem.values[r * n:(r + 1) * n] for r in range(n)]
     _, move, after = oracle_decision(problem.board, values, problem.player, problem.limit)
-    assert (folder / "expected" / "output.txt").read_text() == "\n".join([move] + after) + "\n"
+    assert as_text(case.expected["output.txt"]) == "\n".join([move] + after) + "\n"
 
 
 # --- input errors ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from engine.programs import hillclimb
 from engine.programs.tree import TreeAnswer, format_json
 from engine.search import INF, search
 from engine.trace import Tracer
-from golden import REPO
+from golden import REPO, program_cases
 
 FIGURE_5_2 = "A:(B:(3 12 8) C:(2 4 6) D:(14 5 2))"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -204,18 +204,18 @@ def test_svg_parses_with_one_shape_per_node_and_a_dashed_edge_per_pruned_branch(
     assert dot.startswith("digraph") and dot.count("style=dashed,") == len(answer.pruned)
 
 
-MORRIS_CASES = sorted(c for c in (REPO / "fixtures" / "morris").glob("*/cmd")
-                      if (c.parent / "expected" / "visited.txt").exists())
+MORRIS_CASES = [case for case in program_cases("morris")
+                if case.program == "tmmorris.py" and "visited.txt" in case.expected]
 
 
-@pytest.mark.parametrize("cmd", MORRIS_CASES, ids=[c.parent.name for c in MORRIS_CASES])
-def test_picture_records_exactly_the_nodes_tmmorris_lists(cmd):
+@pytest.mark.parametrize("case", MORRIS_CASES, ids=[case.name for case in MORRIS_CASES])
+def test_picture_records_exactly_the_nodes_tmmorris_lists(case):
     """Same check for Three Men's Morris: the picture searches what tmmorris.py searched."""
     from engine.programs.picture import MorrisAdapter
-    words = cmd.read_text().split()          # tmmorris.py STATE PATH PLY TURN
-    recorded, _ = recorded_listing(MorrisAdapter(), [words[1], words[3], words[4]],
+    state, _, ply, turn = case.args          # tmmorris.py STATE PATH PLY TURN
+    recorded, _ = recorded_listing(MorrisAdapter(), [state, ply, turn],
                                    board=lambda node: node[0])
-    assert recorded == (cmd.parent / "expected" / "visited.txt").read_text().splitlines()
+    assert recorded == case.expected["visited.txt"].decode().splitlines()
 
 
 def test_picture_of_morris_draws_boards_and_refuses_terminal_positions(tmp_path):

@@ -262,10 +262,11 @@ class TakeStones(Game):
     def replay_history(self, taken):
         """The state after the stones ``taken`` (in order) from a new game.
 
-        Raises ValueError naming the first stone that is out of range, repeated, or not a
-        factor or multiple of the stone taken before it. The FIRST stone of a history is
-        not held to the first-move rule (odd, < n/2): the official sample 5 starts with
-        stone 4 (``10 3 4 2 6 4``) and the original program accepts it.
+        Raises ValueError naming the first stone that is out of range or repeated: such a
+        list describes no position. The move rules are NOT checked (see
+        :meth:`first_rule_break`): like the original program, the position the taken
+        stones describe is searched as given, the last stone being the last move, even
+        when a stone was not a legal move at its turn.
         """
         state = self.initial_state()
         for turn, stone in enumerate(taken, 1):
@@ -273,12 +274,23 @@ class TakeStones(Game):
                 raise ValueError(f"stone {stone} (move {turn}) is not between 1 and {self.n}")
             if not self.available(state) >> stone & 1:
                 raise ValueError(f"stone {stone} (move {turn}) was already taken")
-            last = self.last_move(state)
-            if last and not self.related[last] >> stone & 1:
-                raise ValueError(f"stone {stone} (move {turn}) is illegal: it is neither "
-                                 f"a factor nor a multiple of the last move {last}")
             state = self.result(state, stone)
         return state
+
+    def first_rule_break(self, taken):
+        """A sentence naming the first stone of ``taken`` (a history that
+        :meth:`replay_history` accepts) that was not a legal move at its turn, or None.
+
+        A stone after the first must divide, or be a multiple of, the stone taken before
+        it. The FIRST stone is not held to the first-move rule (odd, < n/2): the official
+        sample 5 (``10 3 4 2 6 4``) starts with stone 4.
+        """
+        for turn in range(2, len(taken) + 1):
+            last, stone = taken[turn - 2], taken[turn - 1]
+            if not self.related[last] >> stone & 1:
+                return (f"stone {stone} (move {turn}) is neither a factor nor a multiple "
+                        f"of the last move {last}")
+        return None
 
     # --- the assignments' interface ----------------------------------------------------
     def legal_mask(self, state):

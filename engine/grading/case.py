@@ -175,3 +175,150 @@ def first_difference(what, got, want):
             return f"{what}: line {number} is {line[:200]!r}, expected {expected[:200]!r}"
     return (f"{what}: {len(got_lines)} lines ({len(got)} bytes), "
             f"expected {len(want_lines)} lines ({len(want)} bytes)")
+
+
+# --- cases as plain fields (the golden files' form) -------------------------------------
+#
+# A case can also be stored as a mapping of plain values (str and int), e.g. in a YAML
+# file. Text fields hold the bytes decoded as UTF-8 when that text is "plain": it has
+# no character a YAML writer or reader may change or refuse (CR, other control characters
+# but LF and TAB, format characters such as a BOM, line and paragraph separators,
+# unassigned code points). Anything else goes, escaped by :func:`escape_bytes`, under the
+# field's ``_escaped`` name: ``stdout_escaped`` instead of ``stdout``, and for the file
+# mappings an entry of ``files_escaped`` / ``expected_escaped`` instead of ``files`` /
+# ``expected``.
+
+TEXT_FIELDS = ("stdin", "stdout", "stderr")
+FILE_FIELDS = ("files", "expected")
+ESCAPED = "_escaped"
+# Control (Cc), format (Cf), line/paragraph separator (Zl, Zp), surrogate (Cs) and
+# unassigned (Cn) characters are never left to a YAML round trip; LF and TAB are.
+_UNSAFE_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Cn"))
+
+
+def _unsafe(char):
+    import unicodedata  # only the golden files need it: not on the programs' start-up path
+    return char not in "\n\t" and unicodedata.category(char) in _UNSAFE_CATEGORIES
+
+
+def plain_text(data):
+    """``data`` (bytes) as a str that a YAML file carries unchanged, or None if it has
+    bytes that are not UTF-8 or characters a YAML round trip may change (see above)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if any(_unsafe(char) for char in text):
+        return None
+    return text
+
+
+def escape_bytes(data):
+    """``data`` as plain text with backslash escapes: ``\\\\`` for a backslash, ``\\r``
+    for CR, ``\\xNN`` for a byte that is not part of valid UTF-8, ``\\uNNNN`` /
+    ``\\UNNNNNNNN`` for any other unsafe character. LF, TAB and everything else stay as
+    they are, so an escaped text keeps its lines. :func:`unescape_text` reverses it."""
+    parts = []
+    for char in data.decode("utf-8", "surrogateescape"):
+        if char == "\\":
+            parts.append("\\\\")
+        elif char == "\r":
+            parts.append("\\r")
+        elif "\udc80" <= char <= "\udcff":          # an undecodable byte
+            parts.append(f"\\x{ord(char) - 0xdc00:02x}")
+        elif _unsafe(char):
+            code = ord(char)
+            parts.append(f"\\u{code:04x}" if code <= 0xffff else f"\\U{code:08x}")
+        else:
+            parts.append(char)
+    return "".join(parts)
+
+
+def unescape_text(text):
+    """The bytes that :func:`escape_bytes` turned into ``text``. Raises ValueError on a
+    backslash that starts no escape of that form."""
+    out = bytearray()
+    position = 0
+    while True:
+        backslash = text.find("\\", position)
+        if backslash < 0:
+            out += text[position:].encode("utf-8")
+            return bytes(out)
+        out += text[position:backslash].encode("utf-8")
+        kind = text[backslash + 1:backslash + 2]
+        width = {"\\": 0, "r": 0, "x": 2, "u": 4, "U": 8}.get(kind)
+        digits = text[backslash + 2:backslash + 2 + (width or 0)]
+        if width is None or len(digits) != width or not all(
+                c in "0123456789abcdefABCDEF" for c in digits):
+            raise ValueError(f"bad escape at character {backslash}: "
+                             f"{text[backslash:backslash + 10]!r}")
+        if kind == "\\":
+            out += b"\\"
+        elif kind == "r":
+            out += b"\r"
+        elif kind == "x":
+            out.append(int(digits, 16))
+        else:
+            out += chr(int(digits, 16)).encode("utf-8", "surrogatepass")
+        position = backslash + 2 + width
+
+
+def _text_fields(name, data):
+    """{name: text} when ``data`` is plain, else {name + '_escaped': escaped text}."""
+    text = plain_text(data)
+    return {name: text} if text is not None else {name + ESCAPED: escape_bytes(data)}
+
+
+def case_to_fields(case):
+    """``case`` as a dict of plain values, in reading order: ``cmd`` (the program word and
+    its arguments joined by spaces, as in a ``cmd`` file), ``stdin`` (left out when empty),
+    ``files``, ``exit``, ``stdout`` (always), ``stderr`` (left out when not checked),
+    ``expected`` (file mappings left out when empty); text under ``_escaped`` names
+    when it is not plain. :func:`case_from_fields` gives the same Case back."""
+    fields = {"cmd": " ".join((case.program,) + tuple(case.args))}
+    if case.stdin:
+        fields.update(_text_fields("stdin", case.stdin))
+
+    def add_files(name, contents):
+        for path, data in sorted(contents.items()):
+            for key, text in _text_fields(name, data).items():
+                fields.setdefault(key, {})[path] = text
+
+    add_files("files", case.files)
+    fields["exit"] = case.exit
+    fields.update(_text_fields("stdout", case.stdout))
+    if case.stderr is not None:
+        fields.update(_text_fields("stderr", case.stderr))
+    add_files("expected", case.expected)
+    return fields
+
+
+def case_from_fields(name, fields):
+    """The :class:`Case` named ``name`` that ``fields`` (see :func:`case_to_fields`)
+    describe. Keys other than the case's own are ignored. Raises ValueError on an empty
+    ``cmd``, on a field given both plainly and escaped, or on a bad escape."""
+    words = str(fields.get("cmd") or "").split()
+    if not words:
+        raise ValueError(f"{name}: empty cmd")
+
+    def text(key):
+        plain, escaped = fields.get(key), fields.get(key + ESCAPED)
+        if plain is not None and escaped is not None:
+            raise ValueError(f"{name}: both {key} and {key}{ESCAPED}")
+        if escaped is not None:
+            return unescape_text(escaped)
+        return None if plain is None else plain.encode("utf-8")
+
+    def files(key):
+        plain, escaped = fields.get(key) or {}, fields.get(key + ESCAPED) or {}
+        both = sorted(set(plain) & set(escaped))
+        if both:
+            raise ValueError(f"{name}: {both} both in {key} and {key}{ESCAPED}")
+        contents = {path: data.encode("utf-8") for path, data in plain.items()}
+        contents.update((path, unescape_text(data)) for path, data in escaped.items())
+        return dict(sorted(contents.items()))
+
+    return Case(name=name, program=words[0], args=tuple(words[1:]),
+                stdin=text("stdin") or b"", files=files("files"),
+                stdout=text("stdout") or b"", stderr=text("stderr"),
+                exit=int(fields.get("exit") or 0), expected=files("expected"))

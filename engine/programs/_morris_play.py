@@ -11,7 +11,7 @@ import sys
 
 from ..errors import UsageError
 from ..games.morris import (DECISIVE_HORIZON, NEIGHBOURS, OTHER, PIECES, MorrisLookahead,
-                            line_owner)
+                            best_move, line_owner)
 from .common import parse_positive_int
 
 PLAY_USAGE = "usage: python3 -m engine morris play [--human x|o] [--ply N]"
@@ -122,7 +122,6 @@ def play(argv, read=input, write=print):
                 show = False
                 continue
         else:
-            from .morris import best_move
             result = best_move(board, turn, ply, history=history, game=game)
             action = result.action
             write(f"program ({turn}) plays {human_action(action)}")

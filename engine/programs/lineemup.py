@@ -437,11 +437,10 @@ def run_single(settings):
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
 
-    outcome = play_game(settings, kinds, (settings.e1, settings.e2), log, read_move, warn,
-                        clock)
+    # An abandoned game (end of input) is told once, by the trace line that stdout echoes
+    # and the trace file keeps; it is not an error (exit 0), so nothing goes to stderr.
+    play_game(settings, kinds, (settings.e1, settings.e2), log, read_move, warn, clock)
     write_atomically(os.path.join(settings.dir, trace_name(settings)), log.text())
-    if outcome.abandoned:
-        print("lineemup: end of input, game abandoned", file=sys.stderr)
     return 0
 
 

@@ -22,8 +22,7 @@ depth is min(PLY, 7): from 7 on the choice is perfect and a larger PLY changes n
 import sys
 
 from ..errors import UsageError
-from ..games.morris import (DECISIVE_HORIZON, MorrisLookahead, check_board)
-from ..search import search
+from ..games.morris import best_move, check_board
 from ..trace import VisitedListing
 from .common import parse_positive_int, run_program, write_atomically
 
@@ -45,19 +44,6 @@ def parse_arguments(argv):
     return board, path, ply, turn
 
 
-def best_move(board, turn, ply, history=(), tracer=None, game=None):
-    """Alpha-beta from ``(board, turn)`` to depth ``min(ply, DECISIVE_HORIZON)``.
-
-    ``history``: earlier positions (``board + turn``) of the game, which count for the
-    repetition rule. Returns the engine's SearchResult, or None for a terminal position.
-    """
-    game = game if game is not None else MorrisLookahead()
-    root = game.root(board, turn, history)
-    if game.terminal_value(root) is not None:
-        return None
-    return search(game, root, prune=True, depth=min(ply, DECISIVE_HORIZON), tracer=tracer)
-
-
 def run(argv):
     if argv[:1] == ["play"]:
         from ._morris_play import play
@@ -72,7 +58,11 @@ def run(argv):
     return 0
 
 
-def main(argv=None):
-    """Entry point: ``main(sys.argv[1:])`` -> exit code."""
-    return run_program("tmmorris.py", run, sys.argv[1:] if argv is None else argv,
+def main(argv=None, name="morris"):
+    """Entry point: ``main(sys.argv[1:])`` -> exit code.
+
+    ``name`` prefixes error lines: the word the user typed (``morris`` for
+    ``python3 -m engine morris``; tmmorris.py passes its own name).
+    """
+    return run_program(name, run, sys.argv[1:] if argv is None else argv,
                        help_text=__doc__)

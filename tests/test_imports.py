@@ -1,0 +1,111 @@
+"""Imports run one way (programs -> games -> search/trace -> game): no cycle in engine/.
+
+The graph is built from the source with :mod:`ast`, so it sees every import statement
+wherever it stands: at the top of a module, inside a function (a "late import" hides a
+cycle from Python but not from this test) or under ``if``/``try``. Relative imports are
+resolved against the importing module's package. ``from package import name`` counts as
+an import of ``package.name`` when that is a module, else of ``package``.
+"""
+
+import ast
+from pathlib import Path
+
+ENGINE = Path(__file__).resolve().parent.parent / "engine"
+
+
+def module_name(path, root=ENGINE):
+    """``engine/programs/morris.py`` -> ``engine.programs.morris`` (packages: no __init__)."""
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def engine_modules(root=ENGINE):
+    """{module name: path} of every module under ``root``."""
+    return {module_name(path, root): path for path in sorted(root.rglob("*.py"))}
+
+
+def imported_modules(name, path, known):
+    """The modules of ``known`` that module ``name`` (source at ``path``) imports."""
+    is_package = path.name == "__init__.py"
+    package = name if is_package else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module
+            targets = [f"{source}.{alias.name}" for alias in node.names]
+            targets = [target if target in known else source for target in targets]
+        else:
+            continue
+        for target in targets:
+            # ``import engine.games.morris`` also runs engine/__init__ and engine.games:
+            # only the deepest module that exists is the edge that can close a cycle.
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def import_graph(root=ENGINE):
+    """{module: set of engine modules it imports}."""
+    modules = engine_modules(root)
+    return {name: imported_modules(name, path, modules) for name, path in modules.items()}
+
+
+def find_cycle(graph):
+    """One cycle of ``graph`` as a list of modules (first == last), or None."""
+    state = {}              # module -> "open" while on the DFS stack, "done" after
+    stack = []
+
+    def visit(module):
+        state[module] = "open"
+        stack.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == "open":
+                return stack[stack.index(target):] + [target]
+            if target not in state:
+                cycle = visit(target)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[module] = "done"
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            cycle = visit(module)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_engine_imports_have_no_cycle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_graph_sees_late_and_relative_imports(tmp_path):
+    """The graph builder itself: a cycle closed by a late relative import is found."""
+    package = tmp_path / "engine"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "a.py").write_text("from .sub.b import thing\n")
+    (package / "sub" / "b.py").write_text("def thing():\n    from .. import a\n")
+    (package / "sub" / "c.py").write_text("import engine.a\n")
+    graph = import_graph(package)
+    assert graph["engine.a"] == {"engine.sub.b"}
+    assert graph["engine.sub.b"] == {"engine.a"}
+    assert graph["engine.sub.c"] == {"engine.a"}
+    assert find_cycle(graph) == ["engine.a", "engine.sub.b", "engine.a"]
+    (package / "sub" / "b.py").write_text("def thing():\n    pass\n")
+    assert find_cycle(import_graph(package)) is None
