@@ -56,7 +56,8 @@ MB = 1024 * 1024
 
 # How a run ended. Only "exited" and "signal" (the program crashed by itself) are runs
 # that ended by themselves; the others are limits the kit enforced.
-ENDINGS = ("exited", "signal", "timeout", "cpu", "memory", "output", "file size")
+ENDINGS = ("exited", "signal", "timeout", "cpu", "memory", "output", "file size",
+           "aborted")
 
 _MEMORY_MESSAGES = (b"MemoryError", b"std::bad_alloc", b"OutOfMemoryError",
                     b"Cannot allocate memory", b"out of memory")
@@ -203,6 +204,8 @@ class Sandbox:
         elif isolation == "bwrap" and not bwrap_works(self.uid):
             raise RuntimeError("bwrap is missing or cannot create namespaces here")
         self.use_bwrap = isolation == "bwrap"
+        self._running = None
+        self._aborted = False
         self.isolation = "bwrap+rlimits" if self.use_bwrap else "rlimits"
         if self.uid is None:
             self.nproc = _user_process_count(os.getuid()) + limits.processes + 32
@@ -261,8 +264,11 @@ class Sandbox:
             # e.g. the command's program does not exist: the shell would say 127.
             return RunResult(127, b"", f"cannot run {argv[0]}: {error.strerror}\n".encode(),
                              time.perf_counter() - start, 0.0, "exited")
+        self._running = process
         try:
             streams, killed_for = self._collect(process, start + timeout, cap)
+            if self._aborted:
+                killed_for = "aborted"
             wall = time.perf_counter() - start
         finally:
             # The command is a zombie or still running: its group id is still ours.
@@ -273,6 +279,7 @@ class Sandbox:
                     raise
             _, status, usage = os.wait4(process.pid, 0)
             process.returncode = 0  # reaped here; keep Popen from waiting again
+            self._running = None
             if self.uid is not None:
                 kill_uid(self.uid)
         for stream in (process.stdout, process.stderr):
@@ -289,6 +296,17 @@ class Sandbox:
             signal_number = os.WTERMSIG(status)
         ended = killed_for or self._ending(exit_code, signal_number, stderr)
         return RunResult(exit_code, stdout, stderr, wall, cpu, ended, signal_number)
+
+    def abort(self):
+        """Kill the running command (from another thread, e.g. on Ctrl-C); its run
+        returns with ``ended`` = "aborted" and no more runs start."""
+        self._aborted = True
+        process = self._running
+        if process is not None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     @staticmethod
     def _ending(exit_code, signal_number, stderr):
