@@ -1,7 +1,8 @@
 """Results as a gradebook CSV and as Gradescope autograder ``results.json``.
 
 CSV: one row per submission: submission, score, max_score, points, max_points, the
-names of the failed cases (separated by spaces), and the build error if any.
+names of the failed cases (separated by spaces), the build error if any, and the
+comparison used ("strict" or "lenient").
 
 Gradescope reads one ``results.json`` per submission (the autograder runs one student at
 a time). Its top-level ``score`` is the assignment's points; ``tests`` holds one entry per
@@ -20,13 +21,15 @@ def csv_text(document):
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["submission", "score", "max_score", "points", "max_points",
-                     "failed_cases", "build_error"])
+                     "failed_cases", "build_error", "comparison"])
+    comparison = "lenient" if document.get("lenient") else "strict"
     for entry in document["submissions"]:
         failed = [case["case"] for case in entry["cases"] if not case["passed"]]
         error = (entry.get("build_error") or "").split("\n", 1)[0]
         writer.writerow([entry["submission"], _number(entry["score"]),
                          _number(entry["max_score"]), _number(entry["points"]),
-                         _number(entry["max_points"]), " ".join(failed), error])
+                         _number(entry["max_points"]), " ".join(failed), error,
+                         comparison])
     return out.getvalue()
 
 

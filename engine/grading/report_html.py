@@ -17,7 +17,7 @@ border-bottom:2px solid #d8dde6;padding-bottom:4px} h3{font-size:15px;margin:18p
 .meta{color:#566074;margin-bottom:16px}
 table{border-collapse:collapse;margin:6px 0 12px;background:#fff}
 th,td{border:1px solid #d8dde6;padding:4px 10px;text-align:left;vertical-align:top}
-th{background:#eef1f6} td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#eef1f6} td.num{white-space:nowrap;text-align:right;font-variant-numeric:tabular-nums}
 .pass{color:#17703a;font-weight:600} .fail{color:#b3261e;font-weight:600}
 .bar{display:inline-block;height:10px;background:#e4e7ee;width:120px;margin-right:6px;
 vertical-align:middle} .bar span{display:block;height:10px;background:#2e8b57}
@@ -28,7 +28,7 @@ pre{background:#f4f5f8;border:1px solid #e1e4ea;padding:6px 8px;margin:0;overflo
 max-height:360px;white-space:pre}
 .side{display:grid;grid-template-columns:1fr 1fr;gap:10px;margin-top:6px}
 .side div>b{display:block;margin-bottom:2px;color:#566074;font-weight:600}
-.note{color:#8a5a00} .detail{white-space:pre-wrap}
+.note{color:#8a5a00} .cr{color:#fff;background:#b3261e;border-radius:2px;padding:0 1px} .detail{white-space:pre-wrap}
 """
 
 
@@ -45,8 +45,8 @@ def _block(label, text, truncated):
     if text is None:
         body = '<pre class="note">(no such file)</pre>'
     else:
-        shown = text.replace("\r", "\u240d\r")  # make CR visible: the glyph, then the CR
-        body = f"<pre>{escape(shown)}</pre>"
+        # Make carriage returns visible (a CRLF file looks right otherwise).
+        body = "<pre>" + escape(text).replace("\r", '<span class="cr">\\r</span>') + "</pre>"
     note = ' <span class="note">(truncated)</span>' if truncated else ""
     return f"<div><b>{escape(label)}{note}</b>{body}</div>"
 
