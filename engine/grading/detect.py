@@ -193,6 +193,7 @@ def build(plan, submission, sandbox, workspace, timeout=120.0):
         copy_submission(submission, built, plan.keep)
     except OSError as error:
         return Build(None, f"cannot copy the submission: {error}")
+    sandbox.renew()
     sandbox.give(str(folder))
     steps = []
     if plan.build is not None:
@@ -217,4 +218,5 @@ def build(plan, submission, sandbox, workspace, timeout=120.0):
         if not (built / binary).is_file():
             return Build(None, f"build failed: make produced no {binary}",
                          _tail(b"".join(log), 200), seconds)
+    sandbox.take_back(str(folder))
     return Build(built, None, _tail(b"".join(log), 200), seconds)

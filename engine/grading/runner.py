@@ -25,7 +25,7 @@ from pathlib import Path
 from .case import Outcome, load_case, prepare
 from .detect import build, command_plan, detect
 from .diagnose import diagnose
-from .sandbox import Limits, Sandbox
+from .sandbox import Limits, Sandbox, fresh_copy, workspace_root
 from .scoring import score
 from .verdict import Verdict
 
@@ -165,7 +165,7 @@ class Runner:
         the running cases, keeps what finished, and re-raises KeyboardInterrupt)."""
         own_workspace = self.workspace is None
         if own_workspace:
-            self.workspace = tempfile.mkdtemp(prefix="grade-")
+            self.workspace = tempfile.mkdtemp(prefix="grade-", dir=workspace_root())
             os.chmod(self.workspace, 0o755)
         for submission in submissions:
             self.results.add_submission(submission)
@@ -240,15 +240,21 @@ class Runner:
             return record
         folder = tempfile.mkdtemp(prefix="case-", dir=self.workspace)
         os.rmdir(folder)
+        sandbox.renew()
         try:
-            shutil.copytree(built.folder, folder, symlinks=True)
-            stale = set(case.expected) | {"output.txt"} | set(case.args)
+            links = sandbox.links_are_safe
+            fresh_copy(str(built.folder), folder, links)
+            # Old outputs go first; so do names the case writes, so that writing them
+            # never goes through a hard link into the build.
+            stale = set(case.expected) | {"output.txt"} | set(case.args) | set(case.files)
             for name in stale:
                 path = os.path.join(folder, name)
-                if "/" not in name and os.path.isfile(path):
+                if os.path.lexists(path) and not os.path.isdir(path):
                     os.unlink(path)
             prepare(case, folder)
-            sandbox.give(folder)
+            sandbox.give(folder, directories_only=links)
+            for name in case.files:
+                sandbox.give_file(os.path.join(folder, name))
             result = sandbox.run(argv, folder)
             if result.ended == "aborted":
                 return None

@@ -20,9 +20,9 @@ Fences, always:
 * stdout and stderr read with a cap: past it the run is killed ("output over N MB").
 
 The process-count limit needs care: ``RLIMIT_NPROC`` counts every process of the real user
-on the whole machine, and root ignores it. So when the kit runs as root, each parallel slot
-runs its commands under a dedicated unused uid (``SANDBOX_UID_BASE + slot``): the limit
-then counts only that slot's processes, the submission cannot read or write files of ours
+on the whole machine, and root ignores it. So when the kit runs as root, each run gets a
+dedicated unused uid (a new one per run, from a range of the kit process's own, see
+:meth:`Sandbox.renew`): the limit then counts only that run's processes, the submission cannot read or write files of ours
 (root's 0600/0700 files, other slots' folders), and after a run every process of that uid
 is killed, which also catches children that escaped into a new session. Not as root, the
 limit is set to the user's current process count plus the allowance (best effort: other
@@ -40,18 +40,31 @@ runner drives one subprocess per thread): it only calls ``resource.setrlimit`` a
 """
 
 import errno
+import itertools
 import os
 import resource
 import select
 import shutil
 import signal
 import subprocess
+import threading
 import time
-from pathlib import Path
 from typing import NamedTuple, Optional
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SANDBOX_UID_BASE = 3_500_000
+UIDS_PER_PROCESS = 100_000
+_uid_counter = itertools.count(1)
+_uid_lock = threading.Lock()
+
+
+def _next_uid():
+    """A uid no other run uses: each kit process draws from its own range (by pid), and
+    within it never hands out the same uid twice in a row of UIDS_PER_PROCESS runs."""
+    with _uid_lock:
+        number = next(_uid_counter)
+    return SANDBOX_UID_BASE + (os.getpid() % 10_000) * UIDS_PER_PROCESS + (
+        number % UIDS_PER_PROCESS)
 MB = 1024 * 1024
 
 # How a run ended. Only "exited" and "signal" (the program crashed by itself) are runs
@@ -113,21 +126,23 @@ _BWRAP_WORKS = {}
 
 
 def bwrap_works(uid=None):
-    """True when ``bwrap`` is on PATH and can create its namespaces here (as ``uid``)."""
-    if uid not in _BWRAP_WORKS:
+    """True when ``bwrap`` is on PATH and can create its namespaces here (as ``uid``;
+    the answer is kept for "as root, under some sandbox uid" and "as ourselves")."""
+    key = uid is None
+    if key not in _BWRAP_WORKS:
         path = shutil.which("bwrap")
         works = False
         if path:
             try:
                 works = subprocess.run(
-                    [path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
-                     "true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    [path, "--unshare-all", "--die-with-parent", "--as-pid-1",
+                     "--ro-bind", "/", "/", "true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL, timeout=10,
                     preexec_fn=_drop_to(uid)).returncode == 0
             except (OSError, subprocess.SubprocessError):
                 works = False
-        _BWRAP_WORKS[uid] = works
-    return _BWRAP_WORKS[uid]
+        _BWRAP_WORKS[key] = works
+    return _BWRAP_WORKS[key]
 
 
 def _drop_to(uid):
@@ -171,8 +186,9 @@ def _user_process_count(uid):
 
 def kill_uid(uid):
     """SIGKILL every process owned by ``uid`` (a sandbox uid: nothing else runs as it),
-    and wait (up to a few seconds: orphans are reaped by whoever is init) until they are
-    gone, so that the next run of the slot starts with a process count of zero."""
+    and wait (up to a few seconds) until none is left running, so that the next run of
+    the slot starts afresh. Zombies are not waited for: they are already dead, and only
+    their parent (often the machine's init, after bwrap's helper) can reap them."""
     for attempt in range(300):
         found = False
         for entry in os.listdir("/proc"):
@@ -181,9 +197,13 @@ def kill_uid(uid):
             try:
                 if os.stat("/proc/" + entry).st_uid != uid:
                     continue
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    state = handle.read().rsplit(b")", 1)[1].split()[0]
+                if state in (b"Z", b"X"):
+                    continue
                 os.kill(int(entry), signal.SIGKILL)
                 found = True
-            except OSError:
+            except (OSError, IndexError):
                 pass
         if not found:
             return
@@ -198,12 +218,17 @@ class Sandbox:
 
     def __init__(self, limits=Limits(), slot=0, isolation="auto"):
         self.limits = limits
-        self.uid = SANDBOX_UID_BASE + slot if os.geteuid() == 0 else None
+        self.uid = _next_uid() if os.geteuid() == 0 else None
         if isolation == "auto":
             isolation = "bwrap" if bwrap_works(self.uid) else "rlimits"
         elif isolation == "bwrap" and not bwrap_works(self.uid):
             raise RuntimeError("bwrap is missing or cannot create namespaces here")
         self.use_bwrap = isolation == "bwrap"
+        # prlimit/setpriv (util-linux) set the limits and the uid between exec calls;
+        # without them a preexec function does it, but a preexec function makes Python
+        # fork() the whole kit instead of vfork() (20+ ms per case instead of 0.3 ms).
+        self.prlimit = shutil.which("prlimit")
+        self.setpriv = shutil.which("setpriv") if self.uid is not None else None
         self._running = None
         self._aborted = False
         self.isolation = "bwrap+rlimits" if self.use_bwrap else "rlimits"
@@ -212,28 +237,80 @@ class Sandbox:
         else:
             self.nproc = limits.processes
 
-    def give(self, folder):
-        """Make ``folder`` (and everything in it) the sandbox user's, so it can write there."""
+    def renew(self):
+        """As root, take the slot's next uid for the next run (call before :meth:`give`).
+
+        A fresh uid per run means a fresh process count: zombies of an earlier run (a
+        fork bomb's, waiting for the machine's init to reap them) cannot make the next
+        run fail its process limit."""
+        if self.uid is not None:
+            self.uid = _next_uid()
+
+    def give(self, folder, directories_only=False):
+        """Make ``folder`` (and everything in it, or only its folders) the sandbox user's,
+        so that it can write there."""
         if self.uid is None:
             return
         os.chown(folder, self.uid, self.uid)
         for root, dirs, files in os.walk(folder):
-            for name in dirs + files:
+            for name in dirs + ([] if directories_only else files):
                 os.chown(os.path.join(root, name), self.uid, self.uid, follow_symlinks=False)
+
+    def give_file(self, path):
+        """Make the single file ``path`` the sandbox user's."""
+        if self.uid is not None:
+            os.chown(path, self.uid, self.uid, follow_symlinks=False)
+
+    def take_back(self, folder):
+        """Make a built ``folder`` ours again and nobody else's to write (files lose
+        group/other write bits), so that cases can share its files by hard links."""
+        if self.uid is None:
+            return
+        for root, dirs, files in os.walk(folder):
+            for name in [root] + [os.path.join(root, entry) for entry in dirs + files]:
+                os.chown(name, 0, 0, follow_symlinks=False)
+                if not os.path.islink(name):
+                    os.chmod(name, os.stat(name).st_mode & ~0o022)
+
+    @property
+    def links_are_safe(self):
+        """True when a case may get hard links to the build instead of copies: the
+        commands run as another uid, which cannot write files we own (mode go-w)."""
+        return self.uid is not None
 
     def environment(self, folder):
         return {"PATH": SAFE_PATH, "LANG": "C.UTF-8", "HOME": folder, "TMPDIR": folder,
                 "PYTHONDONTWRITEBYTECODE": "1"}
 
-    def _preexec(self, timeout):
+    def _limits(self, timeout):
         cpu = max(1, int(timeout + 0.999))
-        limits = (
-            (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-            (resource.RLIMIT_DATA, (self.limits.memory_mb * MB,) * 2),
-            (resource.RLIMIT_FSIZE, (self.limits.file_mb * MB,) * 2),
-            (resource.RLIMIT_NPROC, (self.nproc,) * 2),
-            (resource.RLIMIT_CORE, (0, 0)),
+        return (
+            (resource.RLIMIT_CPU, (cpu, cpu + 1), "--cpu"),
+            (resource.RLIMIT_DATA, (self.limits.memory_mb * MB,) * 2, "--data"),
+            (resource.RLIMIT_FSIZE, (self.limits.file_mb * MB,) * 2, "--fsize"),
+            (resource.RLIMIT_NPROC, (self.nproc,) * 2, "--nproc"),
+            (resource.RLIMIT_CORE, (0, 0), "--core"),
         )
+
+    def _launch(self, timeout):
+        """(argv prefix, preexec function) that apply the limits and the uid."""
+        prefix = []
+        need_preexec = False
+        if self.uid is not None:
+            if self.setpriv:
+                prefix += [self.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}",
+                           "--clear-groups", "--"]
+            else:
+                need_preexec = True
+        if self.prlimit:
+            prefix += [self.prlimit] + [f"{option}={soft}:{hard}" for _, (soft, hard), option
+                                        in self._limits(timeout)] + ["--"]
+        else:
+            need_preexec = True
+        if not need_preexec:
+            return prefix, None
+        prefix = []
+        limits = [(which, value) for which, value, _ in self._limits(timeout)]
         uid = self.uid
         setrlimit, setgroups, setgid, setuid = (resource.setrlimit, os.setgroups,
                                                 os.setgid, os.setuid)
@@ -245,21 +322,22 @@ class Sandbox:
                 setgroups([])
                 setgid(uid)
                 setuid(uid)
-        return apply
+        return prefix, apply
 
     def run(self, argv, folder, timeout=None):
         """Run ``argv`` in ``folder`` (absolute; already given to the sandbox user) and
         return its :class:`RunResult`. ``timeout`` overrides the limits' wall clock."""
         timeout = self.limits.timeout if timeout is None else timeout
         folder = os.path.abspath(folder)
-        command = (_bwrap_prefix(folder) + list(argv)) if self.use_bwrap else list(argv)
+        prefix, preexec = self._launch(timeout)
+        command = prefix + (_bwrap_prefix(folder) if self.use_bwrap else []) + list(argv)
         cap = self.limits.output_mb * MB
         start = time.perf_counter()
         try:
             process = subprocess.Popen(
                 command, cwd=folder, env=self.environment(folder), stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                preexec_fn=self._preexec(timeout), close_fds=True)
+                preexec_fn=preexec, close_fds=True)
         except OSError as error:
             # e.g. the command's program does not exist: the shell would say 127.
             return RunResult(127, b"", f"cannot run {argv[0]}: {error.strerror}\n".encode(),
@@ -389,8 +467,35 @@ class Sandbox:
                 room -= len(chunk)
 
 
-def copy_tree(source, destination):
-    """Copy the folder ``source`` to the new folder ``destination`` (symlinks kept as
-    links, times preserved so unchanged files can be recognised afterwards)."""
-    shutil.copytree(source, destination, symlinks=True)
-    return Path(destination)
+def fresh_copy(source, destination, links=False):
+    """Make the new folder ``destination`` a copy of the folder ``source``: symlinks stay
+    links, times are preserved (so unchanged files can be recognised afterwards), and with
+    ``links`` files are hard links (see :attr:`Sandbox.links_are_safe`), which costs one
+    system call per file instead of a copy."""
+    if not links:
+        shutil.copytree(source, destination, symlinks=True)
+        return
+    os.mkdir(destination)
+    for root, dirs, files in os.walk(source):
+        target = os.path.join(destination, os.path.relpath(root, source))
+        for name in dirs:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                os.symlink(os.readlink(path), os.path.join(target, name))
+            else:
+                os.mkdir(os.path.join(target, name))
+        for name in files:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                os.symlink(os.readlink(path), os.path.join(target, name))
+            else:
+                os.link(path, os.path.join(target, name))
+
+
+def workspace_root():
+    """Where run folders go: a RAM-backed /dev/shm when it is there and writable (runs
+    create and delete thousands of small files), else the temporary folder."""
+    shared = "/dev/shm"
+    if os.path.isdir(shared) and os.access(shared, os.W_OK | os.X_OK):
+        return shared
+    return None
