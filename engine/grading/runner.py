@@ -289,17 +289,28 @@ class Runner:
         """The case folder's files after the run, without the submission's own files left
         unchanged and without Python byte-code caches; case input files always count."""
         files = {}
-        root = Path(folder)
-        for path in root.rglob("*"):
-            relative = path.relative_to(root).as_posix()
-            if "__pycache__" in relative.split("/") or not path.is_file():
-                continue
-            stat = path.stat()
-            if relative not in case.files and baseline.get(relative) == (
-                    stat.st_size, stat.st_mtime_ns):
-                continue
+        pending = [("", folder)]
+        while pending:
+            prefix, path = pending.pop()
             try:
-                files[relative] = path.read_bytes()
+                entries = list(os.scandir(path))
             except OSError:
                 continue
-        return files
+            for entry in entries:
+                relative = prefix + entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name != "__pycache__":
+                            pending.append((relative + "/", entry.path))
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                    stat = entry.stat(follow_symlinks=False)
+                    if relative not in case.files and baseline.get(relative) == (
+                            stat.st_size, stat.st_mtime_ns):
+                        continue
+                    with open(entry.path, "rb") as handle:
+                        files[relative] = handle.read()
+                except OSError:
+                    continue
+        return dict(sorted(files.items()))
