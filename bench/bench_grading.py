@@ -79,10 +79,10 @@ def our_copy(folder):
     return folder
 
 
-def grade(submissions, cases, jobs, command=None):
+def grade(submissions, cases, jobs, isolation="auto"):
     results = Results("tictactoe")
     runner = Runner("tictactoe", cases, results, Limits(timeout=20), jobs=jobs,
-                    command=command)
+                    isolation=isolation)
     started = time.perf_counter()
     runner.run(submissions)
     return time.perf_counter() - started, results.document, runner.isolation
@@ -145,19 +145,21 @@ def overhead(cases, runs):
         shutil.rmtree(workspace)
 
 
-def klass(cases, size, jobs):
+def klass(cases, size, jobs, isolation):
     workspace = tempfile.mkdtemp(prefix="bench-class-")
     try:
         submissions = [our_copy(os.path.join(workspace, f"student{index:02d}"))
                        for index in range(size)]
-        wall, document, isolation = grade(submissions, cases, jobs)
+        load = os.getloadavg()[0]
+        wall, document, isolation = grade(submissions, cases, jobs, isolation)
         cpu = sum(case["cpu"] for entry in document["submissions"] for case in entry["cases"])
         passed = sum(entry["score"] for entry in document["submissions"])
         total = sum(entry["max_score"] for entry in document["submissions"])
         ideal = cpu / jobs
         print(f"class {size} x {len(cases)} cases ({isolation}, {jobs} jobs): wall {wall:.1f} s, "
               f"summed CPU {cpu:.1f} s / {jobs} cores = {ideal:.1f} s, ratio "
-              f"{wall / ideal:.2f} (target <= 1.3); {passed}/{total} passed")
+              f"{wall / ideal:.2f} (target <= 1.3); {passed}/{total} passed; "
+              f"load average {load:.1f} before the run")
     finally:
         shutil.rmtree(workspace)
 
@@ -168,14 +170,20 @@ def main(argv):
     parser.add_argument("--cases", type=int, default=50)
     parser.add_argument("--overhead", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--only", choices=("overhead", "class"))
     options = parser.parse_args(argv)
     cases = tictactoe_cases(options.cases, seed=1)
+    if options.only == "class":
+        options.overhead = 0
+    if options.only == "overhead":
+        options.size = 0
     if options.overhead:
         overhead(cases, options.overhead)
     if options.size:
-        if options.size >= 50:
-            klass(cases[:10], 10, options.jobs)
-        klass(cases, options.size, options.jobs)
+        for isolation in ("rlimits", "auto"):
+            if options.size >= 50:
+                klass(cases[:10], 10, options.jobs, isolation)
+            klass(cases, options.size, options.jobs, isolation)
 
 
 if __name__ == "__main__":

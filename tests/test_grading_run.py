@@ -209,3 +209,32 @@ def test_merge_joins_shards_and_refuses_mixtures():
         merge([first, first])
     with pytest.raises(ValueError, match="different programs"):
         merge([first, dict(second, program="stake_raid")])
+
+
+def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    folder = submission(tmp_path / "s", {"homework.py": (
+        "import time\n"
+        "if open('input.txt').read() == 'loop\\n':\n    time.sleep(1000)\n"
+        "open('output.txt', 'w').write('ok\\n')\n")})
+    cases = tmp_path / "cases"
+    from engine.grading.case import write_case
+    write_case(stake_raid_case("a1"), cases / "a1")
+    write_case(stake_raid_case("b2")._replace(files={"input.txt": b"loop\n"}), cases / "b2")
+    results = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "engine", "grade", "run", "stake_raid", str(folder),
+         "--cases", str(cases), "--jobs", "1", "--timeout", "60", "--json", str(results)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for line in process.stderr:          # the progress line after the first case
+        if b"1/2 cases" in line:
+            break
+    time.sleep(0.5)                      # the second case is sleeping by now
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=20) == 130
+    cases_done = load(results)["submissions"][0]["cases"]
+    assert [case["case"] for case in cases_done] == ["a1"]
+    assert cases_done[0]["passed"]

@@ -22,21 +22,27 @@ Fences, always:
 The process-count limit needs care: ``RLIMIT_NPROC`` counts every process of the real user
 on the whole machine, and root ignores it. So when the kit runs as root, each run gets a
 dedicated unused uid (a new one per run, from a range of the kit process's own, see
-:meth:`Sandbox.renew`): the limit then counts only that run's processes, the submission cannot read or write files of ours
-(root's 0600/0700 files, other slots' folders), and after a run every process of that uid
-is killed, which also catches children that escaped into a new session. Not as root, the
-limit is set to the user's current process count plus the allowance (best effort: other
-programs of the same user move the count), and ``bwrap``'s pid namespace does the rest.
+:meth:`Sandbox.renew`): the limit then counts only that run's processes (a fresh count
+every run, so even a fork bomb's zombies cannot spill into the next case), the submission
+cannot read or write files of ours (root's 0600/0700 files, other runs' folders), and
+without bwrap every process of that uid is killed after the run, which also catches
+children that escaped into a new session. Not as root, the limit is set to the user's
+current process count plus the allowance (best effort: other programs of the same user
+move the count), and ``bwrap``'s pid namespace does the rest.
 
 Where ``bwrap`` (bubblewrap) can create namespaces, the command also runs inside it:
 ``--unshare-all`` (no network, own pid/ipc/uts namespaces), ``--die-with-parent``,
-``--new-session``, the system folders bound read-only, a private /tmp, and the run's
-folder as the only writable path. When the pid namespace's first process ends, the kernel
-kills everything else in it. ``isolation`` says which of "bwrap+rlimits" or "rlimits" ran.
+``--new-session``, ``--as-pid-1``, the system folders bound read-only, a private /tmp,
+and the run's folder as the only writable path. When the pid namespace's first process
+ends, the kernel kills everything else in it. ``isolation`` says which of
+"bwrap+rlimits" or "rlimits" ran.
 
-The preexec function runs between fork and exec in a process that may have threads (the
-runner drives one subprocess per thread): it only calls ``resource.setrlimit`` and
-``os.set*id``, already imported, which take no Python-level locks.
+Limits and the uid are applied by ``setpriv`` and ``prlimit`` (util-linux) in front of the
+command, so that Python can start it with vfork: a preexec function would make it fork()
+the whole kit, 20+ ms per case. Where those tools are missing, a preexec function does it;
+it runs between fork and exec in a process that may have threads (the runner drives one
+subprocess per thread) and only calls ``resource.setrlimit`` and ``os.set*id``, already
+imported, which take no Python-level locks.
 """
 
 import errno
@@ -358,7 +364,10 @@ class Sandbox:
             _, status, usage = os.wait4(process.pid, 0)
             process.returncode = 0  # reaped here; keep Popen from waiting again
             self._running = None
-            if self.uid is not None:
+            # Inside bwrap the pid namespace dies with its first process, taking every
+            # child with it; outside, children that escaped into a new session are found
+            # by their uid.
+            if self.uid is not None and not self.use_bwrap:
                 kill_uid(self.uid)
         for stream in (process.stdout, process.stderr):
             stream.close()
