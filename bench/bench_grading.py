@@ -151,7 +151,9 @@ def klass(cases, size, jobs, isolation):
         submissions = [our_copy(os.path.join(workspace, f"student{index:02d}"))
                        for index in range(size)]
         load = os.getloadavg()[0]
+        cpu_started = cpu_now()
         wall, document, isolation = grade(submissions, cases, jobs, isolation)
+        everything = cpu_now() - cpu_started
         cpu = sum(case["cpu"] for entry in document["submissions"] for case in entry["cases"])
         passed = sum(entry["score"] for entry in document["submissions"])
         total = sum(entry["max_score"] for entry in document["submissions"])
@@ -160,6 +162,11 @@ def klass(cases, size, jobs, isolation):
               f"summed CPU {cpu:.1f} s / {jobs} cores = {ideal:.1f} s, ratio "
               f"{wall / ideal:.2f} (target <= 1.3); {passed}/{total} passed; "
               f"load average {load:.1f} before the run")
+        # On a busy machine the wall clock mostly measures the neighbours; the CPU the
+        # whole run used (kit + sandboxes + submissions) against the submissions' own CPU
+        # is the wall-clock ratio an otherwise idle machine would show.
+        print(f"  all CPU of the run {everything:.1f} s = {everything / cpu:.2f} x the "
+              f"submissions' CPU (the ratio an idle {jobs}-core machine would approach)")
     finally:
         shutil.rmtree(workspace)
 

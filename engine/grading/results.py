@@ -13,7 +13,8 @@ Shape (extra keys beyond the contract are marked *)::
 
 :class:`Results` is filled by the runner from several threads; when it has a path it
 rewrites the file atomically (temp file + rename) as cases finish, at most every
-``interval`` seconds and always at the end, so an interrupted run keeps what was done.
+``interval`` seconds (longer when the file is large: writing stays under 5% of the time)
+and always at the end, so an interrupted run keeps what was done.
 :func:`load` and :func:`merge` read such files back.
 """
 
@@ -50,6 +51,7 @@ class Results:
         self.interval = interval
         self.lock = threading.Lock()
         self.last_write = 0.0
+        self.pause = interval
         self.document = {"program": program, "isolation": isolation, "lenient": lenient,
                          "limits": limits or {}, "submissions": []}
         self.by_name = OrderedDict()
@@ -83,7 +85,7 @@ class Results:
     def add_case(self, submission, record):
         with self.lock:
             self.by_name[submission]["cases"].append(record)
-            if self.path and time.monotonic() - self.last_write >= self.interval:
+            if self.path and time.monotonic() - self.last_write >= self.pause:
                 self._write()
 
     def cases_by_submission(self):
@@ -103,8 +105,11 @@ class Results:
                 self._write()
 
     def _write(self):
+        started = time.monotonic()
         write_atomically(self.path, json.dumps(self.document, indent=1) + "\n")
         self.last_write = time.monotonic()
+        # A class's file grows to megabytes: keep rewriting it under 5% of the time.
+        self.pause = max(self.interval, 20 * (self.last_write - started))
 
 
 def load(path):
