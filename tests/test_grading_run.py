@@ -238,3 +238,13 @@ def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
     cases_done = load(results)["submissions"][0]["cases"]
     assert [case["case"] for case in cases_done] == ["a1"]
     assert cases_done[0]["passed"]
+
+
+def test_only_cases_run_through_the_graders_script_are_graded():
+    from engine.grading.runner import gradable
+    cases = load_cases(REPO / "fixtures" / "morris")
+    kept, skipped = gradable("tmmorris", cases)
+    assert kept and all(case.program == "tmmorris.py" and not case.stdin for case in kept)
+    assert all(case.program != "tmmorris.py" or case.stdin for case in skipped)
+    assert len(kept) + len(skipped) == len(cases)
+    assert gradable("stake_raid", cases)[0] == []

@@ -36,6 +36,13 @@ GRADED = {
     "take_stones": "stdout",
     "stake_raid": "output.txt",
 }
+# The program word of a case run as the assignment's grader runs it (see case.py).
+GRADER_SCRIPTS = {
+    "tictactoe": "tictactoe.py",
+    "tmmorris": "tmmorris.py",
+    "take_stones": "TakeStones",
+    "stake_raid": "homework.py",
+}
 EXCERPT_LINES = 200
 EXCERPT_BYTES = 20000
 
@@ -51,6 +58,17 @@ def load_cases(folder):
     if not cases:
         raise ValueError(f"no case folders (with a cmd file) in {folder}")
     return cases
+
+
+def gradable(program, cases):
+    """(cases a grader would run, the others): a case is gradable when its command is the
+    assignment's script (not e.g. ``engine morris play``) and it feeds nothing on stdin
+    (graders close it)."""
+    kept, skipped = [], []
+    for case in cases:
+        ok = case.program == GRADER_SCRIPTS[program] and not case.stdin
+        (kept if ok else skipped).append(case)
+    return kept, skipped
 
 
 def find_submissions(program, paths):

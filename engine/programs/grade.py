@@ -24,7 +24,8 @@ from ..errors import UsageError
 from ..grading import exports, report_html, results as results_module
 from ..grading.case import write_case
 from ..grading.generate import PROGRAMS, generate_cases
-from ..grading.runner import Runner, find_submissions, load_cases, shard
+from ..grading.runner import (GRADER_SCRIPTS, Runner, find_submissions, gradable,
+                              load_cases, shard)
 from ..grading.sandbox import Limits
 from .common import parse_positive_int, run_program, write_atomically
 
@@ -193,9 +194,18 @@ def _cases_for(options):
         if options.count is not None or options.seed is not None:
             raise UsageError("give either --cases or --count/--seed, not both")
         try:
-            return load_cases(options.cases)
+            cases = load_cases(options.cases)
         except (OSError, ValueError) as error:
             raise UsageError(f"--cases {options.cases}: {error}") from None
+        cases, skipped = gradable(options.program, cases)
+        if skipped:
+            print(f"grade: skipped {len(skipped)} case(s) that do not run "
+                  f"{GRADER_SCRIPTS[options.program]} without stdin: "
+                  + ", ".join(case.name for case in skipped), file=sys.stderr)
+        if not cases:
+            raise UsageError(f"--cases {options.cases}: no case runs "
+                             f"{GRADER_SCRIPTS[options.program]}")
+        return cases
     try:
         return generate_cases(options.program, options.count or 50,
                               1 if options.seed is None else options.seed)
