@@ -252,7 +252,7 @@ class Runner:
         argv = plan.argv(case.args)
         record = {"case": case.name, "command": " ".join(argv)}
         if built.error is not None:
-            record.update(passed=False, reason=built.error.split("\n", 1)[0],
+            record.update(command="",passed=False, reason=built.error.split("\n", 1)[0],
                           detail=built.error, seconds=0.0, cpu=0.0, ended="not run",
                           lenient=False)
             return record

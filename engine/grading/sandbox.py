@@ -443,7 +443,7 @@ class Sandbox:
                     if total > cap:
                         return buffers, "output"
                 if pidfd is None:
-                    poll_interval = min(poll_interval * 1.5, 0.02)
+                    poll_interval = min(poll_interval * 1.5, 0.005)
                 if self._exited(process.pid):
                     self._drain(descriptors, buffers, cap - total)
                     return buffers, None
@@ -455,9 +455,17 @@ class Sandbox:
     def _exited(pid):
         """True when ``pid`` has ended; it stays a zombie (WNOWAIT), so that its process
         group id cannot be reused before we kill the group."""
+        if hasattr(os, "waitid"):
+            try:
+                return os.waitid(os.P_PID, pid,
+                                 os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            except ChildProcessError:
+                return True
+        # PyPy has no os.waitid: an exited, unreaped child is a zombie in /proc.
         try:
-            return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                return handle.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+        except (OSError, IndexError):
             return True
 
     @staticmethod

@@ -272,7 +272,8 @@ def print_summary(document, out):
             if case["passed"]:
                 continue
             out.write(f"\nFAILED {case['case']}: {case['reason']}\n")
-            out.write(f"  command: {case.get('command', '')}\n")
+            if case.get("command"):
+                out.write(f"  command: {case['command']}\n")
             detail = case.get("detail") or ""
             if detail and detail != case["reason"]:
                 lines = detail.split("\n")
