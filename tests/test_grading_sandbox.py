@@ -132,3 +132,22 @@ def test_a_crash_is_judged_by_diagnose_not_as_a_limit(tmp_path, isolation):
     case, _, _ = run_hostile(tmp_path, isolation, "import os\nos.abort()\n")
     assert not case["passed"]
     assert case["ended"] == "signal"
+
+
+def test_without_a_uid_of_its_own_escaped_children_are_killed_as_orphans(tmp_path, isolation):
+    """The fallback of an ordinary user without bwrap: the kit reaps orphans."""
+    from engine.grading.sandbox import Limits, Sandbox
+    if isolation == "bwrap":
+        pytest.skip("bwrap's pid namespace covers this case")
+    sandbox = Sandbox(Limits(timeout=5), isolation="rlimits", dedicated_uids=False)
+    assert sandbox.reaps_orphans
+    marker = sleep_marker(isolation, 3)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    code = ("import subprocess, sys\n"
+            f"subprocess.Popen(['sleep', '{marker}'], start_new_session=True)\n"
+            "print('started')\n")
+    (folder / "p.py").write_text(code)
+    result = sandbox.run(["python3", "p.py"], str(folder))
+    assert result.stdout == b"started\n"
+    assert processes_with(marker) == []

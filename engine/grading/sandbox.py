@@ -216,15 +216,65 @@ def kill_uid(uid):
         time.sleep(0.001 if attempt < 10 else 0.01)
 
 
+_LIVE = set()            # pids of the commands running now, in any slot
+_LIVE_LOCK = threading.Lock()
+_SUBREAPER = []
+
+
+def become_subreaper():
+    """Make this process the reaper of its descendants' orphans (Linux prctl
+    PR_SET_CHILD_SUBREAPER), once; True when it is."""
+    if not _SUBREAPER:
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            _SUBREAPER.append(libc.prctl(36, 1, 0, 0, 0) == 0)
+        except (OSError, AttributeError):
+            _SUBREAPER.append(False)
+    return _SUBREAPER[0]
+
+
+def kill_orphans():
+    """SIGKILL and reap every child of ours that is not a running command: orphans of
+    earlier runs (e.g. a daemon that left its session), reparented to us as subreaper.
+    (An orphan of a run still going in another slot is killed too: its parent is gone.)"""
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            if int(fields[1]) != me:
+                continue
+        except (OSError, IndexError, ValueError):
+            continue
+        with _LIVE_LOCK:
+            if pid in _LIVE:
+                continue
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (OSError, ChildProcessError):
+            pass
+
+
 class Sandbox:
     """Runs commands for one parallel slot (``slot`` picks the dedicated uid as root).
 
     ``isolation`` is "auto" (bwrap when it works), "bwrap" or "rlimits".
     """
 
-    def __init__(self, limits=Limits(), slot=0, isolation="auto"):
+    def __init__(self, limits=Limits(), slot=0, isolation="auto", dedicated_uids=None):
         self.limits = limits
-        self.uid = _next_uid() if os.geteuid() == 0 else None
+        if dedicated_uids is None:
+            dedicated_uids = os.geteuid() == 0
+        self.uid = _next_uid() if dedicated_uids else None
+        # Without a uid of its own and without bwrap, a child that escaped into a new
+        # session is found as an orphan: the kit becomes their "subreaper".
+        self.reaps_orphans = self.uid is None and isolation != "bwrap" and (
+            isolation == "rlimits" or not bwrap_works(None)) and become_subreaper()
         if isolation == "auto":
             isolation = "bwrap" if bwrap_works(self.uid) else "rlimits"
         elif isolation == "bwrap" and not bwrap_works(self.uid):
@@ -349,6 +399,8 @@ class Sandbox:
             return RunResult(127, b"", f"cannot run {argv[0]}: {error.strerror}\n".encode(),
                              time.perf_counter() - start, 0.0, "exited")
         self._running = process
+        with _LIVE_LOCK:
+            _LIVE.add(process.pid)
         try:
             streams, killed_for = self._collect(process, start + timeout, cap)
             if self._aborted:
@@ -364,11 +416,15 @@ class Sandbox:
             _, status, usage = os.wait4(process.pid, 0)
             process.returncode = 0  # reaped here; keep Popen from waiting again
             self._running = None
+            with _LIVE_LOCK:
+                _LIVE.discard(process.pid)
             # Inside bwrap the pid namespace dies with its first process, taking every
             # child with it; outside, children that escaped into a new session are found
             # by their uid.
             if self.uid is not None and not self.use_bwrap:
                 kill_uid(self.uid)
+            if self.reaps_orphans:
+                kill_orphans()
         for stream in (process.stdout, process.stderr):
             stream.close()
         cpu = usage.ru_utime + usage.ru_stime
