@@ -201,7 +201,15 @@ class Runner:
                         item = next(queue, None)
                     if item is None:
                         return
-                    record = self.grade_case(item[0], item[1], sandbox)
+                    try:
+                        record = self.grade_case(item[0], item[1], sandbox)
+                    except OSError as error:
+                        # The kit's own trouble (a full disk, ...): the case says so, the
+                        # other cases still run.
+                        record = {"case": item[1].name, "command": "", "passed": False,
+                                  "reason": f"not graded: {error}", "detail": "",
+                                  "seconds": 0.0, "cpu": 0.0, "ended": "not run",
+                                  "lenient": False}
                     if record is None:
                         return
                     self.results.add_case(item[0], record)
