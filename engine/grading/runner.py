@@ -7,14 +7,16 @@ runs that ended by themselves to :func:`engine.grading.diagnose.diagnose`, and s
 each submission with :func:`engine.grading.scoring.score`.
 
 Parallelism: ``jobs`` worker threads, each driving ONE subprocess at a time in its own
-sandbox slot, so at most ``jobs`` cases run at once and timings stay comparable. Work
-items are (submission, case) pairs in submission order; the first worker to reach a
-submission builds it while the others wait for that build.
+sandbox slot, so at most ``jobs`` cases run at once and timings stay comparable. The
+work items are first the builds of the submissions that have cases left, then the
+(submission, case) pairs in submission order; a case whose build is still running on
+another slot waits for it.
 
 Results go to :class:`engine.grading.results.Results`, which writes the JSON file
 atomically as cases finish; cases already present there are skipped (``--resume``).
 """
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -190,7 +192,10 @@ class Runner:
         work = [(submission, case) for submission in submissions for case in self.cases
                 if not self.results.has_case(submission, case.name)]
         total, done = len(work), [0]
-        queue = iter(work)
+        # Builds first, each on its own slot, so that slots do not queue behind one
+        # long build; then the cases (a case whose build is still running waits for it).
+        to_build = sorted({submission for submission, _ in work}, key=submissions.index)
+        queue = itertools.chain(((submission, None) for submission in to_build), work)
         queue_lock = threading.Lock()
         errors = []
 
@@ -201,6 +206,9 @@ class Runner:
                         item = next(queue, None)
                     if item is None:
                         return
+                    if item[1] is None:
+                        self._build(item[0], sandbox)
+                        continue
                     try:
                         record = self.grade_case(item[0], item[1], sandbox)
                     except OSError as error:
