@@ -148,3 +148,55 @@ def test_bad_usage_is_one_line_and_exit_2(argv):
     assert done.returncode == 2
     assert len(done.stderr.strip().split("\n")) == 1, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def synthetic(lenient=False, submissions=("a", "b")):
+    """A small results document as the runner writes it (one failed case per submission,
+    with a long actual output)."""
+    long_output = "".join(f"line {number}\n" for number in range(500))
+    entries = []
+    for name in submissions:
+        entries.append({"submission": name, "kind": "python", "build_error": None,
+                        "score": 1, "max_score": 2, "points": 1, "max_points": 2,
+                        "cases": [
+                            {"case": "c1", "passed": True, "reason": "passed", "detail": "",
+                             "seconds": 0.1, "lenient": lenient},
+                            {"case": "c2", "passed": False, "reason": "wrong move",
+                             "detail": "expected a, got b", "seconds": 0.2,
+                             "compared": [{"what": "stdout", "expected": "a\n",
+                                           "expected_truncated": False,
+                                           "actual": long_output[:2000],
+                                           "actual_truncated": True}]}]})
+    return {"program": "stake_raid", "isolation": "rlimits", "lenient": lenient,
+            "submissions": entries}
+
+
+def test_lenient_comparison_is_marked_in_every_output():
+    document = synthetic(lenient=True)
+    assert {row["comparison"] for row in csv.DictReader(
+        io.StringIO(exports.csv_text(document)))} == {"lenient"}
+    results = exports.gradescope(document, document["submissions"][0])
+    assert "Lenient" in results["output"]
+    assert "--lenient" in results["tests"][0]["output"]
+    assert "lenient" in report_html.render(document)
+    assert "lenient" not in report_html.render(synthetic())
+
+
+def test_report_marks_truncated_outputs():
+    page = report_html.render(synthetic())
+    assert page.count("(truncated)") == 2
+
+
+def test_several_submissions_give_one_gradescope_file_each(tmp_path):
+    from engine.programs.grade import write_outputs
+    import argparse
+    target = tmp_path / "gradescope"
+    options = argparse.Namespace(json=None, csv=None, report=None, gradescope=str(target))
+    write_outputs(options, synthetic(submissions=("class/a", "class/b")))
+    files = sorted(path.name for path in target.iterdir())
+    assert files == ["class_a.json", "class_b.json"]
+    assert json.loads((target / "class_a.json").read_text())["score"] == 1
+    single = tmp_path / "results.json"
+    options.gradescope = str(single)
+    write_outputs(options, synthetic(submissions=("a",)))
+    assert json.loads(single.read_text())["tests"][1]["score"] == 0
