@@ -1,0 +1,197 @@
+"""Grading-kit benchmark: harness overhead per case, and a class graded on all cores.
+
+1. Overhead: N cases of a trivial submission (``true``) and of our tic-tac-toe, graded
+   one at a time (--jobs 1); the per-case wall time of the kit minus the wall time of
+   running the same command directly (no sandbox, no copies). Target: <= 20 ms.
+2. Class: K copies of our tic-tac-toe against M cases on every core; the run's wall time
+   against the submissions' summed CPU seconds divided by the cores. Target: <= 1.3x.
+
+Cases come from the kit's generator when it is written, else from seeded random
+positions played out from the empty board (expected outputs from our own program).
+Usage: python3 bench/bench_grading.py [--class K] [--cases M] [--overhead N]
+"""
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from engine.grading.case import Case, run_reference  # noqa: E402
+from engine.grading.results import Results  # noqa: E402
+from engine.grading.runner import Runner  # noqa: E402
+from engine.grading.sandbox import SAFE_PATH, Limits, Sandbox  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8),
+         (2, 4, 6))
+
+
+def _won(board):
+    return any(board[a] != "-" and board[a] == board[b] == board[c] for a, b, c in LINES)
+
+
+def tictactoe_cases(count, seed):
+    """``count`` distinct tic-tac-toe cases with our program's outputs as expected."""
+    from engine.grading import generate
+    try:
+        return generate.generate_cases("tictactoe", count, seed)
+    except NotImplementedError:
+        pass
+    chooser = random.Random(seed)
+    seen, cases = set(), []
+    workspace = tempfile.mkdtemp(prefix="bench-cases-")
+    try:
+        while len(cases) < count:
+            board = ["-"] * 9
+            for turn in range(chooser.randrange(0, 9)):
+                if _won(board):
+                    break
+                empty = [index for index, mark in enumerate(board) if mark == "-"]
+                board[chooser.choice(empty)] = "ox"[turn % 2]
+            extra = chooser.choice([[], ["prune"], ["prune", str(chooser.randrange(1, 9))]])
+            args = ("".join(board), "visited.txt") + tuple(extra)
+            if args in seen:
+                continue
+            seen.add(args)
+            case = Case(f"case{len(cases) + 1:03d}", "tictactoe.py", args)
+            folder = os.path.join(workspace, case.name)
+            os.mkdir(folder)
+            outcome = run_reference(case, folder)
+            cases.append(case._replace(stdout=outcome.stdout, exit=outcome.exit,
+                                       expected=outcome.files))
+    finally:
+        shutil.rmtree(workspace)
+    return cases
+
+
+def our_copy(folder):
+    os.makedirs(folder)
+    shutil.copy2(os.path.join(ROOT, "tictactoe.py"), folder)
+    shutil.copytree(os.path.join(ROOT, "engine"), os.path.join(folder, "engine"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def grade(submissions, cases, jobs, isolation="auto"):
+    results = Results("tictactoe")
+    runner = Runner("tictactoe", cases, results, Limits(timeout=20), jobs=jobs,
+                    isolation=isolation)
+    started = time.perf_counter()
+    runner.run(submissions)
+    return time.perf_counter() - started, results.document, runner.isolation
+
+
+def direct_wall(argv, cwd, runs):
+    started = time.perf_counter()
+    for _ in range(runs):
+        subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return (time.perf_counter() - started) / runs
+
+
+def cpu_now():
+    """CPU seconds of this process and of every child it has waited for."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def overhead(cases, runs):
+    """Per-case wall and CPU of the kit against running the same command directly (same
+    python3 as the sandbox, same byte-compiled folder). The CPU figure is what the kit
+    itself spends (this process plus bwrap and the launchers) and is steady on a busy
+    machine; the wall figure is what a user waits."""
+    python = shutil.which("python3", path=SAFE_PATH)
+    workspace = tempfile.mkdtemp(prefix="bench-grading-")
+    try:
+        ours = our_copy(os.path.join(workspace, "ours"))
+        subprocess.run([python, "-m", "compileall", "-q", "."], cwd=ours, check=True)
+        trivial = os.path.join(workspace, "trivial")
+        os.makedirs(trivial)
+        for isolation in ("rlimits", "bwrap"):
+            if isolation == "bwrap" and not Sandbox(Limits()).use_bwrap:
+                print("bwrap: not available here, skipped")
+                continue
+            for label, folder, command, direct in (
+                    ("true", trivial, "exec true", ["true"]),
+                    ("our tictactoe", ours, None,
+                     [python, "tictactoe.py"] + list(cases[0].args))):
+                subset = [cases[0]._replace(name=f"r{index:03d}") for index in range(runs)]
+                results = Results("tictactoe")
+                runner = Runner("tictactoe", subset, results, Limits(timeout=20), jobs=1,
+                                command=command, isolation=isolation)
+                started, cpu_started = time.perf_counter(), cpu_now()
+                runner.run([folder])
+                per_case = (time.perf_counter() - started) / runs
+                kit_cpu = (cpu_now() - cpu_started) / runs
+                records = results.document["submissions"][0]["cases"]
+                own_cpu = sum(record["cpu"] for record in records) / runs
+                started, cpu_started = time.perf_counter(), cpu_now()
+                alone = direct_wall(direct, folder, runs)
+                alone_cpu = (cpu_now() - cpu_started) / runs
+                print(f"overhead {isolation:<8} {label:<14} wall: kit {per_case * 1000:6.1f} ms"
+                      f" vs direct {alone * 1000:6.1f} ms = +{(per_case - alone) * 1000:5.1f} ms;"
+                      f" CPU: kit {kit_cpu * 1000:6.1f} ms vs direct {alone_cpu * 1000:6.1f} ms"
+                      f" = +{(kit_cpu - alone_cpu) * 1000:5.1f} ms (run itself "
+                      f"{own_cpu * 1000:.1f} ms) per case; target <= 20 ms")
+    finally:
+        shutil.rmtree(workspace)
+
+
+def klass(cases, size, jobs, isolation):
+    workspace = tempfile.mkdtemp(prefix="bench-class-")
+    try:
+        submissions = [our_copy(os.path.join(workspace, f"student{index:02d}"))
+                       for index in range(size)]
+        load = os.getloadavg()[0]
+        cpu_started = cpu_now()
+        wall, document, isolation = grade(submissions, cases, jobs, isolation)
+        everything = cpu_now() - cpu_started
+        cpu = sum(case["cpu"] for entry in document["submissions"] for case in entry["cases"])
+        passed = sum(entry["score"] for entry in document["submissions"])
+        total = sum(entry["max_score"] for entry in document["submissions"])
+        ideal = cpu / jobs
+        print(f"class {size} x {len(cases)} cases ({isolation}, {jobs} jobs): wall {wall:.1f} s, "
+              f"summed CPU {cpu:.1f} s / {jobs} cores = {ideal:.1f} s, ratio "
+              f"{wall / ideal:.2f} (target <= 1.3); {passed}/{total} passed; "
+              f"load average {load:.1f} before the run")
+        # On a busy machine the wall clock mostly measures the neighbours; the CPU the
+        # whole run used (kit + sandboxes + submissions) against the submissions' own CPU
+        # is the wall-clock ratio an otherwise idle machine would show.
+        print(f"  all CPU of the run {everything:.1f} s = {everything / cpu:.2f} x the "
+              f"submissions' CPU (the ratio an idle {jobs}-core machine would approach)")
+    finally:
+        shutil.rmtree(workspace)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--class", dest="size", type=int, default=50)
+    parser.add_argument("--cases", type=int, default=50)
+    parser.add_argument("--overhead", type=int, default=40)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--only", choices=("overhead", "class"))
+    options = parser.parse_args(argv)
+    cases = tictactoe_cases(options.cases, seed=1)
+    if options.only == "class":
+        options.overhead = 0
+    if options.only == "overhead":
+        options.size = 0
+    if options.overhead:
+        overhead(cases, options.overhead)
+    if options.size:
+        for isolation in ("rlimits", "auto"):
+            if options.size >= 50:
+                klass(cases[:10], 10, options.jobs, isolation)
+            klass(cases, options.size, options.jobs, isolation)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,134 @@
+"""A results document as one self-contained HTML page (inline CSS, no external assets).
+
+The page holds a summary table (one row per submission: score, points, failed cases)
+and, per submission, a table of every case (verdict, seconds); each failed case then gets
+a section with its command, time, diagnosis (reason and detail) and, for every graded
+output that differs, expected and actual side by side. Everything shown is escaped;
+long outputs were already cut by the runner (marked "truncated").
+"""
+
+from html import escape
+
+STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;
+color:#1d2330;background:#fafbfc;font-size:14px}
+h1{font-size:22px;margin:0 0 4px} h2{font-size:18px;margin:28px 0 8px;
+border-bottom:2px solid #d8dde6;padding-bottom:4px} h3{font-size:15px;margin:18px 0 6px}
+.meta{color:#566074;margin-bottom:16px}
+table{border-collapse:collapse;margin:6px 0 12px;background:#fff}
+th,td{border:1px solid #d8dde6;padding:4px 10px;text-align:left;vertical-align:top}
+th{background:#eef1f6} td.num{white-space:nowrap;text-align:right;font-variant-numeric:tabular-nums}
+.pass{color:#17703a;font-weight:600} .fail{color:#b3261e;font-weight:600}
+.bar{display:inline-block;height:10px;background:#e4e7ee;width:120px;margin-right:6px;
+vertical-align:middle} .bar span{display:block;height:10px;background:#2e8b57}
+.failure{background:#fff;border:1px solid #e2c6c4;border-left:4px solid #b3261e;
+padding:8px 12px;margin:12px 0}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
+pre{background:#f4f5f8;border:1px solid #e1e4ea;padding:6px 8px;margin:0;overflow:auto;
+max-height:360px;white-space:pre}
+.side{display:grid;grid-template-columns:1fr 1fr;gap:10px;margin-top:6px}
+.side div>b{display:block;margin-bottom:2px;color:#566074;font-weight:600}
+.note{color:#8a5a00} .cr{color:#fff;background:#b3261e;border-radius:2px;padding:0 1px} .detail{white-space:pre-wrap}
+"""
+
+
+def _status(passed):
+    return '<span class="pass">passed</span>' if passed else '<span class="fail">failed</span>'
+
+
+def _anchor(submission, case=None):
+    text = submission if case is None else submission + "--" + case
+    return "s-" + "".join(ch if ch.isalnum() else "-" for ch in text)
+
+
+def _block(label, text, truncated):
+    if text is None:
+        body = '<pre class="note">(no such file)</pre>'
+    else:
+        # Make carriage returns visible (a CRLF file looks right otherwise).
+        body = "<pre>" + escape(text).replace("\r", '<span class="cr">\\r</span>') + "</pre>"
+    note = ' <span class="note">(truncated)</span>' if truncated else ""
+    return f"<div><b>{escape(label)}{note}</b>{body}</div>"
+
+
+def render(document):
+    """The HTML text of a results document."""
+    program = document["program"]
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>Grading report: {escape(program)}</title>",
+             f"<style>{STYLE}</style></head><body>",
+             f"<h1>Grading report: {escape(program)}</h1>"]
+    lenient = document.get("lenient")
+    meta = [f"isolation: {escape(document.get('isolation') or 'unknown')}",
+            "comparison: " + ("lenient (trailing blanks and a missing final newline "
+                              "ignored)" if lenient else "strict, byte for byte")]
+    limits = document.get("limits") or {}
+    if limits:
+        meta.append("limits: " + ", ".join(f"{escape(str(key))} {escape(str(value))}"
+                                           for key, value in limits.items()))
+    parts.append(f'<div class="meta">{" · ".join(meta)}</div>')
+    parts.append("<h2>Summary</h2><table><tr><th>submission</th><th>how it ran</th>"
+                 "<th>cases passed</th><th>points</th><th>failed cases</th></tr>")
+    for entry in document["submissions"]:
+        failed = [case for case in entry["cases"] if not case["passed"]]
+        fraction = entry["score"] / entry["max_score"] if entry["max_score"] else 0
+        links = " ".join(f'<a href="#{_anchor(entry["submission"], case["case"])}">'
+                         f'{escape(case["case"])}</a>' for case in failed[:30])
+        if len(failed) > 30:
+            links += f" … ({len(failed) - 30} more)"
+        parts.append(
+            f'<tr><td><a href="#{_anchor(entry["submission"])}">'
+            f'{escape(entry["submission"])}</a></td><td>{escape(entry.get("kind") or "")}</td>'
+            f'<td class="num"><span class="bar"><span style="width:{fraction * 100:.0f}%">'
+            f'</span></span>{entry["score"]:g} / {entry["max_score"]:g}</td>'
+            f'<td class="num">{entry["points"]:g} / {entry["max_points"]:g}</td>'
+            f"<td>{links or '—'}</td></tr>")
+    parts.append("</table>")
+    for entry in document["submissions"]:
+        parts.extend(_submission(entry))
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _submission(entry):
+    name = entry["submission"]
+    yield (f'<h2 id="{_anchor(name)}">{escape(name)}: {entry["score"]:g} / '
+           f'{entry["max_score"]:g} cases, {entry["points"]:g} / {entry["max_points"]:g} '
+           f"points</h2>")
+    if entry.get("build_error"):
+        yield f'<div class="failure"><pre>{escape(entry["build_error"])}</pre></div>'
+    yield "<table><tr><th>case</th><th>verdict</th><th>reason</th><th>seconds</th></tr>"
+    for case in entry["cases"]:
+        reason = escape(case["reason"])
+        if not case["passed"]:
+            reason = f'<a href="#{_anchor(name, case["case"])}">{reason}</a>'
+        lenient = ' <span class="note">(lenient)</span>' if case.get("lenient") else ""
+        yield (f'<tr><td>{escape(case["case"])}</td><td>{_status(case["passed"])}{lenient}'
+               f'</td><td>{reason}</td><td class="num">{case.get("seconds", 0):.3f}</td></tr>')
+    yield "</table>"
+    for case in entry["cases"]:
+        if not case["passed"]:
+            yield _failure(name, case)
+
+
+def _failure(name, case):
+    parts = [f'<div class="failure" id="{_anchor(name, case["case"])}">',
+             f'<h3>{escape(case["case"])}: {escape(case["reason"])}</h3>',
+             f'<div>command: <code>{escape(case.get("command", ""))}</code> · '
+             f'{case.get("seconds", 0):.3f} s wall, {case.get("cpu", 0):.3f} s CPU · '
+             f'exit {escape(str(case.get("exit")))} · ended: '
+             f'{escape(str(case.get("ended", "")))}</div>']
+    if case.get("detail") and case["detail"] != case["reason"]:
+        parts.append(f'<div class="detail"><b>diagnosis:</b>\n{escape(case["detail"])}</div>')
+    for compared in case.get("compared", []):
+        parts.append(f'<div class="side">'
+                     + _block(f'expected {compared["what"]}', compared["expected"],
+                              compared.get("expected_truncated"))
+                     + _block(f'actual {compared["what"]}', compared["actual"],
+                              compared.get("actual_truncated"))
+                     + "</div>")
+    if case.get("stderr"):
+        parts.append("<div><b>stderr (not graded)</b>"
+                     f'<pre>{escape(case["stderr"])}</pre></div>')
+    parts.append("</div>")
+    return "\n".join(parts)

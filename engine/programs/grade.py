@@ -1,0 +1,317 @@
+"""python3 -m engine grade cases|run|merge: the grading kit (docs/grading.md).
+
+  python3 -m engine grade cases PROGRAM --count K --seed S --out DIR
+  python3 -m engine grade run PROGRAM SUBMISSION... [--cases DIR | --count K --seed S]
+          [--command CMD] [--jobs J] [--timeout SEC] [--memory MB] [--json FILE]
+          [--gradescope FILE] [--csv FILE] [--report FILE.html] [--shard I/K] [--resume]
+          [--lenient] [--isolation auto|bwrap|rlimits]
+  python3 -m engine grade merge SHARD.json... --json FILE [--csv FILE] [--report FILE]
+          [--gradescope FILE]
+
+PROGRAM is tictactoe, tmmorris, take_stones or stake_raid. A SUBMISSION is a folder (or a
+class folder holding one folder per student). `grade run` builds each submission once,
+runs every case in a sandbox, prints a summary (and, for a single submission, why each
+failed case failed) and writes the requested files. Exit code 0 when it graded (whatever
+the scores), 2 on bad usage, 130 when interrupted (what finished is kept).
+"""
+
+import argparse
+import os
+import sys
+import time
+
+from ..errors import UsageError
+from ..grading import exports, report_html, results as results_module
+from ..grading.case import write_case
+from ..grading.generate import PROGRAMS, generate_cases
+from ..grading.runner import (GRADER_SCRIPTS, Runner, find_submissions, gradable,
+                              load_cases, shard)
+from ..grading.sandbox import Limits
+from .common import parse_positive_int, run_program, write_atomically
+
+NAME = "grade"
+SUMMARY = "grading kit: generate cases, run submissions in a sandbox, score and report"
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports errors as UsageError (one stderr line, exit 2)."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _positive_number(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _positive_int(text):
+    try:
+        return parse_positive_int(text, "the value")
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _shard(text):
+    parts = text.split("/")
+    try:
+        index, count = (int(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard must look like 2/8, not {text!r}") from None
+    if not 1 <= index <= count:
+        raise argparse.ArgumentTypeError(f"--shard {text}: need 1 <= I <= K")
+    return index, count
+
+
+def parser():
+    top = ArgumentParser(prog="python3 -m engine grade", description=__doc__.split("\n")[0])
+    commands = top.add_subparsers(dest="command", metavar="cases|run|merge")
+    cases = commands.add_parser("cases", help="write generated cases with expected outputs")
+    cases.add_argument("program", choices=PROGRAMS)
+    cases.add_argument("--count", type=_positive_int, required=True)
+    cases.add_argument("--seed", type=int, required=True)
+    cases.add_argument("--out", required=True, help="folder to write the case folders into")
+
+    run = commands.add_parser("run", help="grade submissions")
+    run.add_argument("program", choices=PROGRAMS)
+    run.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    run.add_argument("--cases", help="folder of cases (case layout); default: generated")
+    run.add_argument("--count", type=_positive_int, default=None,
+                     help="generated cases (default 50)")
+    run.add_argument("--seed", type=int, default=None, help="seed of generated cases (1)")
+    run.add_argument("--command", dest="run_command", metavar="CMD",
+                     help="run every submission with CMD ({args} = the case's arguments)")
+    run.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
+    run.add_argument("--timeout", type=_positive_number, default=10.0,
+                     help="wall-clock seconds per case (default 10)")
+    run.add_argument("--memory", type=_positive_int, default=1024,
+                     help="MB of memory per case (default 1024)")
+    run.add_argument("--output-limit", type=_positive_int, default=16,
+                     help="MB of stdout+stderr per case (default 16)")
+    run.add_argument("--build-timeout", type=_positive_number, default=120.0)
+    run.add_argument("--isolation", choices=("auto", "bwrap", "rlimits"), default="auto")
+    run.add_argument("--lenient", action="store_true",
+                     help="ignore trailing blanks and a missing final newline")
+    run.add_argument("--shard", type=_shard, metavar="I/K",
+                     help="grade only the I-th of K slices of the sorted submissions")
+    run.add_argument("--resume", action="store_true",
+                     help="skip cases already in the --json file")
+    _output_options(run)
+    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    merge = commands.add_parser("merge", help="join the JSON results of shards")
+    merge.add_argument("shards", nargs="+", metavar="SHARD.json")
+    _output_options(merge)
+    return top
+
+
+def _output_options(command):
+    command.add_argument("--json", metavar="FILE", help="results as JSON")
+    command.add_argument("--csv", metavar="FILE", help="gradebook, one row per submission")
+    command.add_argument("--gradescope", metavar="FILE",
+                         help="Gradescope results.json (a folder of them for several)")
+    command.add_argument("--report", metavar="FILE.html", help="self-contained HTML report")
+
+
+class Progress:
+    """Progress on stderr: a redrawn bar with ETA on a terminal, else a line now and then."""
+
+    def __init__(self, stream=None, enabled=True):
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.tty = self.stream.isatty()
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def __call__(self, done, total):
+        if not self.enabled or total == 0:
+            return
+        now = time.monotonic()
+        elapsed = now - self.start
+        eta = elapsed / done * (total - done)
+        if self.tty:
+            width = 30
+            filled = int(width * done / total)
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
+                              f"cases, {elapsed:.0f} s, ETA {eta:.0f} s ")
+            if done == total:
+                self.stream.write("\n")
+            self.stream.flush()
+        elif done == total or now - self.last >= 10:
+            self.last = now
+            self.stream.write(f"grade: {done}/{total} cases, {elapsed:.0f} s, "
+                              f"ETA {eta:.0f} s\n")
+            self.stream.flush()
+
+
+def write_outputs(options, document):
+    """Write the files the options ask for from a results document."""
+    if options.json:
+        try:
+            results_module.write_atomically(options.json, _json_text(document))
+        except OSError as error:
+            raise UsageError(f"cannot write {options.json}: {error.strerror}") from None
+    if options.csv:
+        write_atomically(options.csv, exports.csv_text(document))
+    if options.report:
+        write_atomically(options.report, report_html.render(document))
+    if options.gradescope:
+        entries = document["submissions"]
+        if len(entries) == 1:
+            write_atomically(options.gradescope,
+                             _json_text(exports.gradescope(document, entries[0])))
+        else:
+            # Gradescope grades one student per results.json: one file per submission.
+            os.makedirs(options.gradescope, exist_ok=True)
+            for entry in entries:
+                name = entry["submission"].rstrip("/").replace("/", "_") or "submission"
+                write_atomically(os.path.join(options.gradescope, f"{name}.json"),
+                                 _json_text(exports.gradescope(document, entry)))
+
+
+def _json_text(document):
+    import json
+    return json.dumps(document, indent=1) + "\n"
+
+
+def run_cases(options):
+    try:
+        cases = generate_cases(options.program, options.count, options.seed)
+    except NotImplementedError as error:
+        raise UsageError(f"cannot generate cases: {error}") from None
+    for case in cases:
+        write_case(case, os.path.join(options.out, case.name))
+    print(f"wrote {len(cases)} cases into {options.out}")
+
+
+def _cases_for(options):
+    if options.cases:
+        if options.count is not None or options.seed is not None:
+            raise UsageError("give either --cases or --count/--seed, not both")
+        try:
+            cases = load_cases(options.cases)
+        except (OSError, ValueError) as error:
+            raise UsageError(f"--cases {options.cases}: {error}") from None
+        cases, skipped = gradable(options.program, cases)
+        if skipped:
+            print(f"grade: skipped {len(skipped)} case(s) that do not run "
+                  f"{GRADER_SCRIPTS[options.program]} without stdin: "
+                  + ", ".join(case.name for case in skipped), file=sys.stderr)
+        if not cases:
+            raise UsageError(f"--cases {options.cases}: no case runs "
+                             f"{GRADER_SCRIPTS[options.program]}")
+        return cases
+    try:
+        return generate_cases(options.program, options.count or 50,
+                              1 if options.seed is None else options.seed)
+    except NotImplementedError as error:
+        raise UsageError(f"cannot generate cases ({error}); give --cases DIR") from None
+
+
+def run_grading(options):
+    if options.resume and not options.json:
+        raise UsageError("--resume needs --json FILE (the results to resume)")
+    cases = _cases_for(options)
+    submissions = find_submissions(options.program, options.submissions)
+    if options.shard:
+        submissions = shard(submissions, *options.shard)
+    limits = Limits(timeout=options.timeout, memory_mb=options.memory,
+                    output_mb=options.output_limit)
+    previous = None
+    if options.resume and os.path.exists(options.json):
+        try:
+            previous = results_module.load(options.json)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    progress = Progress(enabled=not options.quiet)
+    try:
+        runner_results = results_module.Results(
+            options.program, options.json, lenient=options.lenient,
+            limits=dict(limits._asdict()), previous=previous)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if options.shard:
+        runner_results.document["shard"] = "%d/%d" % options.shard
+    runner = Runner(options.program, cases, runner_results, limits, options.jobs,
+                    options.lenient, options.run_command, options.isolation,
+                    options.build_timeout, progress)
+    runner_results.document["isolation"] = runner.isolation
+    if not options.quiet:
+        print(f"grade: {len(submissions)} submission(s) x {len(cases)} cases, "
+              f"{runner.jobs} at a time, isolation {runner.isolation}", file=sys.stderr)
+    interrupted = False
+    try:
+        runner.run(submissions)
+    except KeyboardInterrupt:
+        interrupted = True
+    document = runner_results.document
+    write_outputs(options, document)
+    print_summary(document, sys.stdout)
+    if interrupted:
+        print("grade: interrupted; finished cases are kept", file=sys.stderr)
+        return 130
+    return 0
+
+
+def print_summary(document, out):
+    """The run's summary on ``out``: one line per submission, then (for a single
+    submission) every failed case with its diagnosis."""
+    entries = document["submissions"]
+    lenient = " (lenient comparison)" if document.get("lenient") else ""
+    for entry in entries:
+        out.write(f"{entry['submission']}: {entry['score']:g}/{entry['max_score']:g} "
+                  f"cases passed, {entry['points']:g}/{entry['max_points']:g} points"
+                  f"{lenient}\n")
+    if len(entries) == 1:
+        for case in entries[0]["cases"]:
+            if case["passed"]:
+                continue
+            out.write(f"\nFAILED {case['case']}: {case['reason']}\n")
+            if case.get("command"):
+                out.write(f"  command: {case['command']}\n")
+            detail = case.get("detail") or ""
+            if detail and detail != case["reason"]:
+                lines = detail.split("\n")
+                for line in lines[:20]:
+                    out.write(f"  {line}\n")
+                if len(lines) > 20:
+                    out.write(f"  ... ({len(lines) - 20} more lines in the report)\n")
+
+
+def run_merge(options):
+    documents = []
+    for path in options.shards:
+        try:
+            documents.append(results_module.load(path))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    try:
+        merged = results_module.merge(documents, options.shards)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if not (options.json or options.csv or options.report or options.gradescope):
+        raise UsageError("merge needs --json, --csv, --report or --gradescope")
+    write_outputs(options, merged)
+    print_summary(merged, sys.stdout)
+    return 0
+
+
+def run(argv):
+    options = parser().parse_args(argv)
+    if options.command == "cases":
+        return run_cases(options)
+    if options.command == "run":
+        return run_grading(options)
+    if options.command == "merge":
+        return run_merge(options)
+    raise UsageError("give a command: cases, run or merge (see --help)")
+
+
+def main(argv=None):
+    """Entry point: ``main(sys.argv[1:])`` -> exit code."""
+    return run_program(NAME, run, sys.argv[1:] if argv is None else argv, help_text=__doc__)

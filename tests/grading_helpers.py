@@ -1,0 +1,65 @@
+"""Helpers of the grading-kit tests: tiny submissions and cases written on the spot."""
+
+import shutil
+from pathlib import Path
+
+from golden import REPO
+
+from engine.grading.case import Case
+from engine.grading.results import Results
+from engine.grading.runner import Runner
+from engine.grading.sandbox import Limits, Sandbox
+
+ISOLATIONS = ["rlimits"] + (["bwrap"] if Sandbox(Limits()).use_bwrap else [])
+
+
+def stake_raid_case(name="c1", output=b"ok\n"):
+    """A Stake/Raid-shaped case: input.txt in, output.txt expected (contents arbitrary:
+    the hostile submissions below decide what they write)."""
+    return Case(name, "homework.py", (), files={"input.txt": b"anything\n"},
+                expected={"output.txt": output})
+
+
+def submission(folder, files):
+    """Write ``files`` ({name: text}) into the new folder ``folder``; return its path."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return folder
+
+
+def our_copy(folder, script, replace=None):
+    """A copy of our repository's ``script`` and engine/ in ``folder``; ``replace``
+    ({relative path: (old, new)}) edits a file of the copy (a deliberately broken one)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(REPO / script, folder / script)
+    shutil.copytree(REPO / "engine", folder / "engine",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for relative, (old, new) in (replace or {}).items():
+        path = folder / relative
+        text = path.read_text()
+        assert old in text, f"{old!r} not in {relative}"
+        path.write_text(text.replace(old, new, 1))
+    return folder
+
+
+def grade(program, submissions, cases, isolation="auto", json_path=None, previous=None,
+          jobs=2, command=None, lenient=False, **limits):
+    """Grade ``submissions`` (paths) on ``cases``; return the results document."""
+    limits = Limits(**dict(dict(timeout=5.0, memory_mb=512, output_mb=2), **limits))
+    results = Results(program, json_path, lenient=lenient, previous=previous)
+    runner = Runner(program, cases, results, limits, jobs=jobs, lenient=lenient,
+                    command=command, isolation=isolation, build_timeout=60)
+    results.document["isolation"] = runner.isolation
+    runner.run([str(path) for path in submissions])
+    return results.document
+
+
+def only_case(document):
+    [entry] = document["submissions"]
+    [case] = entry["cases"]
+    return case

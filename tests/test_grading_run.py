@@ -1,0 +1,250 @@
+"""Detection, builds and the runner of the grading kit (engine.grading.detect/runner)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from golden import REPO
+from grading_helpers import grade, only_case, our_copy, stake_raid_case, submission
+
+from engine.grading.case import snapshot
+from engine.grading.detect import command_plan, detect
+from engine.grading.results import load, merge
+from engine.grading.runner import find_submissions, load_cases, shard
+
+TICTACTOE = REPO / "fixtures" / "tictactoe"
+
+
+def tictactoe_cases(*names):
+    return [case for case in load_cases(TICTACTOE)
+            if not names or case.name in names]
+
+
+# --- detection ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("program, files, kind, run", [
+    ("tictactoe", {"tictactoe.py": ""}, "python", ("python3", "tictactoe.py")),
+    ("tictactoe", {"Makefile": "tictactoe:\n\ttrue\n", "tictactoe.py": ""}, "make",
+     ("./tictactoe.bin",)),
+    ("tictactoe", {"tictactoe.java": ""}, "java", ("java", "tictactoe")),
+    ("tmmorris", {"tmmorris.py": ""}, "python", ("python3", "tmmorris.py")),
+    ("take_stones", {"TakeStones.java": "", "Helper.java": ""}, "java",
+     ("java", "TakeStones")),
+    ("take_stones", {"TakeStones": ""}, "python", ("python3", "TakeStones")),
+    ("stake_raid", {"homework.py": ""}, "python", ("python3", "homework.py")),
+    ("stake_raid", {"homework.java": ""}, "java", ("java", "homework")),
+    ("stake_raid", {"homework.cpp": ""}, "c++", ("./homework",)),
+    ("stake_raid", {"homework.c": ""}, "c", ("./homework",)),
+])
+def test_detection_from_the_files_present(tmp_path, program, files, kind, run):
+    plan = detect(program, submission(tmp_path / "s", files))
+    assert plan.kind == kind
+    assert plan.run == run
+
+
+@pytest.mark.parametrize("program, script", [
+    ("tictactoe", "tictactoe.py"), ("tmmorris", "tmmorris.py"),
+    ("take_stones", "TakeStones"), ("stake_raid", "homework.py")])
+def test_our_repository_is_recognised(program, script):
+    plan = detect(program, REPO)
+    assert plan.kind == "our repository"
+    assert plan.run == ("python3", script)
+    assert plan.keep == (script, "engine")
+
+
+def test_command_template_with_and_without_args():
+    assert command_plan("python3 x.py {args} --fast").argv(["a b", "c"]) == [
+        "/bin/sh", "-c", "python3 x.py 'a b' c --fast"]
+    assert command_plan("./run").argv(["1", "2"]) == ["/bin/sh", "-c", "./run 1 2"]
+
+
+def test_a_folder_without_an_entry_point_is_a_verdict(tmp_path):
+    folder = submission(tmp_path / "empty", {"notes.txt": "hello"})
+    case = only_case(grade("stake_raid", [folder], [stake_raid_case()]))
+    assert not case["passed"]
+    assert case["reason"].startswith("no homework.py")
+
+
+def test_class_folder_stands_for_its_submissions(tmp_path):
+    for name in ("bob", "alice"):
+        submission(tmp_path / "class" / name, {"homework.py": ""})
+    (tmp_path / "class" / "README").write_text("not a submission")
+    found = find_submissions("stake_raid", [str(tmp_path / "class")])
+    assert found == [str(tmp_path / "class" / "alice"), str(tmp_path / "class" / "bob")]
+
+
+def test_shards_cover_every_submission_once():
+    names = [f"s{index:02d}" for index in range(11)]
+    slices = [shard(names, index, 4) for index in range(1, 5)]
+    assert sorted(sum(slices, [])) == sorted(names)
+    assert {len(part) for part in slices} <= {2, 3}
+
+
+# --- builds -------------------------------------------------------------------------------
+
+def test_python_submission_runs_and_its_folder_is_never_written(tmp_path):
+    folder = submission(tmp_path / "s", {
+        "homework.py": "open('output.txt', 'w').write(open('input.txt').read().upper())\n",
+        "output.txt": "stale output of an earlier run\n"})
+    before = snapshot(folder)
+    case = only_case(grade("stake_raid", [folder], [stake_raid_case(output=b"ANYTHING\n")]))
+    assert case["passed"], case
+    assert snapshot(folder) == before
+
+
+def test_make_build_runs_the_binary(tmp_path):
+    if shutil.which("make") is None:
+        pytest.skip("make not installed")
+    makefile = ("tictactoe: tictactoe.bin\n"
+                "tictactoe.bin: source.sh\n\tcp source.sh tictactoe.bin && chmod +x tictactoe.bin\n")
+    folder = submission(tmp_path / "s", {"Makefile": makefile,
+                                         "source.sh": "#!/bin/sh\necho \"$1\"\n"})
+    cases = [case._replace(stdout=case.args[0].encode() + b"\n", expected={})
+             for case in tictactoe_cases("case001")]
+    case = only_case(grade("tictactoe", [folder], cases))
+    assert case["passed"], case
+
+
+@pytest.mark.parametrize("source, tool", [("homework.cpp", "g++"), ("homework.c", "gcc")])
+def test_c_and_cpp_build_and_failures(tmp_path, source, tool):
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} not installed")
+    good = ("#include <stdio.h>\nint main(void){FILE*f=fopen(\"output.txt\",\"w\");"
+            "fputs(\"ok\\n\",f);fclose(f);return 0;}\n")
+    folder = submission(tmp_path / "good", {source: good})
+    assert only_case(grade("stake_raid", [folder], [stake_raid_case()]))["passed"]
+    broken = submission(tmp_path / "broken", {source: "int main( { return 0; }\n"})
+    case = only_case(grade("stake_raid", [broken], [stake_raid_case()]))
+    assert not case["passed"]
+    assert case["reason"].startswith("build failed")
+    assert "error" in case["detail"]
+
+
+def test_java_build(tmp_path):
+    if shutil.which("javac") is None:
+        pytest.skip("javac not installed")
+    source = ("import java.io.*;\npublic class homework { public static void main(String[] a)"
+              " throws Exception { try (PrintWriter w = new PrintWriter(\"output.txt\")) "
+              "{ w.print(\"ok\\n\"); } } }\n")
+    folder = submission(tmp_path / "java", {"homework.java": source})
+    case = only_case(grade("stake_raid", [folder], [stake_raid_case()], timeout=30,
+                           memory_mb=2048))
+    assert case["passed"], case
+
+
+def test_command_overrides_detection(tmp_path):
+    folder = submission(tmp_path / "s", {"prog.py": "import sys\nprint(' '.join(sys.argv[1:]))\n"})
+    cases = [case._replace(stdout=(" ".join(case.args) + "\n").encode(), expected={})
+             for case in tictactoe_cases("case001", "case002")]
+    document = grade("tictactoe", [folder], cases, command="python3 prog.py {args}")
+    assert [case["passed"] for case in document["submissions"][0]["cases"]] == [True, True]
+
+
+# --- our programs as the submission ---------------------------------------------------------
+
+def test_our_tictactoe_scores_full_marks_on_the_official_samples(tmp_path):
+    document = grade("tictactoe", [REPO], tictactoe_cases())
+    [entry] = document["submissions"]
+    assert entry["score"] == entry["max_score"] == len(tictactoe_cases())
+    assert entry["kind"] == "our repository"
+
+
+@pytest.mark.parametrize("program, folder, names", [
+    ("take_stones", "take_stones", 4), ("stake_raid", "stake_raid", 4)])
+def test_our_other_programs_pass_their_fixtures(program, folder, names):
+    cases = [case for case in load_cases(REPO / "fixtures" / folder)
+             if not case.name.startswith("bad")][:names]
+    [entry] = grade(program, [REPO], cases)["submissions"]
+    assert entry["score"] == entry["max_score"] == len(cases), entry
+
+
+def test_a_broken_copy_fails(tmp_path):
+    # CRLF line endings in the visited file: every case with a visited file fails.
+    broken = our_copy(tmp_path / "crlf", "tictactoe.py")
+    script = broken / "tictactoe.py"
+    script.write_text(script.read_text().replace(
+        "sys.exit(main(sys.argv[1:]))",
+        "code = main(sys.argv[1:])\n"
+        "import os\n"
+        "path = sys.argv[2] if len(sys.argv) > 2 else ''\n"
+        "if path and os.path.exists(path):\n"
+        "    data = open(path, 'rb').read().replace(b'\\n', b'\\r\\n')\n"
+        "    open(path, 'wb').write(data)\n"
+        "sys.exit(code)"))
+    cases = tictactoe_cases("case001", "case002")
+    [entry] = grade("tictactoe", [broken], cases)["submissions"]
+    assert entry["score"] == 0
+    for case in entry["cases"]:
+        assert any(item["what"] == "visited.txt" and "\r\n" in item["actual"]
+                   for item in case["compared"])
+
+
+# --- results files ------------------------------------------------------------------------
+
+def test_resume_skips_cases_already_in_the_json(tmp_path):
+    path = tmp_path / "results.json"
+    cases = tictactoe_cases("case001", "case002", "case003")
+    grade("tictactoe", [REPO], cases, json_path=str(path))
+    document = load(path)
+    records = document["submissions"][0]["cases"]
+    records[0]["marker"] = "kept"
+    dropped = records.pop()["case"]
+    path.write_text(json.dumps(document))
+    resumed = grade("tictactoe", [REPO], cases, json_path=str(path), previous=load(path))
+    names = [case["case"] for case in resumed["submissions"][0]["cases"]]
+    assert sorted(names) == ["case001", "case002", "case003"]
+    assert dropped in names
+    assert resumed["submissions"][0]["cases"][0].get("marker") == "kept"
+    assert load(path)["submissions"][0]["score"] == 3
+
+
+def test_merge_joins_shards_and_refuses_mixtures():
+    first = {"program": "tictactoe", "submissions": [{"submission": "a", "cases": []}]}
+    second = {"program": "tictactoe", "submissions": [{"submission": "b", "cases": []}]}
+    merged = merge([second, first])
+    assert [entry["submission"] for entry in merged["submissions"]] == ["a", "b"]
+    with pytest.raises(ValueError, match="both"):
+        merge([first, first])
+    with pytest.raises(ValueError, match="different programs"):
+        merge([first, dict(second, program="stake_raid")])
+
+
+def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    folder = submission(tmp_path / "s", {"homework.py": (
+        "import time\n"
+        "if open('input.txt').read() == 'loop\\n':\n    time.sleep(1000)\n"
+        "open('output.txt', 'w').write('ok\\n')\n")})
+    cases = tmp_path / "cases"
+    from engine.grading.case import write_case
+    write_case(stake_raid_case("a1"), cases / "a1")
+    write_case(stake_raid_case("b2")._replace(files={"input.txt": b"loop\n"}), cases / "b2")
+    results = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "engine", "grade", "run", "stake_raid", str(folder),
+         "--cases", str(cases), "--jobs", "1", "--timeout", "60", "--json", str(results)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for line in process.stderr:          # the progress line after the first case
+        if b"1/2 cases" in line:
+            break
+    time.sleep(0.5)                      # the second case is sleeping by now
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=20) == 130
+    cases_done = load(results)["submissions"][0]["cases"]
+    assert [case["case"] for case in cases_done] == ["a1"]
+    assert cases_done[0]["passed"]
+
+
+def test_only_cases_run_through_the_graders_script_are_graded():
+    from engine.grading.runner import gradable
+    cases = load_cases(REPO / "fixtures" / "morris")
+    kept, skipped = gradable("tmmorris", cases)
+    assert kept and all(case.program == "tmmorris.py" and not case.stdin for case in kept)
+    assert all(case.program != "tmmorris.py" or case.stdin for case in skipped)
+    assert len(kept) + len(skipped) == len(cases)
+    assert gradable("stake_raid", cases)[0] == []
