@@ -510,11 +510,9 @@ FIXTURE_PROGRAMS = {"tictactoe": "tictactoe", "morris": "tmmorris",
 
 
 def fixture_cases():
-    from golden import FIXTURES
-    from engine.grading.case import load_case
+    from golden import program_cases
     for folder, program in FIXTURE_PROGRAMS.items():
-        for path in sorted((FIXTURES / folder).glob("*/cmd")):
-            case = load_case(path.parent)
+        for case in program_cases(folder):
             # COMPETITION has no single right move (and reads the CPU clock).
             if case.program != "engine" and \
                     b"COMPETITION" not in case.files.get("input.txt", b""):

@@ -10,11 +10,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from golden import REPO
+from golden import REPO, program_cases
 from grading_helpers import grade, our_copy
 
 from engine.grading import exports, report_html
-from engine.grading.runner import load_cases
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +30,7 @@ def document(tmp_path_factory):
         "    data = open(sys.argv[2], 'rb').read()\n"
         "    open(sys.argv[2], 'wb').write(data.rstrip(b'\\n') + b'<&>')\n"
         "sys.exit(code)"))
-    cases = [case for case in load_cases(REPO / "fixtures" / "tictactoe")
+    cases = [case for case in program_cases("tictactoe")
              if case.name in ("case001", "case002", "case003", "terminal-x-won")]
     return grade("tictactoe", [good, broken], cases)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from golden import REPO
+from golden import REPO, program_cases
 from grading_helpers import grade, only_case, our_copy, stake_raid_case, submission
 
 from engine.grading.case import snapshot
@@ -154,7 +154,7 @@ def test_our_tictactoe_scores_full_marks_on_the_official_samples(tmp_path):
 @pytest.mark.parametrize("program, folder, names", [
     ("take_stones", "take_stones", 4), ("stake_raid", "stake_raid", 4)])
 def test_our_other_programs_pass_their_fixtures(program, folder, names):
-    cases = [case for case in load_cases(REPO / "fixtures" / folder)
+    cases = [case for case in program_cases(folder)
              if not case.name.startswith("bad")][:names]
     [entry] = grade(program, [REPO], cases)["submissions"]
     assert entry["score"] == entry["max_score"] == len(cases), entry
@@ -200,6 +200,29 @@ def test_resume_skips_cases_already_in_the_json(tmp_path):
     assert load(path)["submissions"][0]["score"] == 3
 
 
+def test_a_stake_raid_run_killed_before_writing_output_zeroes_the_points(tmp_path):
+    """The assignment gives 0 points when output.txt is missing in any case, also when the
+    run was killed before writing it, and --resume must not forget that."""
+    folder = submission(tmp_path / "sub", {"homework.py": (
+        "if open('input.txt').read().startswith('loop'):\n"
+        "    while True:\n"
+        "        pass\n"
+        "open('output.txt', 'w').write('ok\\n')\n")})
+    cases = [stake_raid_case("c1"),
+             stake_raid_case("c2")._replace(files={"input.txt": b"loop\n"})]
+    path = tmp_path / "results.json"
+    [entry] = grade("stake_raid", [folder], cases, json_path=str(path),
+                    timeout=1.0)["submissions"]
+    assert (entry["score"], entry["max_score"], entry["points"]) == (1, 2, 0), entry
+    document = load(path)
+    document["submissions"][0]["cases"] = [case for case in document["submissions"][0]["cases"]
+                                           if case["case"] == "c2"]
+    path.write_text(json.dumps(document))
+    [resumed] = grade("stake_raid", [folder], cases, json_path=str(path), timeout=1.0,
+                      previous=load(path))["submissions"]
+    assert (resumed["score"], resumed["points"]) == (1, 0), resumed
+
+
 def test_merge_joins_shards_and_refuses_mixtures():
     first = {"program": "tictactoe", "submissions": [{"submission": "a", "cases": []}]}
     second = {"program": "tictactoe", "submissions": [{"submission": "b", "cases": []}]}
@@ -242,7 +265,7 @@ def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
 
 def test_only_cases_run_through_the_graders_script_are_graded():
     from engine.grading.runner import gradable
-    cases = load_cases(REPO / "fixtures" / "morris")
+    cases = program_cases("morris")
     kept, skipped = gradable("tmmorris", cases)
     assert kept and all(case.program == "tmmorris.py" and not case.stdin for case in kept)
     assert all(case.program != "tmmorris.py" or case.stdin for case in skipped)

@@ -257,7 +257,8 @@ class Runner:
         scores = {}
         for submission, records in self.results.cases_by_submission().items():
             verdicts = [Verdict(record["passed"], record["reason"], record.get("detail", ""),
-                                record.get("lenient", False)) for record in records]
+                                record.get("lenient", False),
+                                record.get("unusable_output", False)) for record in records]
             scores[submission] = score(self.program, verdicts)
         return scores
 
@@ -299,11 +300,16 @@ class Runner:
         if result.ended in ("exited", "signal"):
             verdict = diagnose(self.program, case, outcome, self.lenient)
         else:
+            # A run killed before it wrote its graded file has left it missing, which the
+            # assignment's scoring treats like any other missing output.
+            missing = any(name not in files for name in case.expected)
             verdict = Verdict(False, result.describe(self.limits),
-                              result.stderr[-2000:].decode("utf-8", errors="replace"))
+                              result.stderr[-2000:].decode("utf-8", errors="replace"),
+                              unusable_output=missing)
         record.update(passed=verdict.passed, reason=verdict.reason, detail=verdict.detail,
                       seconds=round(result.wall, 4), cpu=round(result.cpu, 4),
-                      ended=result.ended, lenient=verdict.lenient, exit=result.exit)
+                      ended=result.ended, lenient=verdict.lenient, exit=result.exit,
+                      unusable_output=verdict.unusable_output)
         if not verdict.passed:
             record["stderr"] = _excerpt(result.stderr[-EXCERPT_BYTES:])[0]
             record["compared"] = []

@@ -22,8 +22,7 @@ import time
 
 from ..errors import UsageError
 from ..grading import exports, report_html, results as results_module
-from ..grading.case import write_case
-from ..grading.generate import PROGRAMS, generate_cases
+from ..grading.generate import PROGRAMS, generate_cases, write_cases
 from ..grading.runner import (GRADER_SCRIPTS, Runner, find_submissions, gradable,
                               load_cases, shard)
 from ..grading.sandbox import Limits
@@ -184,8 +183,7 @@ def run_cases(options):
         cases = generate_cases(options.program, options.count, options.seed)
     except NotImplementedError as error:
         raise UsageError(f"cannot generate cases: {error}") from None
-    for case in cases:
-        write_case(case, os.path.join(options.out, case.name))
+    write_cases(cases, options.out)
     print(f"wrote {len(cases)} cases into {options.out}")
 
 
