@@ -41,6 +41,7 @@ PROGRAM_PAGES = {
     "tree": "trees.md",
     "picture": "trees.md",
     "hillclimb": "trees.md",
+    "grade": "grading.md",
 }
 # Pages that are not about one program but must exist all the same.
 OTHER_PAGES = ("engine.md", "README.md")

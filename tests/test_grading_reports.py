@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -199,3 +200,19 @@ def test_several_submissions_give_one_gradescope_file_each(tmp_path):
     options.gradescope = str(single)
     write_outputs(options, synthetic(submissions=("a",)))
     assert json.loads(single.read_text())["tests"][1]["score"] == 0
+
+
+def test_an_engine_in_the_current_folder_that_hides_ours_is_refused(tmp_path):
+    """python3 -m engine imports the current folder's engine/ first: run inside a copy of
+    this repository, the kit would grade with the copy's code."""
+    from engine.programs.grade import shadowing_engine
+    copy = our_copy(tmp_path / "sub", "tictactoe.py")
+    assert shadowing_engine(pythonpath=str(REPO), loaded=copy / "engine") == (
+        copy / "engine", (REPO / "engine").resolve())
+    assert shadowing_engine(pythonpath=str(REPO), loaded=REPO / "engine") is None
+    assert shadowing_engine(pythonpath="", loaded=copy / "engine") is None
+    run = subprocess.run([sys.executable, "-m", "engine", "grade", "run", "tictactoe", ".",
+                          "--count", "2"], cwd=copy, capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=120)
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and "hides the one PYTHONPATH names" in run.stderr

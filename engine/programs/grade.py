@@ -19,6 +19,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
 from ..errors import UsageError
 from ..grading import exports, report_html, results as results_module
@@ -299,8 +300,32 @@ def run_merge(options):
     return 0
 
 
+def shadowing_engine(pythonpath=None, loaded=None):
+    """``(loaded, wanted)`` package folders when the ``engine`` package running now is not
+    the one PYTHONPATH names (else None).
+
+    ``python3 -m engine`` puts the current folder first on sys.path: run from a submission
+    that holds an ``engine/`` of its own (a student's copy of this repository), the kit
+    would compute the expected outputs with the student's code.
+    """
+    loaded = Path(loaded or Path(__file__).resolve().parent.parent)
+    pythonpath = os.environ.get("PYTHONPATH", "") if pythonpath is None else pythonpath
+    for entry in pythonpath.split(os.pathsep):
+        candidate = Path(entry or ".") / "engine"
+        if entry and (candidate / "__init__.py").is_file():
+            if candidate.resolve() != loaded.resolve():
+                return loaded, candidate.resolve()
+            return None
+    return None
+
+
 def run(argv):
     options = parser().parse_args(argv)
+    shadowed = shadowing_engine()
+    if shadowed and options.command in ("cases", "run"):
+        raise UsageError(f"the engine in {shadowed[0].parent} hides the one PYTHONPATH names "
+                         f"({shadowed[1].parent}): python3 -m engine looks in the current "
+                         "folder first; run the kit from another folder")
     if options.command == "cases":
         return run_cases(options)
     if options.command == "run":
