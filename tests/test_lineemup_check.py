@@ -10,6 +10,8 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings as hypothesis_settings, strategies as st
 
+from golden import program_cases
+
 from engine.programs import lineemup
 from engine.programs.lineemup_ai import SimulatedClock
 from engine.programs.lineemup_check import check_scoreboard, check_trace, run_check
@@ -18,7 +20,9 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "fixtures" / "lineemup" / "course-samples"
 SAMPLE_TRACE = (SAMPLES / "gameTrace-5148.txt").read_text()
 SAMPLE_SCOREBOARD = (SAMPLES / "scoreboard.txt").read_text()
-OUR_FILES = sorted((REPO / "fixtures" / "lineemup").glob("*/expected/*.txt"))
+# Every trace and scoreboard our golden cases expect Line 'em Up to write (raw or YAML).
+OUR_FILES = [(f"{case.name}/{name}", data) for case in program_cases("lineemup")
+             for name, data in sorted(case.expected.items()) if name.endswith(".txt")]
 
 
 def settings(**changes):
@@ -56,8 +60,16 @@ def test_the_course_samples_pass():
     assert problems(check_scoreboard("scoreboard.txt", SAMPLE_SCOREBOARD)) == []
 
 
-@pytest.mark.parametrize("path", OUR_FILES, ids=lambda p: p.parent.parent.name)
-def test_our_golden_outputs_pass(path, capsys):
+def test_the_golden_cases_expect_traces_and_scoreboards():
+    names = [name for name, _ in OUR_FILES]
+    assert any("gameTrace-" in name for name in names)
+    assert any(name.endswith("scoreboard.txt") for name in names)
+
+
+@pytest.mark.parametrize("name, data", OUR_FILES, ids=[name for name, _ in OUR_FILES])
+def test_our_golden_outputs_pass(name, data, tmp_path, capsys):
+    path = tmp_path / name.rsplit("/", 1)[1]
+    path.write_bytes(data)
     assert run_check([str(path)], sys.stdout) == 0
     assert capsys.readouterr().out == "OK\n"
 
