@@ -1,7 +1,6 @@
 """Shared benchmark helper: CPU time and peak memory of a child process."""
 
 import os
-import resource
 import subprocess
 import sys
 import time

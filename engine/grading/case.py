@@ -23,7 +23,6 @@ runs one of the repository's own programs on a case, :func:`compare` lists every
 """
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path

@@ -36,6 +36,7 @@ Case families (the ``name`` of a case says which: ``001-blank-minimax``):
   budget allows.
 """
 
+import functools
 import io
 import os
 import random
@@ -209,28 +210,27 @@ def run_in_subprocess(case, python=None):
 
 # --- tic-tac-toe ---------------------------------------------------------------------
 
-_TICTACTOE_POSITIONS = None
+def reachable_positions(game, root):
+    """Every position reachable from ``root`` (terminal ones included), sorted."""
+    seen = {root}
+    frontier = [root]
+    while frontier:
+        following = []
+        for position in frontier:
+            if game.is_terminal(position):
+                continue
+            for _, child in game.successors(position):
+                if child not in seen:
+                    seen.add(child)
+                    following.append(child)
+        frontier = following
+    return sorted(seen)
 
 
+@functools.lru_cache(maxsize=None)
 def tictactoe_positions():
     """Every position reachable from the blank board (terminal ones included), sorted."""
-    global _TICTACTOE_POSITIONS
-    if _TICTACTOE_POSITIONS is None:
-        game = TicTacToe()
-        seen = {"-" * 9}
-        frontier = ["-" * 9]
-        while frontier:
-            following = []
-            for board in frontier:
-                if game.is_terminal(board):
-                    continue
-                for _, child in game.successors(board):
-                    if child not in seen:
-                        seen.add(child)
-                        following.append(child)
-            frontier = following
-        _TICTACTOE_POSITIONS = sorted(seen)
-    return _TICTACTOE_POSITIONS
+    return reachable_positions(TicTacToe(), "-" * 9)
 
 
 def _tictactoe_mode_args(board, mode):
@@ -286,29 +286,10 @@ def _tictactoe_random(rng):
 
 # --- Three Men's Morris --------------------------------------------------------------
 
-_MORRIS_POSITIONS = None
-
-
+@functools.lru_cache(maxsize=None)
 def morris_positions():
     """Every (board, turn) reachable from the blank board with x first, sorted."""
-    global _MORRIS_POSITIONS
-    if _MORRIS_POSITIONS is None:
-        game = Morris()
-        root = ("-" * 9, "x")
-        seen = {root}
-        frontier = [root]
-        while frontier:
-            following = []
-            for position in frontier:
-                if game.is_terminal(position):
-                    continue
-                for _, child in game.successors(position):
-                    if child not in seen:
-                        seen.add(child)
-                        following.append(child)
-            frontier = following
-        _MORRIS_POSITIONS = sorted(seen)
-    return _MORRIS_POSITIONS
+    return reachable_positions(Morris(), ("-" * 9, "x"))
 
 
 def _morris_args(position, ply):

@@ -121,7 +121,7 @@ def _failure(name, case):
     if case.get("detail") and case["detail"] != case["reason"]:
         parts.append(f'<div class="detail"><b>diagnosis:</b>\n{escape(case["detail"])}</div>')
     for compared in case.get("compared", []):
-        parts.append(f'<div class="side">'
+        parts.append('<div class="side">'
                      + _block(f'expected {compared["what"]}', compared["expected"],
                               compared.get("expected_truncated"))
                      + _block(f'actual {compared["what"]}', compared["actual"],

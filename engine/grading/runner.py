@@ -21,7 +21,6 @@ import os
 import shutil
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 from .case import Outcome, load_case, prepare

@@ -7,7 +7,6 @@ blocked side (it loses), or a repeated position (a draw: the search's repetition
 applied to the real game, so the program and the referee agree).
 """
 
-import sys
 
 from ..errors import UsageError
 from ..games.morris import (DECISIVE_HORIZON, NEIGHBOURS, OTHER, PIECES, MorrisLookahead,

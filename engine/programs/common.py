@@ -72,3 +72,14 @@ def parse_positive_int(text, what):
     if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise UsageError(f"{what} must be a positive integer, not {text!r}")
     return int(text)
+
+
+def read_text_file(path, what="file"):
+    """The UTF-8 text of ``path``; UsageError naming ``what`` when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise UsageError(f"{what}: {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{what}: cannot read {path}: {error}") from None

@@ -30,6 +30,7 @@ import os
 import re
 
 from ..errors import UsageError
+from .common import read_text_file
 
 COLUMNS = "ABCDEFGHIJ"
 SIDES = ("X", "O")
@@ -609,13 +610,7 @@ def is_scoreboard(text):
 
 def check_file(path):
     """The report of one file (trace or scoreboard, told apart by content)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise UsageError(f"check: {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"check: cannot read {path}: {error}") from None
+    text = read_text_file(path, "check")
     if is_scoreboard(text):
         return check_scoreboard(path, text)
     return check_trace(path, text)

@@ -38,6 +38,7 @@ Prints the problems, then one summary line per question; exit 1 when there are p
 import re
 
 from ..errors import UsageError
+from .common import read_text_file
 from ..games.nqueens import make_game
 from ..search import TranspositionTable, search
 
@@ -318,13 +319,7 @@ def _ranges(sizes):
 
 def check_file(path, solver=None, question=None):
     """(problem lines 'FILE:LINE: ...', summary lines) for one file."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise UsageError(f"check: {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"check: cannot read {path}: {error}") from None
+    text = read_text_file(path, "check")
     checker = Checker(solver, question)
     checker.check_text(text)
     lines = [f"{path}:{line}: {text}" if line else f"{path}: {text}"
