@@ -1,0 +1,128 @@
+"""COMPETITION strategies of Stake/Raid: the agent homework.py plays, and sparring partners.
+
+Every strategy is a function ``(game, state, seconds_left, clock, spent) -> (action,
+child)`` for a non-terminal ``state`` (MAX to move), with ``seconds_left`` the CPU time
+left for the whole game (line 4 of input.txt) and ``spent`` the CPU time this run used
+before the call. :data:`STRATEGIES` names them; homework.py picks one with
+``--strategy NAME`` or the ``STAKE_RAID_STRATEGY`` environment variable, so an arena can
+run every one of them as a real program:
+
+* ``agent``    (the default) the tournament agent: iterative-deepening alpha-beta over
+               the engine's one search, with "swing" move ordering (what a square gains
+               the mover plus what it denies the opponent), forward pruning of the
+               weakest moves below the root, a bounded table, and the time manager of
+               :mod:`.stake_raid_player`.
+* ``classic``  the earlier agent: iterative deepening over every move, children ordered
+               by their score (:func:`.stake_raid_player.competition_move`).
+* ``greedy``   the move with the best immediate score, no search.
+* ``depthD``   the grader's ALPHABETA at a fixed depth D (1..9), whatever the clock.
+"""
+
+import time
+
+from ..iterative import iterative_deepening
+from ..search import search
+from .stake_raid import EMPTY, MAX, MIN, RAID
+from .stake_raid_player import (FINISH, FINISH_FRACTION, BoundedTable, competition_move,
+                                greedy_move, move_budget, moves_left)
+
+DEFAULT_STRATEGY = "agent"
+
+# Memory for the agent's transposition table (bytes, roughly; see BoundedTable): the
+# whole process stays well under 200 MB.
+AGENT_TABLE_BYTES = 120 * 1024 * 1024
+# Forward pruning: below the root a node searches at most this many of its moves, the
+# best by swing (the root always searches them all).
+BEAM = 12
+
+
+def classic(game, state, seconds_left, clock=time.process_time, spent=0.0,
+            on_iteration=None):
+    """The earlier agent, unchanged (see competition_move)."""
+    move = competition_move(game, state, seconds_left, clock=clock, spent=spent,
+                            on_iteration=on_iteration)
+    return move.action, move.child
+
+
+def greedy(game, state, seconds_left=0.0, clock=time.process_time, spent=0.0):
+    """The first move with the best immediate score."""
+    return greedy_move(game, state)
+
+
+def fixed_depth(depth):
+    """A strategy: the grader's ALPHABETA at ``depth`` (no clock at all)."""
+    def play(game, state, seconds_left=0.0, clock=time.process_time, spent=0.0):
+        result = search(game, state, prune=True, depth=depth)
+        return result.action, result.child
+    play.__doc__ = f"ALPHABETA at depth {depth}."
+    return play
+
+
+def swing_order(game, beam=BEAM):
+    """An ``order`` hook for engine.search: children by swing, best first, the table's
+    move first; below the root only the ``beam`` best are kept.
+
+    The swing of a move onto square t is what it gains the mover (the child's score
+    change) plus what the square would have given the opponent there next: its value,
+    plus twice the mover's pieces next to it when the opponent could Raid it (it has a
+    piece next to t). Stakes that block the opponent's big Raids thus rank beside the
+    mover's own Raids. Among equal swings the spec's visit order is kept (stable sort).
+    """
+    values, neighbours = game.values, game.neighbours
+
+    def order(state, children, hint, depth):
+        cells, score, mover = state
+        enemy = MAX + MIN - mover
+        sign = 1 if mover == MAX else -1
+        keyed = []
+        for pair in children:
+            action = pair[0]
+            cell = action - RAID if action >= RAID else action
+            gain = (pair[1][1] - score) * sign
+            denied = values[cell]
+            raidable = False
+            mine = 0
+            for near in neighbours[cell]:
+                owner = cells[near]
+                if owner == enemy:
+                    raidable = True
+                elif owner == mover:
+                    mine += values[near]
+            if raidable:
+                denied += 2 * mine
+            if action == hint:
+                gain += 1 << 20
+            keyed.append((-(gain + denied), len(keyed), pair))
+        keyed.sort()
+        if depth > 0 and len(keyed) > beam:
+            del keyed[beam:]
+        return [item[2] for item in keyed]
+
+    return order
+
+
+def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BEAM,
+          on_iteration=None):
+    """The tournament agent (see the module doc); falls back to greedy without time."""
+    started = clock()
+    budget = move_budget(seconds_left, moves_left(state[0]))
+    allowed = (budget - spent) * (1 - FINISH_FRACTION) - FINISH
+    if allowed <= 0:
+        return greedy_move(game, state)
+    table = BoundedTable(max(1000, AGENT_TABLE_BYTES // (len(state[0]) + 250)))
+    result = iterative_deepening(
+        game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
+        clock=clock, table=table, order=swing_order(game, beam),
+        on_iteration=on_iteration)
+    if result.action is None:
+        return greedy_move(game, state)
+    return result.action, result.child
+
+
+STRATEGIES = {"agent": agent, "classic": classic, "greedy": greedy}
+STRATEGIES.update((f"depth{d}", fixed_depth(d)) for d in range(1, 10))
+
+
+def strategy_named(name):
+    """The strategy called ``name``, or raise KeyError."""
+    return STRATEGIES[name]
