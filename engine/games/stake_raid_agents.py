@@ -22,7 +22,7 @@ import time
 
 from ..iterative import iterative_deepening
 from ..search import search
-from .stake_raid import EMPTY, MAX, MIN, RAID
+from .stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, _HorizonActions
 from .stake_raid_player import (FINISH, FINISH_FRACTION, BoundedTable, competition_move,
                                 greedy_move, move_budget, moves_left)
 
@@ -34,6 +34,68 @@ AGENT_TABLE_BYTES = 120 * 1024 * 1024
 # Forward pruning: below the root a node searches at most this many of its moves, the
 # best by swing (the root always searches them all).
 BEAM = 12
+
+
+# How much of the opponent's best reply gain a horizon value takes off (see ThreatGame).
+THREAT_WEIGHT = 0.5
+
+
+class ThreatGame(StakeRaid):
+    """Stake/Raid with a horizon that sees the reply coming (same rules, same moves).
+
+    The plain cut-off value is the score after the last move, which flatters whoever
+    moved last: the opponent's Raid one move later is invisible. Here a child on the
+    cut-off is valued at its score minus ``threat_weight`` times the best gain the
+    opponent could take next (its best Raid or Stake), the square just taken excluded.
+    (Flips made by the move itself are not re-examined: an estimate, cheap enough for
+    every horizon node.) Only ``horizon_values`` changes; ``evaluate`` stays the score.
+    """
+
+    def __init__(self, size, values, threat_weight=THREAT_WEIGHT):
+        super().__init__(size, values)
+        self.threat_weight = threat_weight
+
+    def horizon_values(self, state):
+        cells, score, mover = state
+        actions = _HorizonActions(self, cells, mover, self.empties(cells))
+        return actions, self._threat_iter(actions, score)
+
+    def _threat_iter(self, actions, score):
+        cells, mover, empties = actions.cells, actions.mover, actions.empties
+        values, neighbours = self.values, self.neighbours
+        enemy = MAX + MIN - mover
+        # The opponent's two best next gains and the square of the best one.
+        best = second = 0
+        best_cell = -1
+        for cell in empties:
+            gain = values[cell]
+            if gain > second:
+                if gain > best:
+                    best, second, best_cell = gain, best, cell
+                else:
+                    second = gain
+        for target in self.raid_targets(cells, enemy):
+            gain = values[target]
+            for near in neighbours[target]:
+                if cells[near] == mover:
+                    gain += 2 * values[near]
+            if gain > second:
+                if gain > best:
+                    best, second, best_cell = gain, best, target
+                else:
+                    second = gain
+        weight = self.threat_weight
+        sign = 1 if mover == MAX else -1
+        for cell in empties:
+            threat = second if cell == best_cell else best
+            yield score + sign * (values[cell] - weight * threat)
+        for target in actions.raid_targets():
+            gain = values[target]
+            for near in neighbours[target]:
+                if cells[near] == enemy:
+                    gain += 2 * values[near]
+            threat = second if target == best_cell else best
+            yield score + sign * (gain - weight * threat)
 
 
 def classic(game, state, seconds_left, clock=time.process_time, spent=0.0,
@@ -102,9 +164,11 @@ def swing_order(game, beam=BEAM):
 
 
 def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BEAM,
-          on_iteration=None):
+          on_iteration=None, threat_weight=THREAT_WEIGHT):
     """The tournament agent (see the module doc); falls back to greedy without time."""
     started = clock()
+    if threat_weight:
+        game = ThreatGame(game.size, game.values, threat_weight)
     budget = move_budget(seconds_left, moves_left(state[0]))
     allowed = (budget - spent) * (1 - FINISH_FRACTION) - FINISH
     if allowed <= 0:

@@ -2,6 +2,7 @@
 
     python3 -m engine stake_raid arena "CMD_A" "CMD_B" [--games G] [--sizes 5,6,8,10]
         [--time T] [--time-b T] [--seed S] [--jobs J] [--json FILE] [--keep DIR]
+        [--wall-factor F]
 
 Each player is a command run like the tournament runs homework.py: in its own working
 folder (kept for the whole game), with ``input.txt`` written there (N, COMPETITION, the
@@ -9,8 +10,10 @@ player's colour, its remaining CPU seconds, the values, the board), any old
 ``output.txt`` deleted, stdin closed, in a process group of its own. The call's CPU time
 (user + system of the process and the children it waited for) is charged against the
 player's clock; a call is killed (its whole group) once its wall-clock time passes
-``remaining * 1.5 + 1`` seconds. The referee reads only the first line of output.txt
-(``<col><row> Stake|Raid``), checks it against the rules and plays it itself.
+``remaining * F + 1`` seconds (F = 1.5 unless ``--wall-factor``), or by the kernel
+once its CPU time passes ``remaining + 2`` seconds. The referee reads
+only the first line of output.txt (``<col><row> Stake|Raid``), checks it against the
+rules and plays it itself.
 
 A player forfeits the game (it loses it, whatever the board says) for: running out of
 time (CPU charged beyond its clock, or killed at the wall-clock cap), a non-zero exit,
@@ -33,6 +36,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shlex
 import shutil
 import signal
@@ -76,6 +80,9 @@ def parse_options(argv):
     parser.add_argument("--time-b", type=float, default=None,
                         help="B's CPU seconds per game (default: --time)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--wall-factor", type=float, default=WALL_FACTOR,
+                        help="a call is killed after remaining * this + 1 wall seconds "
+                             f"(default {WALL_FACTOR}; raise it on a loaded machine)")
     parser.add_argument("--jobs", type=int, default=1, help="games played at once")
     parser.add_argument("--json", default=None, help="write all results to this file")
     parser.add_argument("--keep", default=None,
@@ -162,7 +169,7 @@ def _kill_group(pid):
         pass
 
 
-def run_call(words, folder, seconds, env=None):
+def run_call(words, folder, seconds, env=None, wall_factor=WALL_FACTOR):
     """Run ``words`` in ``folder`` as its own process group, killed past the wall cap."""
     with open(os.path.join(folder, "stderr.txt"), "ab") as errors:
         started = time.perf_counter()
@@ -173,13 +180,20 @@ def run_call(words, folder, seconds, env=None):
         except OSError as error:
             errors.write(f"arena: cannot start {words[0]}: {error}\n".encode())
             return Call(127, 0.0, 0.0, 0, False)
+    try:
+        # The kernel stops a call that burns its whole clock and more (SIGXCPU, then
+        # SIGKILL): CPU time runs out even on a machine too loaded for the wall cap.
+        limit = int(seconds) + 2
+        resource.prlimit(process.pid, resource.RLIMIT_CPU, (limit, limit + 1))
+    except (OSError, ValueError, AttributeError):
+        pass  # already gone, or no prlimit here: the wall cap still holds
     killed = []
 
     def kill():
         killed.append(True)
         _kill_group(process.pid)
 
-    timer = threading.Timer(seconds * WALL_FACTOR + WALL_EXTRA, kill)
+    timer = threading.Timer(seconds * wall_factor + WALL_EXTRA, kill)
     timer.start()
     try:
         _, status, usage = os.wait4(process.pid, 0)
@@ -223,7 +237,8 @@ def play_game(index, options, words, root):
             os.unlink(output)
         except FileNotFoundError:
             pass
-        call = run_call(words[player], folder, remaining, options.env)
+        call = run_call(words[player], folder, remaining, options.env,
+                        options.wall_factor)
         used[player] += call.cpu
         calls[player] += 1
         peak[player] = max(peak[player], call.rss_kib)
