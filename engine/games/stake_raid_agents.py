@@ -34,6 +34,9 @@ AGENT_TABLE_BYTES = 120 * 1024 * 1024
 # Forward pruning: below the root a node searches at most this many of its moves, the
 # best by swing (the root always searches them all).
 BEAM = 12
+# ... except with this many empty squares or fewer: the end is searched in full (exact
+# once the deepening reaches the last move).
+ENDGAME_CELLS = 10
 
 
 # How much of the opponent's best reply gain a horizon value takes off (see ThreatGame).
@@ -64,24 +67,22 @@ class ThreatGame(StakeRaid):
         cells, mover, empties = actions.cells, actions.mover, actions.empties
         values, neighbours = self.values, self.neighbours
         enemy = MAX + MIN - mover
-        # The opponent's two best next gains and the square of the best one.
-        best = second = 0
-        best_cell = -1
-        for cell in empties:
-            gain = values[cell]
-            if gain > second:
-                if gain > best:
-                    best, second, best_cell = gain, best, cell
-                else:
-                    second = gain
+        # The opponent's two best next gains on two different squares (a Raid gains at
+        # least what the Stake on its square does), and the square of the best one.
+        raids = {}
         for target in self.raid_targets(cells, enemy):
             gain = values[target]
             for near in neighbours[target]:
                 if cells[near] == mover:
                     gain += 2 * values[near]
+            raids[target] = gain
+        best = second = 0
+        best_cell = -1
+        for cell in empties:
+            gain = raids.get(cell, 0) or values[cell]
             if gain > second:
                 if gain > best:
-                    best, second, best_cell = gain, best, target
+                    best, second, best_cell = gain, best, cell
                 else:
                     second = gain
         weight = self.threat_weight
@@ -129,6 +130,7 @@ def swing_order(game, beam=BEAM):
     plus twice the mover's pieces next to it when the opponent could Raid it (it has a
     piece next to t). Stakes that block the opponent's big Raids thus rank beside the
     mover's own Raids. Among equal swings the spec's visit order is kept (stable sort).
+    With ENDGAME_CELLS empty squares or fewer nothing is pruned.
     """
     values, neighbours = game.values, game.neighbours
 
@@ -156,7 +158,7 @@ def swing_order(game, beam=BEAM):
                 gain += 1 << 20
             keyed.append((-(gain + denied), len(keyed), pair))
         keyed.sort()
-        if depth > 0 and len(keyed) > beam:
+        if depth > 0 and len(keyed) > beam and cells.count(EMPTY) > ENDGAME_CELLS:
             del keyed[beam:]
         return [item[2] for item in keyed]
 
