@@ -69,28 +69,31 @@ def test_threat_horizon_charges_the_opponents_best_reply():
     assert stake_a2 == score - 1 + 52
 
 
-def test_swing_order_prefers_blocking_a_big_raid():
+def test_swing_expand_prefers_blocking_a_big_raid():
     # MAX's 90 at A1 is threatened by MIN through B1; the block (B1) comes first.
     game = StakeRaid(3, [90, 5, 1, 1, 1, 1, 1, 1, 30])
     cells = bytes([MAX, EMPTY, MIN] + [EMPTY] * 6)
     state = game.initial_state(cells, MAX)
-    order = agents.swing_order(game, beam=3)
-    root = order(state, game.successors(state), None, 0)
-    assert root[0][0] in (1, 1 + RAID)
-    assert len(root) == len(game.successors(state))
-    assert len(order(state, game.successors(state), None, 1)) <= 3 or \
-        cells.count(EMPTY) <= agents.ENDGAME_CELLS
+    expand = agents.swing_expand(game, beam=3)
+    root = expand(state, None, 0)
+    assert root[0][0] == 1 + RAID            # the Raid of B1 blocks and flips C1
+    assert root[1][0] == 1                   # the Stake of B1 still blocks
+    # every move at the root, each with its true child
+    assert sorted(root) == sorted(game.successors(state))
+    # an endgame (7 empty squares) is never pruned
+    assert len(expand(state, None, 1)) == len(root)
 
 
-def test_swing_order_puts_the_table_move_first_and_prunes_below_the_root():
+def test_swing_expand_puts_the_table_move_first_and_prunes_below_the_root():
     rng = random.Random(5)
     game, state = random_state(rng, 6, agents.ENDGAME_CELLS + 10)
     children = game.successors(state)
     hint = children[-1][0]
-    order = agents.swing_order(game, beam=4)
-    assert order(state, children, hint, 0)[0][0] == hint
-    below = order(state, children, hint, 2)
-    assert len(below) == 4 and below[0][0] == hint
+    expand = agents.swing_expand(game, beam=4)
+    root = expand(state, hint, 0)
+    assert root[0][0] == hint and sorted(root) == sorted(children)
+    below = expand(state, hint, 2)
+    assert below == root[:4]
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -121,48 +121,78 @@ def fixed_depth(depth):
     return play
 
 
-def swing_order(game, beam=BEAM):
-    """An ``order`` hook for engine.search: children by swing, best first, the table's
-    move first; below the root only the ``beam`` best are kept.
+def swing_expand(game, beam=BEAM, remember=200000):
+    """An ``expand`` hook for engine.search: the children of a node by swing, best
+    first, the table's move first; below the root only the ``beam`` best are built.
 
-    The swing of a move onto square t is what it gains the mover (the child's score
-    change) plus what the square would have given the opponent there next: its value,
-    plus twice the mover's pieces next to it when the opponent could Raid it (it has a
-    piece next to t). Stakes that block the opponent's big Raids thus rank beside the
-    mover's own Raids. Among equal swings the spec's visit order is kept (stable sort).
-    With ENDGAME_CELLS empty squares or fewer nothing is pruned.
+    The swing of a move onto square t is what it gains the mover plus what t would have
+    given the opponent next. A Stake gains t's value; a Raid (t next to pieces of both
+    sides) also flips the enemy pieces next to t, worth twice their values. The
+    opponent would get t's value too, plus twice the mover's pieces next to t when it
+    has a piece there (its Raid). So Stakes that block a big Raid rank beside the
+    mover's own Raids. Equal swings keep the spec's visit order (Stakes, then Raids,
+    row-major). With ENDGAME_CELLS empty squares or fewer nothing is pruned.
+    Keys are computed from the board alone: no child state is made for a pruned move.
+    The sorted moves of up to ``remember`` positions are kept: iterative deepening
+    expands the same nodes again at every depth.
     """
-    values, neighbours = game.values, game.neighbours
+    values, neighbours, signed = game.values, game.neighbours, game.signed
+    play, empties_of = game.play, game.empties
+    known = {}
 
-    def order(state, children, hint, depth):
+    def expand(state, hint, depth):
         cells, score, mover = state
         enemy = MAX + MIN - mover
-        sign = 1 if mover == MAX else -1
-        keyed = []
-        for pair in children:
-            action = pair[0]
-            cell = action - RAID if action >= RAID else action
-            gain = (pair[1][1] - score) * sign
-            denied = values[cell]
-            raidable = False
-            mine = 0
+        entry = known.get(state)
+        if entry is None:
+            if len(known) >= remember:
+                known.clear()
+            entry = known[state] = sorted_moves(cells, mover, enemy)
+        empty_count, actions = entry
+        actions = list(actions)
+        if hint is not None and hint in actions:
+            actions.remove(hint)
+            actions.insert(0, hint)
+        if depth > 0 and len(actions) > beam and empty_count > ENDGAME_CELLS:
+            del actions[beam:]
+        piece = bytes([mover])
+        gains = signed[mover]
+        children = []
+        for action in actions:
+            if action < RAID:
+                children.append((action, (cells[:action] + piece + cells[action + 1:],
+                                          score + gains[action], enemy)))
+            else:
+                children.append((action, play(state, action)))
+        return children
+
+    def sorted_moves(cells, mover, enemy):
+        """(number of empty squares, every move sorted by swing)."""
+        empties = empties_of(cells)
+        stakes = []
+        raids = []
+        for cell in empties:
+            mine = theirs = 0
             for near in neighbours[cell]:
                 owner = cells[near]
-                if owner == enemy:
-                    raidable = True
-                elif owner == mover:
+                if owner == mover:
                     mine += values[near]
-            if raidable:
-                denied += 2 * mine
-            if action == hint:
-                gain += 1 << 20
-            keyed.append((-(gain + denied), len(keyed), pair))
+                elif owner == enemy:
+                    theirs += values[near]
+            value = values[cell]
+            if theirs:
+                stakes.append((-2 * (value + mine), cell))
+                if mine:
+                    raids.append((-2 * (value + mine + theirs), cell + RAID))
+            else:
+                stakes.append((-2 * value, cell))
+        # Equal keys: the tuples compare the action second, and Stakes (< RAID) come
+        # before Raids, each row-major: the spec's visit order.
+        keyed = stakes + raids
         keyed.sort()
-        if depth > 0 and len(keyed) > beam and cells.count(EMPTY) > ENDGAME_CELLS:
-            del keyed[beam:]
-        return [item[2] for item in keyed]
+        return len(empties), [item[1] for item in keyed]
 
-    return order
+    return expand
 
 
 def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BEAM,
@@ -178,7 +208,7 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
     table = BoundedTable(max(1000, AGENT_TABLE_BYTES // (len(state[0]) + 250)))
     result = iterative_deepening(
         game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
-        clock=clock, table=table, order=swing_order(game, beam),
+        clock=clock, table=table, expand=swing_expand(game, beam),
         on_iteration=on_iteration)
     if result.action is None:
         return greedy_move(game, state)
