@@ -33,7 +33,7 @@ DEFAULT_STRATEGY = "agent"
 AGENT_TABLE_BYTES = 120 * 1024 * 1024
 # Forward pruning: below the root a node searches at most this many of its moves, the
 # best by swing (the root always searches them all).
-BEAM = 12
+BEAM = 8
 # ... except with this many empty squares or fewer: the end is searched in full (exact
 # once the deepening reaches the last move).
 ENDGAME_CELLS = 10
