@@ -120,3 +120,28 @@ def test_homework_strategy_from_option_and_environment(tmp_path):
                          env=dict(env, STAKE_RAID_STRATEGY="nope"), capture_output=True,
                          text=True)
     assert bad.returncode == 2 and "STAKE_RAID_STRATEGY" in bad.stderr
+
+
+def test_expand_hook_replaces_successors_and_order():
+    """engine.search's ``expand``: the same children give the same search; fewer
+    children are all the search visits."""
+    rng = random.Random(8)
+    game, state = random_state(rng, 4, 9)
+    plain = search(game, state, prune=True, depth=4)
+    calls = []
+
+    def same(node, hint, depth):
+        calls.append(depth)
+        return game.successors(node)
+
+    hooked = search(game, state, prune=True, depth=4, expand=same)
+    assert (hooked.value, hooked.action, hooked.stats.nodes) == \
+        (plain.value, plain.action, plain.stats.nodes)
+    assert calls and min(calls) == 0
+
+    def first_two(node, hint, depth):
+        return game.successors(node)[:2]
+
+    pruned = search(game, state, prune=True, depth=4, expand=first_two)
+    assert pruned.action in [a for a, _ in game.successors(state)[:2]]
+    assert pruned.stats.nodes < plain.stats.nodes
