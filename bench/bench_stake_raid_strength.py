@@ -47,14 +47,15 @@ def series(opponent, options, folder):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--sizes", default="5,6")
     parser.add_argument("--time", type=float, default=3.0)
     parser.add_argument("--proxy-factor", type=float, default=10.0)
     parser.add_argument("--opponents", default="classic,proxy")
     parser.add_argument("--seed", type=int, default=561)
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--wall-factor", type=float, default=1.5)
+    parser.add_argument("--wall-factor", type=float, default=1.5,
+                        help="the arena's wall-clock cap factor (raise it on a busy machine)")
     parser.add_argument("--json", default=None, help="write every series' results here")
     options = parser.parse_args(argv)
     results = {}
