@@ -10,7 +10,9 @@ run every one of them as a real program:
 * ``agent``    (the default) the tournament agent: iterative-deepening alpha-beta over
                the engine's one search, with "swing" move ordering (what a square gains
                the mover plus what it denies the opponent), forward pruning of the
-               weakest moves below the root, a bounded table, and the time manager of
+               weakest moves below the root (none in the endgame, which it solves
+               exactly), a horizon that charges the opponent's best reply
+               (:class:`ThreatGame`), a bounded table, and the time manager of
                :mod:`.stake_raid_player`.
 * ``classic``  the earlier agent: iterative deepening over every move, children ordered
                by their score (:func:`.stake_raid_player.competition_move`).
@@ -22,7 +24,7 @@ import time
 
 from ..iterative import iterative_deepening
 from ..search import search
-from .stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, _HorizonActions
+from .stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, HorizonActions
 from .stake_raid_player import (FINISH, FINISH_FRACTION, BoundedTable, competition_move,
                                 greedy_move, move_budget, moves_left)
 
@@ -42,8 +44,6 @@ BEAM = 8
 # ... except with this many empty squares or fewer: the end is searched in full (exact
 # once the deepening reaches the last move).
 ENDGAME_CELLS = 10
-
-
 # How much of the opponent's best reply gain a horizon value takes off (see ThreatGame).
 THREAT_WEIGHT = 0.5
 
@@ -65,7 +65,7 @@ class ThreatGame(StakeRaid):
 
     def horizon_values(self, state):
         cells, score, mover = state
-        actions = _HorizonActions(self, cells, mover, self.empties(cells))
+        actions = HorizonActions(self, cells, mover, self.empties(cells))
         return actions, self._threat_iter(actions, score)
 
     def _threat_iter(self, actions, score):
@@ -222,8 +222,3 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
 
 STRATEGIES = {"agent": agent, "classic": classic, "greedy": greedy}
 STRATEGIES.update((f"depth{d}", fixed_depth(d)) for d in range(1, 10))
-
-
-def strategy_named(name):
-    """The strategy called ``name``, or raise KeyError."""
-    return STRATEGIES[name]
