@@ -34,6 +34,11 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
 * ``table``     a :class:`TranspositionTable` (values with bound flags and best moves).
 * ``order``     ``order(state, children, hint, depth) -> children``: move ordering; ``hint`` is
                 the transposition table's best action for the state (or None).
+* ``expand``    ``expand(state, hint, depth) -> children``: replaces ``game.successors``
+                followed by ``order`` at interior nodes and the root, for players that
+                choose which children to build at all (ordering and forward pruning
+                before any child state is made). Not for the grader modes: their visit
+                order is the spec's.
 * ``deadline``  with ``clock``: raise :class:`SearchTimeout` once ``clock() >= deadline``
                 (checked each time ``check_every`` more nodes have been counted).
 
@@ -157,7 +162,7 @@ def _report_pruned(tracer, state, depth, rest):
 
 def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=None,
            stats=None, memo=None, memo_key=None, table=None, order=None, deadline=None,
-           clock=time.perf_counter, check_every=256):
+           clock=time.perf_counter, check_every=256, expand=None):
     """Search ``state`` of ``game`` and return a :class:`SearchResult` (see module doc)."""
     if stats is None:
         stats = Statistics()
@@ -288,11 +293,14 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
             else:
                 # A generator of children is pulled only up to a cut; to report what
                 # the cut skipped, the loop runs on an iterator whose rest is just that.
-                children = successors(state)
-                if order is not None:
-                    children = order(state, children, hint, d)
-                elif hint is not None:
-                    children = _hint_first(children, hint)
+                if expand is not None:
+                    children = expand(state, hint, d)
+                else:
+                    children = successors(state)
+                    if order is not None:
+                        children = order(state, children, hint, d)
+                    elif hint is not None:
+                        children = _hint_first(children, hint)
                 if report_pruned:
                     children = iter(children)
                 d1 = d + 1
@@ -347,7 +355,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
 
     try:
         value, action, child, root_values = _search_root(
-            game, state, visit, prune, limit, low, high, tracer, table, order)
+            game, state, visit, prune, limit, low, high, tracer, table, order, expand)
     finally:
         stats.nodes += nodes + 1          # + the root
         stats.evaluations += evaluations
@@ -373,7 +381,8 @@ def _hint_first(children, hint):
     return children
 
 
-def _search_root(game, state, visit, prune, limit, low, high, tracer, table, order):
+def _search_root(game, state, visit, prune, limit, low, high, tracer, table, order,
+                 expand=None):
     """The root: like an interior node, but it never cuts and it remembers the move.
 
     The root keeps the FIRST child whose value is strictly better than every earlier
@@ -393,12 +402,15 @@ def _search_root(game, state, visit, prune, limit, low, high, tracer, table, ord
             tracer.leave(state, None, 0, v, alpha, beta, kind)
         return v, None, None, []
 
-    children = game.successors(state)
     hint = table.best_action(game.key(state)) if table is not None else None
-    if order is not None:
-        children = order(state, children, hint, 0)
-    elif hint is not None:
-        children = _hint_first(children, hint)
+    if expand is not None:
+        children = expand(state, hint, 0)
+    else:
+        children = game.successors(state)
+        if order is not None:
+            children = order(state, children, hint, 0)
+        elif hint is not None:
+            children = _hint_first(children, hint)
     maximizing = game.is_maxs_turn(state)
     root_values = []
     best = None

@@ -1,8 +1,8 @@
-# Stake/Raid (homework.py): tests, speed benchmark and self-play.
+# Stake/Raid (homework.py): tests, speed benchmark, self-play and arena strength.
 .PHONY: test-stake-raid bench-stake-raid selfplay-stake-raid
 
 test-stake-raid: $(VENV)/.ready
-	$(PYTEST) -q tests/test_stake_raid.py tests/test_stake_raid_competition.py $(PYTEST_ARGS)
+	$(PYTEST) -q tests/test_stake_raid.py tests/test_stake_raid_competition.py tests/test_stake_raid_arena.py $(PYTEST_ARGS)
 	$(PYTEST) -q tests/test_golden.py -k stake_raid $(PYTEST_ARGS)
 
 bench-stake-raid:
@@ -11,3 +11,15 @@ bench-stake-raid:
 # COMPETITION player vs ALPHABETA depth 1, 2, 3 (a few minutes of CPU).
 selfplay-stake-raid:
 	$(PYTHON) bench/bench_stake_raid_selfplay.py $(SELFPLAY_ARGS)
+
+# The COMPETITION agent against its sparring partners in the arena (real homework.py
+# processes, CPU time charged): the earlier agent at equal time over N = 5..12, and the
+# strong-opponent proxy (the earlier agent with 10x the time) over N = 5..8 with 3 s
+# against 30 s. About an hour of CPU; two games at a time.
+STRENGTH_EQUAL_ARGS ?= --games 20 --sizes 5,6,7,8,9,10,11,12 --time 8 --opponents classic,greedy,depth2
+STRENGTH_PROXY_ARGS ?= --games 20 --sizes 5,6,7,8 --time 3 --proxy-factor 10 --opponents proxy
+STRENGTH_COMMON_ARGS ?= --seed 561 --jobs 2 --wall-factor 4
+.PHONY: bench-stake-raid-strength
+bench-stake-raid-strength:
+	nice -n 10 $(PYTHON) bench/bench_stake_raid_strength.py $(STRENGTH_EQUAL_ARGS) $(STRENGTH_COMMON_ARGS)
+	nice -n 10 $(PYTHON) bench/bench_stake_raid_strength.py $(STRENGTH_PROXY_ARGS) $(STRENGTH_COMMON_ARGS)

@@ -205,7 +205,7 @@ class StakeRaid(Game):
         stops computing at a cut; ``actions`` is an indexable view of the same moves.
         """
         cells, score, mover = state
-        actions = _HorizonActions(self, cells, mover, self.empties(cells))
+        actions = HorizonActions(self, cells, mover, self.empties(cells))
         return actions, self._horizon_iter(actions, score)
 
     def _horizon_iter(self, actions, score):
@@ -224,7 +224,7 @@ class StakeRaid(Game):
             yield score + sign * gain
 
 
-class _HorizonActions:
+class HorizonActions:
     """The actions of a horizon node by index (Stakes, then Raids); the raid targets
     are found once, when first needed."""
 

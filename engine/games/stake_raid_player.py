@@ -46,11 +46,11 @@ def moves_left(cells):
     return (cells.count(EMPTY) + 1) // 2
 
 
-def move_budget(seconds_left, our_moves_left):
+def move_budget(seconds_left, our_moves_left, startup_cost=STARTUP_COST):
     """CPU seconds this whole run may use (start-up included) out of ``seconds_left``.
 
     Invariant (so the game's time never runs out): after this run, what is left still
-    pays STARTUP_COST for every later run, plus SAFETY. Within that, each remaining move
+    pays ``startup_cost`` (default STARTUP_COST) for every later run, plus SAFETY. Within that, each remaining move
     gets twice its equal share (the early and middle game matter most), at most
     MAX_FRACTION of what is usable and MAX_MOVE_SECONDS; the last move may use it all.
     Returns 0.0 when nothing beyond the bare minimum can be spent.
@@ -58,7 +58,7 @@ def move_budget(seconds_left, our_moves_left):
     if not seconds_left > 0:
         return 0.0
     later = max(our_moves_left - 1, 0)
-    usable = seconds_left - STARTUP_COST * later - SAFETY
+    usable = seconds_left - startup_cost * later - SAFETY
     if usable <= 0:
         return 0.0
     if not later:

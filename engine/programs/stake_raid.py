@@ -1,6 +1,7 @@
 """homework.py: the Stake/Raid war game (docs/stake_raid.md).
 
-    homework.py [INPUT OUTPUT]
+    homework.py [--strategy NAME] [INPUT OUTPUT]
+    python3 -m engine stake_raid arena "CMD_A" "CMD_B" [OPTIONS]   (see arena --help)
 
 Reads input.txt in the current folder (or INPUT) and writes output.txt (or OUTPUT) with
 the move of the side to move and the board after it:
@@ -17,6 +18,12 @@ MINIMAX and ALPHABETA play exactly the move the grader expects: the first move w
 strictly best value, Stakes (row-major) before Raids (row-major). COMPETITION plays the
 strongest move a share of the remaining time allows (iterative deepening alpha-beta),
 showing each completed depth on stderr when stderr is a terminal.
+
+COMPETITION strategies (--strategy NAME, or the STAKE_RAID_STRATEGY environment
+variable; the option wins): agent (the default: the tournament agent), classic (the
+earlier agent: iterative deepening over every move), greedy (best immediate score),
+depth1..depth9 (ALPHABETA at that fixed depth, whatever the clock). MINIMAX and
+ALPHABETA ignore the strategy.
 Bad input: one line on stderr naming the line, exit code 2, output file untouched.
 """
 
@@ -29,7 +36,7 @@ from typing import List, NamedTuple
 
 from ..errors import UsageError
 from ..games.stake_raid import EMPTY, MAX, MAX_SIZE, MIN, StakeRaid, action_cell, is_raid
-from ..games.stake_raid_player import competition_move
+from ..games.stake_raid_agents import DEFAULT_STRATEGY, STRATEGIES
 from ..search import search
 from .common import run_program, write_atomically
 
@@ -145,8 +152,9 @@ def render(problem, action, child):
     return move_name(size, action) + "\n" + "\n".join(rows) + "\n"
 
 
-def choose(problem, clock=time.process_time):
-    """(action, child) for ``problem``: the grader's move, or the COMPETITION move."""
+def choose(problem, clock=time.process_time, strategy=DEFAULT_STRATEGY):
+    """(action, child) for ``problem``: the grader's move, or the COMPETITION move of
+    the strategy named ``strategy``."""
     game, state = setup(problem)
     if problem.mode == "COMPETITION":
         # The line-4 time also pays for this run's start-up, already spent (CPU clock).
@@ -156,14 +164,40 @@ def choose(problem, clock=time.process_time):
                 print(f"homework.py: depth {iteration.depth}: "
                       f"{move_name(problem.size, iteration.result.action)}, score "
                       f"{iteration.result.value}, {iteration.seconds:.3f} s", file=sys.stderr)
-        move = competition_move(game, state, problem.limit, clock=clock, spent=clock(),
-                                on_iteration=report)
-        return move.action, move.child
+        play = STRATEGIES[strategy]
+        if report is not None and strategy in ("agent", "classic"):
+            return play(game, state, problem.limit, clock=clock, spent=clock(),
+                        on_iteration=report)
+        return play(game, state, problem.limit, clock=clock, spent=clock())
     result = search(game, state, prune=problem.mode == "ALPHABETA", depth=problem.limit)
     return result.action, result.child
 
 
+STRATEGY_VARIABLE = "STAKE_RAID_STRATEGY"
+
+
+def pick_strategy(argv):
+    """(strategy name, remaining argv): ``--strategy NAME`` first in ``argv``, else the
+    STAKE_RAID_STRATEGY environment variable, else the default; UsageError if unknown."""
+    name = os.environ.get(STRATEGY_VARIABLE) or DEFAULT_STRATEGY
+    where = f"the {STRATEGY_VARIABLE} environment variable"
+    if argv[:1] == ["--strategy"]:
+        if len(argv) < 2:
+            raise UsageError("--strategy needs a NAME")
+        name, argv, where = argv[1], argv[2:], "--strategy"
+    elif argv[:1] and argv[0].startswith("--strategy="):
+        name, argv, where = argv[0].partition("=")[2], argv[1:], "--strategy"
+    if name not in STRATEGIES:
+        raise UsageError(f"{where}: unknown strategy {name!r}; known: "
+                         f"{', '.join(STRATEGIES)}")
+    return name, argv
+
+
 def run(argv, fast_exit=False):
+    if argv[:1] == ["arena"]:
+        from .stake_raid_arena import run_arena
+        return run_arena(argv[1:])
+    strategy, argv = pick_strategy(argv)
     if len(argv) not in (0, 2):
         raise UsageError(f"expected no arguments (or INPUT OUTPUT), got {len(argv)}; "
                          "see homework.py --help")
@@ -182,7 +216,7 @@ def run(argv, fast_exit=False):
         # it back on would scan everything at once), and leave as soon as the output is
         # written.
         gc.disable()
-    action, child = choose(problem)
+    action, child = choose(problem, strategy=strategy)
     write_atomically(target, render(problem, action, child))
     if fast_exit and problem.mode == "COMPETITION":
         sys.stdout.flush()

@@ -1,0 +1,147 @@
+"""COMPETITION strategies of Stake/Raid: legality, the swing order, the threat horizon,
+the exact endgame and the strategy choice of homework.py."""
+
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from engine.games import stake_raid_agents as agents
+from engine.games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid
+from engine.search import search
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def random_state(rng, n, empties, mover=MAX):
+    game = StakeRaid(n, [rng.randint(1, 99) for _ in range(n * n)])
+    cells = [EMPTY] * (n * n)
+    for cell in rng.sample(range(n * n), n * n - empties):
+        cells[cell] = rng.choice((MAX, MIN))
+    return game, game.initial_state(bytes(cells), mover)
+
+
+@pytest.mark.parametrize("name", sorted(agents.STRATEGIES))
+def test_every_strategy_plays_a_legal_move(name):
+    rng = random.Random(name)
+    deep = name.startswith("depth") and int(name[5:]) > 3
+    for n, empties in ((1, 1), (3, 4), (3, 6) if deep else (5, 17)):
+        game, state = random_state(rng, n, empties)
+        action, child = agents.STRATEGIES[name](game, state, 5.0)
+        assert action in game.actions(state)
+        assert child == game.play(state, action)
+
+
+def test_no_time_means_the_greedy_move():
+    game, state = random_state(random.Random(3), 6, 20)
+    assert agents.agent(game, state, 0.0) == agents.greedy(game, state)
+
+
+def test_threat_horizon_without_weight_is_the_plain_horizon():
+    rng = random.Random(11)
+    for _ in range(20):
+        game, state = random_state(rng, 5, rng.randint(1, 20), rng.choice((MAX, MIN)))
+        plain = StakeRaid(game.size, game.values)
+        threat = agents.ThreatGame(game.size, game.values, threat_weight=0)
+        actions, values = plain.horizon_values(state)
+        t_actions, t_values = threat.horizon_values(state)
+        values, t_values = list(values), list(t_values)
+        assert t_values == values
+        assert [t_actions[i] for i in range(len(values))] == \
+            [actions[i] for i in range(len(values))]
+
+
+def test_threat_horizon_charges_the_opponents_best_reply():
+    # 1x3 board, values 10 50 1: MAX on the left, MIN to move on the right.
+    game = agents.ThreatGame(3, [10, 50, 1, 1, 1, 1, 1, 1, 1], threat_weight=1)
+    cells = bytes([MAX, EMPTY, MIN] + [EMPTY] * 6)
+    state = game.initial_state(cells, MIN)
+    actions, values = game.horizon_values(state)
+    values = list(values)
+    score = 10 - 1
+    # MIN's Stake on B1 (50) takes the best square: MAX's best reply is then a 1.
+    stake_b1 = values[0]
+    assert stake_b1 == score - 50 + 1
+    # MIN's Stake on A2 (1) leaves B1 to MAX: a Raid there gains 50 + 2 * 1.
+    stake_a2 = values[1]
+    assert stake_a2 == score - 1 + 52
+
+
+def test_swing_expand_prefers_blocking_a_big_raid():
+    # MAX's 90 at A1 is threatened by MIN through B1; the block (B1) comes first.
+    game = StakeRaid(3, [90, 5, 1, 1, 1, 1, 1, 1, 30])
+    cells = bytes([MAX, EMPTY, MIN] + [EMPTY] * 6)
+    state = game.initial_state(cells, MAX)
+    expand = agents.swing_expand(game, beam=3)
+    root = expand(state, None, 0)
+    assert root[0][0] == 1 + RAID            # the Raid of B1 blocks and flips C1
+    assert root[1][0] == 1                   # the Stake of B1 still blocks
+    # every move at the root, each with its true child
+    assert sorted(root) == sorted(game.successors(state))
+    # an endgame (7 empty squares) is never pruned
+    assert len(expand(state, None, 1)) == len(root)
+
+
+def test_swing_expand_puts_the_table_move_first_and_prunes_below_the_root():
+    rng = random.Random(5)
+    game, state = random_state(rng, 6, agents.ENDGAME_CELLS + 10)
+    children = game.successors(state)
+    hint = children[-1][0]
+    expand = agents.swing_expand(game, beam=4)
+    root = expand(state, hint, 0)
+    assert root[0][0] == hint and sorted(root) == sorted(children)
+    below = expand(state, hint, 2)
+    assert below == root[:4]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_agent_solves_the_endgame_exactly(seed):
+    rng = random.Random(seed)
+    game, state = random_state(rng, 4, 7, rng.choice((MAX, MIN)))
+    action, child = agents.agent(game, state, 60.0)
+    exact = search(game, state, prune=True)
+    # the chosen move is worth the exact value of the position
+    assert search(game, child, prune=True).value == exact.value
+
+
+def test_homework_strategy_from_option_and_environment(tmp_path):
+    (tmp_path / "input.txt").write_text(
+        "3\nCOMPETITION\nX\n5.0\n1 1 1\n1 1 1\n1 1 99\nX..\n...\n...\n")
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    outputs = {}
+    for how in (["--strategy", "depth1"], ["--strategy=greedy"], []):
+        subprocess.run([sys.executable, os.path.join(ROOT, "homework.py")] + how,
+                       cwd=tmp_path, check=True, env=dict(env, STAKE_RAID_STRATEGY="depth2"))
+        outputs[" ".join(how)] = (tmp_path / "output.txt").read_text()
+    assert outputs["--strategy depth1"].startswith("C3 Stake")
+    bad = subprocess.run([sys.executable, os.path.join(ROOT, "homework.py")], cwd=tmp_path,
+                         env=dict(env, STAKE_RAID_STRATEGY="nope"), capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "STAKE_RAID_STRATEGY" in bad.stderr
+
+
+def test_expand_hook_replaces_successors_and_order():
+    """engine.search's ``expand``: the same children give the same search; fewer
+    children are all the search visits."""
+    rng = random.Random(8)
+    game, state = random_state(rng, 4, 9)
+    plain = search(game, state, prune=True, depth=4)
+    calls = []
+
+    def same(node, hint, depth):
+        calls.append(depth)
+        return game.successors(node)
+
+    hooked = search(game, state, prune=True, depth=4, expand=same)
+    assert (hooked.value, hooked.action, hooked.stats.nodes) == \
+        (plain.value, plain.action, plain.stats.nodes)
+    assert calls and min(calls) == 0
+
+    def first_two(node, hint, depth):
+        return game.successors(node)[:2]
+
+    pruned = search(game, state, prune=True, depth=4, expand=first_two)
+    assert pruned.action in [a for a, _ in game.successors(state)[:2]]
+    assert pruned.stats.nodes < plain.stats.nodes
