@@ -69,7 +69,7 @@ def play_game(values, size, cells, competition_side, depth, seconds_per_move):
         started = time.process_time()
         if side == competition_side:
             move = competition_move(game, state, clock_left, spent=STARTUP_COST)
-            action, child = move.action, move.child
+            child = move.child
             used = time.process_time() - started
             clock_left -= used + STARTUP_COST
             least_left = min(least_left, clock_left)
@@ -77,7 +77,7 @@ def play_game(values, size, cells, competition_side, depth, seconds_per_move):
             reached.append(move.depth)
         else:
             result = search(game, state, prune=True, depth=depth)
-            action, child = result.action, result.child
+            child = result.child
             theirs.append(time.process_time() - started)
         cells = child[0] if side == X else child[0].translate(SWAP)
         side = X + O - side

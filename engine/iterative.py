@@ -15,7 +15,7 @@ import time
 from collections import namedtuple
 
 from .errors import SearchTimeout
-from .search import INF, SearchResult, Statistics, TranspositionTable, search
+from .search import INF, Statistics, TranspositionTable, search
 
 
 class Iteration(namedtuple("Iteration", "depth result seconds")):

@@ -158,14 +158,13 @@ def choose(problem, clock=time.process_time, strategy=DEFAULT_STRATEGY):
     game, state = setup(problem)
     if problem.mode == "COMPETITION":
         # The line-4 time also pays for this run's start-up, already spent (CPU clock).
-        report = None
-        if sys.stderr.isatty():  # a person watching: show each depth reached
-            def report(iteration):
-                print(f"homework.py: depth {iteration.depth}: "
-                      f"{move_name(problem.size, iteration.result.action)}, score "
-                      f"{iteration.result.value}, {iteration.seconds:.3f} s", file=sys.stderr)
+        def report(iteration):
+            print(f"homework.py: depth {iteration.depth}: "
+                  f"{move_name(problem.size, iteration.result.action)}, score "
+                  f"{iteration.result.value}, {iteration.seconds:.3f} s", file=sys.stderr)
         play = STRATEGIES[strategy]
-        if report is not None and strategy in ("agent", "classic"):
+        # A person watching (stderr is a terminal) sees each depth the search reaches.
+        if sys.stderr.isatty() and strategy in ("agent", "classic"):
             return play(game, state, problem.limit, clock=clock, spent=clock(),
                         on_iteration=report)
         return play(game, state, problem.limit, clock=clock, spent=clock())
