@@ -168,10 +168,12 @@ def test_update_goldens_rewrites_our_cases_and_never_the_official_samples(tmp_pa
          "tests/test_golden.py", "-k", "tictactoe and (official_sample or our_golden_case)"],
         cwd=copy, capture_output=True, text=True, env=environment, timeout=600)
 
+    # The whole output is searched: under CI=true pytest does not shorten summary lines.
     report = completed.stdout[-3000:]
+    summary = completed.stdout.split("short test summary")[-1]
     assert completed.returncode == 1, report          # the official samples failed ...
-    assert "FAILED tests/test_golden.py::test_official_sample[tictactoe/case001]" in report
-    assert "test_our_golden_case" not in report.split("short test summary")[-1], report
+    assert "FAILED tests/test_golden.py::test_official_sample[tictactoe/case001]" in summary
+    assert "test_our_golden_case" not in summary, report
     official_after = {name: fingerprint(copy / "fixtures" / name) for name in OFFICIAL}
     assert official_after == official_before          # ... and kept their bytes
     for path in ours:                                 # our cases recorded the new output
