@@ -26,7 +26,7 @@ from pathlib import Path
 from .case import Outcome, load_case, prepare
 from .detect import build, command_plan, detect
 from .diagnose import diagnose
-from .sandbox import Limits, Sandbox, fresh_copy, workspace_root
+from .sandbox import Limits, Sandbox, fresh_copy, list_tree, workspace_root
 from .scoring import score
 from .verdict import Verdict
 
@@ -168,14 +168,15 @@ class Runner:
             if submission not in self._builds:
                 plan = self.plan(submission)
                 built = build(plan, submission, sandbox, self.workspace, self.build_timeout)
-                baseline = {}
+                baseline, listing = {}, None
                 if built.folder is not None:
+                    listing = list_tree(str(built.folder))
                     for path in built.folder.rglob("*"):
                         if path.is_file() and not path.is_symlink():
                             stat = path.stat()
                             baseline[path.relative_to(built.folder).as_posix()] = (
                                 stat.st_size, stat.st_mtime_ns)
-                self._builds[submission] = (plan, built, baseline)
+                self._builds[submission] = (plan, built, baseline, listing)
                 self.results.set_build(submission, plan.kind, built.error, built.seconds)
             return self._builds[submission]
 
@@ -264,7 +265,7 @@ class Runner:
     def grade_case(self, submission, case, sandbox):
         """The JSON record of ``case`` run on ``submission`` in ``sandbox`` (None when the
         run was aborted)."""
-        plan, built, baseline = self._build(submission, sandbox)
+        plan, built, baseline, listing = self._build(submission, sandbox)
         argv = plan.argv(case.args)
         record = {"case": case.name, "command": " ".join(argv)}
         if built.error is not None:
@@ -277,7 +278,7 @@ class Runner:
         sandbox.renew()
         try:
             links = sandbox.links_are_safe
-            fresh_copy(str(built.folder), folder, links)
+            fresh_copy(str(built.folder), folder, links, listing)
             # Old outputs go first; so do names the case writes, so that writing them
             # never goes through a hard link into the build.
             stale = set(case.expected) | {"output.txt"} | set(case.args) | set(case.files)

@@ -540,29 +540,42 @@ class Sandbox:
                 room -= len(chunk)
 
 
-def fresh_copy(source, destination, links=False):
+def list_tree(source):
+    """``(folders, symlinks, files)`` below the folder ``source``: relative paths of its
+    folders (parents first), of its symbolic links with their targets, and of its other
+    files. A build is listed once and copied for every case (see :func:`fresh_copy`)."""
+    folders, symlinks, files = [], [], []
+    for root, dirs, names in os.walk(source):
+        relative = os.path.relpath(root, source)
+        for name in dirs + names:
+            path = os.path.join(root, name)
+            inside = os.path.normpath(os.path.join(relative, name))
+            if os.path.islink(path):
+                symlinks.append((inside, os.readlink(path)))
+            elif name in dirs:
+                folders.append(inside)
+            else:
+                files.append(inside)
+    return folders, symlinks, files
+
+
+def fresh_copy(source, destination, links=False, listing=None):
     """Make the new folder ``destination`` a copy of the folder ``source``: symlinks stay
     links, times are preserved (so unchanged files can be recognised afterwards), and with
     ``links`` files are hard links (see :attr:`Sandbox.links_are_safe`), which costs one
-    system call per file instead of a copy."""
+    system call per file instead of a copy. ``listing`` is ``list_tree(source)`` when the
+    caller has it already (``source`` has not changed since)."""
     if not links:
         shutil.copytree(source, destination, symlinks=True)
         return
+    folders, symlinks, files = listing or list_tree(source)
     os.mkdir(destination)
-    for root, dirs, files in os.walk(source):
-        target = os.path.join(destination, os.path.relpath(root, source))
-        for name in dirs:
-            path = os.path.join(root, name)
-            if os.path.islink(path):
-                os.symlink(os.readlink(path), os.path.join(target, name))
-            else:
-                os.mkdir(os.path.join(target, name))
-        for name in files:
-            path = os.path.join(root, name)
-            if os.path.islink(path):
-                os.symlink(os.readlink(path), os.path.join(target, name))
-            else:
-                os.link(path, os.path.join(target, name))
+    for relative in folders:
+        os.mkdir(os.path.join(destination, relative))
+    for relative, target in symlinks:
+        os.symlink(target, os.path.join(destination, relative))
+    for relative in files:
+        os.link(os.path.join(source, relative), os.path.join(destination, relative))
 
 
 def workspace_root():
