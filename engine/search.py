@@ -11,7 +11,8 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 the same values whenever the game's values lie inside the window, and a
                 sound bound when a narrowed window is reached (a node that started at the
                 window's edge could report that edge as a bound it never proved).
-* ``tracer``    an observer (see :class:`Tracer` below; engine.trace holds the recorders) told about every visited node:
+* ``tracer``    an observer (see :class:`Tracer` below; engine.trace holds the recorders)
+                told about every visited node:
                 ``enter(state, action, depth, alpha, beta)`` before the node is examined,
                 ``leave(state, action, depth, value, alpha, beta, kind)`` just before it
                 returns (post-order; ``alpha``/``beta`` are the node's final bounds, a leaf's
@@ -42,8 +43,9 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
 * ``deadline``  with ``clock``: raise :class:`SearchTimeout` once ``clock() >= deadline``
                 (checked each time ``check_every`` more nodes have been counted).
 
-Rules graders depend on (docs/engine.md, "The search"): children are visited in ``game.successors`` order;
-a Max node returns as soon as ``v >= beta`` and a Min node as soon as ``v <= alpha``, the
+Rules graders depend on (docs/engine.md, "The search"): children are visited in
+``game.successors`` order; a Max node returns as soon as ``v >= beta`` and a Min node as
+soon as ``v <= alpha``, the
 test made BEFORE alpha/beta is updated; a cut node returns ``v`` (not the bound); the root
 never cuts but later root children get the tightened window; the root keeps the FIRST
 strictly better child, so alpha-beta chooses exactly the move minimax chooses.
