@@ -45,10 +45,10 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
 
 Rules graders depend on (docs/engine.md, "The search"): children are visited in
 ``game.successors`` order; a Max node returns as soon as ``v >= beta`` and a Min node as
-soon as ``v <= alpha``, the
-test made BEFORE alpha/beta is updated; a cut node returns ``v`` (not the bound); the root
-never cuts but later root children get the tightened window; the root keeps the FIRST
-strictly better child, so alpha-beta chooses exactly the move minimax chooses.
+soon as ``v <= alpha``, the test made BEFORE alpha/beta is updated; a cut node returns
+``v`` (not the bound); the root never cuts but later root children get the tightened
+window; the root keeps the FIRST strictly better child, so alpha-beta chooses exactly the
+move minimax chooses.
 """
 
 import time
