@@ -106,6 +106,42 @@ def test_writes_outside_its_folder_do_not_land(tmp_path, isolation):
             home_file.unlink()
 
 
+def test_a_case_cannot_change_the_build_the_next_case_shares(tmp_path, isolation):
+    # Cases share the build's sub-folders and top-level files (links, no copies): each
+    # tries to change them, and passes only if it finds them as the build left them.
+    code = ("import os\n"
+            "clean = open('data/seed.txt').read() == 'clean' and not os.path.exists('data/new')\n"
+            "for attempt in (lambda: open('data/seed.txt', 'w').write('dirty'),\n"
+            "                lambda: open('data/new', 'w').write('x'),\n"
+            "                lambda: os.unlink('data/seed.txt'),\n"
+            "                lambda: open('homework.py', 'a').write('# dirty')):\n"
+            "    try:\n        attempt()\n    except OSError:\n        pass\n"
+            "open('output.txt', 'w').write('ok\\n' if clean else 'dirty\\n')\n")
+    folder = submission(tmp_path / "student", {"homework.py": code, "data/seed.txt": "clean"})
+    document = grade("stake_raid", [folder],
+                     [stake_raid_case("c1"), stake_raid_case("c2"), stake_raid_case("c3")],
+                     isolation, jobs=1)
+    cases = document["submissions"][0]["cases"]
+    assert [case["passed"] for case in cases] == [True] * 3, cases
+    assert (folder / "data" / "seed.txt").read_text() == "clean"
+
+
+def test_another_submissions_build_cannot_be_read(tmp_path, isolation):
+    secret = submission(tmp_path / "a", {"homework.py": "open('output.txt', 'w').write('ok\\n')\n",
+                                         "secret.txt": "s3cret"})
+    # Look for the other build wherever the kit's folders are: beside the case folder.
+    code = ("import glob, os\n"
+            "found = []\n"
+            "for path in glob.glob(os.path.join(os.path.dirname(os.getcwd()), '*', '*', 'secret.txt')):\n"
+            "    try:\n        found.append(open(path).read())\n"
+            "    except OSError:\n        pass\n"
+            "open('output.txt', 'w').write('leak\\n' if found else 'ok\\n')\n")
+    spy = submission(tmp_path / "b", {"homework.py": code})
+    document = grade("stake_raid", [secret, spy], [stake_raid_case()], isolation)
+    verdicts = [entry["cases"][0] for entry in document["submissions"]]
+    assert [case["passed"] for case in verdicts] == [True, True], verdicts
+
+
 def test_our_environment_is_not_visible(tmp_path, isolation, monkeypatch):
     monkeypatch.setenv("GRADING_TEST_SECRET", "hunter2")
     code = ("import os\nleak = [k for k, v in os.environ.items() if 'hunter2' in v or "

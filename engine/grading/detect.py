@@ -172,11 +172,13 @@ def _tail(data, lines=15):
 
 class Build(NamedTuple):
     """A built submission: the folder every case copies (None on failure), the error
-    (None on success), the build's log and its seconds."""
+    (None on success), the build's log and its seconds, and the group that may read
+    the folder (None: anyone; see :meth:`Sandbox.take_back`)."""
     folder: Optional[Path]
     error: Optional[str]
     log: str = ""
     seconds: float = 0.0
+    group: Optional[int] = None
 
 
 def build(plan, submission, sandbox, workspace, timeout=120.0):
@@ -218,5 +220,5 @@ def build(plan, submission, sandbox, workspace, timeout=120.0):
         if not (built / binary).is_file():
             return Build(None, f"build failed: make produced no {binary}",
                          _tail(b"".join(log), 200), seconds)
-    sandbox.take_back(str(folder))
-    return Build(built, None, _tail(b"".join(log), 200), seconds)
+    group = sandbox.take_back(str(folder))
+    return Build(built, None, _tail(b"".join(log), 200), seconds, group)

@@ -1,9 +1,9 @@
 """Grading submissions: every case of every submission, in parallel, in sandboxes.
 
 :class:`Runner` takes a program, its cases and the submission folders; it builds each
-submission once (:mod:`engine.grading.detect`), runs every case in a fresh copy of the
-build (:mod:`engine.grading.sandbox`), judges timeouts and limit kills itself, hands
-runs that ended by themselves to :func:`engine.grading.diagnose.diagnose`, and scores
+submission once (:mod:`engine.grading.detect`), runs every case in a fresh folder that
+shares the build (:mod:`engine.grading.sandbox`), judges timeouts and limit kills itself,
+hands runs that ended by themselves to :func:`engine.grading.diagnose.diagnose`, and scores
 each submission with :func:`engine.grading.scoring.score`.
 
 Parallelism: ``jobs`` worker threads, each driving ONE subprocess at a time in its own
@@ -26,7 +26,7 @@ from pathlib import Path
 from .case import Outcome, load_case, prepare
 from .detect import build, command_plan, detect
 from .diagnose import diagnose
-from .sandbox import Limits, Sandbox, fresh_copy, list_tree, workspace_root
+from .sandbox import Limits, Sandbox, fresh_copy, list_top, workspace_root
 from .scoring import score
 from .verdict import Verdict
 
@@ -170,7 +170,7 @@ class Runner:
                 built = build(plan, submission, sandbox, self.workspace, self.build_timeout)
                 baseline, listing = {}, None
                 if built.folder is not None:
-                    listing = list_tree(str(built.folder))
+                    listing = list_top(str(built.folder))
                     for path in built.folder.rglob("*"):
                         if path.is_file() and not path.is_symlink():
                             stat = path.stat()
@@ -277,8 +277,10 @@ class Runner:
         os.rmdir(folder)
         sandbox.renew()
         try:
-            links = sandbox.links_are_safe
-            fresh_copy(str(built.folder), folder, links, listing)
+            # A case file in a sub-folder would be written through a shared folder's
+            # link into the build: such a case gets a real copy.
+            shared = sandbox.shares_builds and not any("/" in name for name in case.files)
+            fresh_copy(str(built.folder), folder, shared, listing)
             # Old outputs go first; so do names the case writes, so that writing them
             # never goes through a hard link into the build.
             stale = set(case.expected) | {"output.txt"} | set(case.args) | set(case.files)
@@ -287,10 +289,12 @@ class Runner:
                 if os.path.lexists(path) and not os.path.isdir(path):
                     os.unlink(path)
             prepare(case, folder)
-            sandbox.give(folder, directories_only=links)
+            sandbox.give(folder, directories_only=shared)
             for name in case.files:
                 sandbox.give_file(os.path.join(folder, name))
-            result = sandbox.run(argv, folder)
+            result = sandbox.run(argv, folder,
+                                 read_only=[str(built.folder)] if shared else (),
+                                 groups=[built.group] if built.group is not None else ())
             if result.ended == "aborted":
                 return None
             files = self._files_after(folder, baseline, case)

@@ -162,8 +162,9 @@ def _drop_to(uid):
     return drop
 
 
-def _bwrap_prefix(folder):
-    """bwrap's options: the system read-only, /tmp private, ``folder`` the only writable."""
+def _bwrap_prefix(folder, read_only=()):
+    """bwrap's options: the system and the folders ``read_only`` read-only, /tmp
+    private, ``folder`` the only writable."""
     # --as-pid-1: the command is the namespace's first process, so bwrap waits for it
     # itself and its CPU time reaches our wait4(); when it ends, the namespace dies.
     options = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"]
@@ -173,8 +174,10 @@ def _bwrap_prefix(folder):
             options += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             options += ["--ro-bind", path, path]
-    options += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                "--bind", folder, folder, "--chdir", folder, "--"]
+    options += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for path in read_only:
+        options += ["--ro-bind", path, path]
+    options += ["--bind", folder, folder, "--chdir", folder, "--"]
     return options
 
 
@@ -318,20 +321,33 @@ class Sandbox:
             os.chown(path, self.uid, self.uid, follow_symlinks=False)
 
     def take_back(self, folder):
-        """Make a built ``folder`` ours again and nobody else's to write (files lose
-        group/other write bits), so that cases can share its files by hard links."""
+        """Make a built ``folder`` ours again, for cases to share (see :func:`fresh_copy`)
+        and return the group id that may read it (None when not running as root).
+
+        Everything inside becomes root's, readable by all and writable by none but us;
+        ``folder`` itself is root's with mode 0750 and, as group, the build's own
+        sandbox uid (never any other run's), which :meth:`run` gives the cases of this
+        build (``groups``) and nobody else: other submissions cannot look in."""
         if self.uid is None:
-            return
+            return None
         for root, dirs, files in os.walk(folder):
-            for name in [root] + [os.path.join(root, entry) for entry in dirs + files]:
+            for name in [os.path.join(root, entry) for entry in dirs + files]:
                 os.chown(name, 0, 0, follow_symlinks=False)
                 if not os.path.islink(name):
-                    os.chmod(name, os.stat(name).st_mode & ~0o022)
+                    mode = os.stat(name).st_mode
+                    # Read (and, for folders and programs, run) by all: the build's
+                    # own folder below keeps out everyone but its cases.
+                    readable = 0o555 if os.path.isdir(name) or mode & 0o111 else 0o444
+                    os.chmod(name, (mode | readable) & ~0o022)
+        os.chown(folder, 0, self.uid)
+        os.chmod(folder, 0o750)
+        return self.uid
 
     @property
-    def links_are_safe(self):
-        """True when a case may get hard links to the build instead of copies: the
-        commands run as another uid, which cannot write files we own (mode go-w)."""
+    def shares_builds(self):
+        """True when a case may share the build's files and folders instead of copying
+        them (see :func:`fresh_copy`): the commands run as another uid, which cannot write
+        what we own (mode go-w)."""
         return self.uid is not None
 
     def environment(self, folder):
@@ -348,14 +364,17 @@ class Sandbox:
             (resource.RLIMIT_CORE, (0, 0), "--core"),
         )
 
-    def _launch(self, timeout):
-        """(argv prefix, preexec function) that apply the limits and the uid."""
+    def _launch(self, timeout, groups=()):
+        """(argv prefix, preexec function) that apply the limits, the uid and, as the
+        only supplementary ``groups``, e.g. the group of a shared build."""
         prefix = []
         need_preexec = False
+        groups = list(groups) if self.uid is not None else []
         if self.uid is not None:
             if self.setpriv:
-                prefix += [self.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}",
-                           "--clear-groups", "--"]
+                prefix += [self.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}"]
+                prefix += ([f"--groups={','.join(map(str, groups))}"] if groups
+                           else ["--clear-groups"]) + ["--"]
             else:
                 need_preexec = True
         if self.prlimit:
@@ -375,18 +394,22 @@ class Sandbox:
             for which, value in limits:
                 setrlimit(which, value)
             if uid is not None:
-                setgroups([])
+                setgroups(groups)
                 setgid(uid)
                 setuid(uid)
         return prefix, apply
 
-    def run(self, argv, folder, timeout=None):
+    def run(self, argv, folder, timeout=None, read_only=(), groups=()):
         """Run ``argv`` in ``folder`` (absolute; already given to the sandbox user) and
-        return its :class:`RunResult`. ``timeout`` overrides the limits' wall clock."""
+        return its :class:`RunResult`. ``timeout`` overrides the limits' wall clock;
+        ``read_only`` are absolute folders (outside ``folder``) the command may read
+        under bwrap too, and ``groups`` its supplementary groups: e.g. the build a shared
+        case folder links to, and its group (see :meth:`take_back`)."""
         timeout = self.limits.timeout if timeout is None else timeout
         folder = os.path.abspath(folder)
-        prefix, preexec = self._launch(timeout)
-        command = prefix + (_bwrap_prefix(folder) if self.use_bwrap else []) + list(argv)
+        prefix, preexec = self._launch(timeout, groups)
+        isolate = _bwrap_prefix(folder, read_only) if self.use_bwrap else []
+        command = prefix + isolate + list(argv)
         cap = self.limits.output_mb * MB
         start = time.perf_counter()
         try:
@@ -540,42 +563,43 @@ class Sandbox:
                 room -= len(chunk)
 
 
-def list_tree(source):
-    """``(folders, symlinks, files)`` below the folder ``source``: relative paths of its
-    folders (parents first), of its symbolic links with their targets, and of its other
-    files. A build is listed once and copied for every case (see :func:`fresh_copy`)."""
+def list_top(source):
+    """``(folders, symlinks, files)`` at the top of the folder ``source``: names of its
+    folders, of its symbolic links with their targets, and of its other files. A build is
+    listed once and shared by every case (see :func:`fresh_copy`)."""
     folders, symlinks, files = [], [], []
-    for root, dirs, names in os.walk(source):
-        relative = os.path.relpath(root, source)
-        for name in dirs + names:
-            path = os.path.join(root, name)
-            inside = os.path.normpath(os.path.join(relative, name))
-            if os.path.islink(path):
-                symlinks.append((inside, os.readlink(path)))
-            elif name in dirs:
-                folders.append(inside)
-            else:
-                files.append(inside)
+    for entry in sorted(os.scandir(source), key=lambda entry: entry.name):
+        if entry.is_symlink():
+            symlinks.append((entry.name, os.readlink(entry.path)))
+        elif entry.is_dir():
+            folders.append(entry.name)
+        else:
+            files.append(entry.name)
     return folders, symlinks, files
 
 
-def fresh_copy(source, destination, links=False, listing=None):
-    """Make the new folder ``destination`` a copy of the folder ``source``: symlinks stay
-    links, times are preserved (so unchanged files can be recognised afterwards), and with
-    ``links`` files are hard links (see :attr:`Sandbox.links_are_safe`), which costs one
-    system call per file instead of a copy. ``listing`` is ``list_tree(source)`` when the
-    caller has it already (``source`` has not changed since)."""
-    if not links:
+def fresh_copy(source, destination, shared=False, listing=None):
+    """Make the new folder ``destination`` a copy of the built folder ``source``.
+
+    Without ``shared``, a real copy: symlinks stay links, times are preserved (so that
+    unchanged files can be recognised afterwards). With ``shared`` (see
+    :attr:`Sandbox.shares_builds`), a few system calls whatever the build's size: the
+    top-level files are hard links, the top-level folders symbolic links to the build's
+    own (absolute, so the command must see ``source`` at its path: see the ``read_only``
+    of :meth:`Sandbox.run`). The case can then replace top-level files (it owns the
+    folder) but write into neither: the sandbox user owns none of the build. ``listing``
+    is ``list_top(source)`` when the caller has it already (``source`` unchanged since)."""
+    if not shared:
         shutil.copytree(source, destination, symlinks=True)
         return
-    folders, symlinks, files = listing or list_tree(source)
+    folders, symlinks, files = listing or list_top(source)
     os.mkdir(destination)
-    for relative in folders:
-        os.mkdir(os.path.join(destination, relative))
-    for relative, target in symlinks:
-        os.symlink(target, os.path.join(destination, relative))
-    for relative in files:
-        os.link(os.path.join(source, relative), os.path.join(destination, relative))
+    for name in folders:
+        os.symlink(os.path.join(source, name), os.path.join(destination, name))
+    for name, target in symlinks:
+        os.symlink(target, os.path.join(destination, name))
+    for name in files:
+        os.link(os.path.join(source, name), os.path.join(destination, name))
 
 
 def workspace_root():
