@@ -46,7 +46,7 @@ def test_threat_horizon_without_weight_is_the_plain_horizon():
         plain = StakeRaid(game.size, game.values)
         threat = agents.ThreatGame(game.size, game.values, threat_weight=0)
         actions, values = plain.horizon_values(state)
-        t_actions, t_values = threat.horizon_values(state)
+        t_actions, t_values = threat.threat_values(state)
         values, t_values = list(values), list(t_values)
         assert t_values == values
         assert [t_actions[i] for i in range(len(values))] == \
@@ -58,7 +58,7 @@ def test_threat_horizon_charges_the_opponents_best_reply():
     game = agents.ThreatGame(3, [10, 50, 1, 1, 1, 1, 1, 1, 1], threat_weight=1)
     cells = bytes([MAX, EMPTY, MIN] + [EMPTY] * 6)
     state = game.initial_state(cells, MIN)
-    actions, values = game.horizon_values(state)
+    actions, values = game.threat_values(state)
     values = list(values)
     score = 10 - 1
     # MIN's Stake on B1 (50) takes the best square: MAX's best reply is then a 1.
@@ -67,6 +67,64 @@ def test_threat_horizon_charges_the_opponents_best_reply():
     # MIN's Stake on A2 (1) leaves B1 to MAX: a Raid there gains 50 + 2 * 1.
     stake_a2 = values[1]
     assert stake_a2 == score - 1 + 52
+
+
+def threat_values_by_hand(game, state):
+    """Every child's threat value, from its definition: the child's score less the
+    weight times the opponent's best next gain on any other empty square."""
+    cells, score, mover = state
+    enemy = MAX + MIN - mover
+    values, neighbours = game.values, game.neighbours
+    replies = {}
+    for cell in game.empties(cells):
+        near = [cells[other] for other in neighbours[cell]]
+        gain = values[cell]
+        if enemy in near and mover in near:
+            gain += 2 * sum(values[other] for other in neighbours[cell]
+                            if cells[other] == mover)
+        replies[cell] = gain
+    sign = 1 if mover == MAX else -1
+    found = []
+    for action, child in game.successors(state):
+        square = action - RAID if action >= RAID else action
+        threat = max([gain for cell, gain in replies.items() if cell != square], default=0)
+        found.append(score + sign * ((child[1] - score) * sign - game.threat_weight * threat))
+    return found
+
+
+def random_position(rng):
+    n = rng.randint(1, 7)
+    # Some small values make ties and near-ties common.
+    game = agents.ThreatGame(n, [rng.choice((rng.randint(1, 99), rng.randint(1, 3)))
+                                 for _ in range(n * n)], rng.choice((0, 0.3, 0.5, 1)))
+    cells = [EMPTY] * (n * n)
+    for cell in rng.sample(range(n * n), n * n - rng.randint(1, n * n)):
+        cells[cell] = rng.choice((MAX, MIN))
+    return game, game.initial_state(bytes(cells), rng.choice((MAX, MIN)))
+
+
+def test_the_horizon_picks_the_best_threat_value_without_visiting_every_move():
+    rng = random.Random(17)
+    for _ in range(600):
+        game, state = random_position(rng)
+        expected = threat_values_by_hand(game, state)
+        actions, values = game.threat_values(state)
+        assert list(values) == expected
+        [action], [value] = game.horizon_values(state)
+        assert value == (max if state[2] == MAX else min)(expected)
+        assert expected[[actions[i] for i in range(len(expected))].index(action)] == value
+
+
+def test_top_moves_are_the_head_of_the_full_swing_order():
+    rng = random.Random(23)
+    for _ in range(600):
+        game, state = random_position(rng)
+        cells, _, mover = state
+        order = agents.SwingOrder(game)
+        every = order.sorted_moves(cells, mover, MAX + MIN - mover)
+        assert sorted(every) == sorted(action for action, _ in game.successors(state))
+        for count in (1, 3, 8):
+            assert order.top_moves(cells, mover, MAX + MIN - mover, count) == every[:count]
 
 
 def test_swing_expand_prefers_blocking_a_big_raid():

@@ -21,6 +21,7 @@ run every one of them as a real program:
 """
 
 import time
+from operator import itemgetter
 
 from ..iterative import iterative_deepening
 from ..search import search
@@ -44,6 +45,11 @@ BEAM = 8
 # ... except with this many empty squares or fewer: the end is searched in full (exact
 # once the deepening reaches the last move).
 ENDGAME_CELLS = 10
+# Iterative deepening stops when the next iteration is expected to end beyond this
+# multiple of the move's time (the deadline still stops it at 1.0); the growth of
+# iteration times is taken from the last two iterations, within these bounds.
+OVERRUN = 1.2
+GROWTH_BOUNDS = (1.5, 6.0)
 # How much of the opponent's best reply gain a horizon value takes off (see ThreatGame).
 THREAT_WEIGHT = 0.5
 
@@ -56,14 +62,88 @@ class ThreatGame(StakeRaid):
     cut-off is valued at its score minus ``threat_weight`` times the best gain the
     opponent could take next (its best Raid or Stake), the square just taken excluded.
     (Flips made by the move itself are not re-examined: an estimate, cheap enough for
-    every horizon node.) Only ``horizon_values`` changes; ``evaluate`` stays the score.
+    every horizon node.) :meth:`threat_values` lists that value for every child;
+    :meth:`horizon_values` gives only the best child, found without visiting the others.
+    ``evaluate`` stays the score.
     """
 
     def __init__(self, size, values, threat_weight=THREAT_WEIGHT):
         super().__init__(size, values)
         self.threat_weight = threat_weight
+        # The cells from the most valuable down (row-major among equals), and a getter
+        # that reads a board's codes in that order in one C call: the best empty
+        # squares are then found with tuple.index instead of a loop over the board.
+        self.by_value = tuple(sorted(self.cell_range, key=lambda cell: -self.values[cell]))
+        self._in_value_order = (itemgetter(*self.by_value) if self.area > 1
+                                else lambda cells: (cells[0],))
+
+    def best_empties(self, cells, count=3):
+        """Up to ``count`` empty squares, the most valuable first (row-major among equals)."""
+        codes = self._in_value_order(cells)
+        found = []
+        index = -1
+        try:
+            for _ in range(count):
+                index = codes.index(EMPTY, index + 1)
+                found.append(self.by_value[index])
+        except ValueError:
+            pass
+        return found
+
+    def _raid_gains(self, cells, mover, enemy):
+        """{square: what ``mover``'s Raid there gains} for every flipping Raid."""
+        values, neighbours = self.values, self.neighbours
+        gains = {}
+        for target in self.raid_targets(cells, mover):
+            gain = values[target]
+            for near in neighbours[target]:
+                if cells[near] == enemy:
+                    gain += 2 * values[near]
+            gains[target] = gain
+        return gains
+
+    def _threats(self, cells, mover, enemy, top):
+        """(best, its square, second best): the opponent's two best next gains on two
+        different squares. A Raid gains at least what the Stake on its square does, so
+        the best two are among its Raids and the three most valuable empty squares."""
+        values = self.values
+        gains = {cell: values[cell] for cell in top}
+        gains.update(self._raid_gains(cells, enemy, mover))
+        best = second = 0
+        best_cell = -1
+        for cell, gain in gains.items():
+            if gain > second:
+                if gain > best:
+                    best, second, best_cell = gain, best, cell
+                else:
+                    second = gain
+        return best, best_cell, second
 
     def horizon_values(self, state):
+        """([action], [value]): the best child on the cut-off for the side to move, by
+        :meth:`threat_values`, found among the mover's Raids, its two most valuable
+        Stakes and the Stake that blocks the opponent's best square: every other Stake
+        is charged the opponent's best gain and is worth less than one of those."""
+        cells, score, mover = state
+        enemy = MAX + MIN - mover
+        values = self.values
+        top = self.best_empties(cells)
+        best, best_cell, second = self._threats(cells, mover, enemy, top)
+        weight = self.threat_weight
+        stakes = top if best_cell < 0 or best_cell in top else top + [best_cell]
+        chosen, chosen_gain = None, None
+        for action, cell, gain in ([(cell, cell, values[cell]) for cell in stakes]
+                                   + [(cell + RAID, cell, gain) for cell, gain in
+                                      self._raid_gains(cells, mover, enemy).items()]):
+            net = gain - weight * (second if cell == best_cell else best)
+            if chosen_gain is None or net > chosen_gain:
+                chosen, chosen_gain = action, net
+        sign = 1 if mover == MAX else -1
+        return [chosen], [score + sign * chosen_gain]
+
+    def threat_values(self, state):
+        """(actions, values) of every child on the cut-off, in visit order: the child's
+        score less ``threat_weight`` times the opponent's best next gain elsewhere."""
         cells, score, mover = state
         actions = HorizonActions(self, cells, mover, self.empties(cells))
         return actions, self._threat_iter(actions, score)
@@ -72,24 +152,8 @@ class ThreatGame(StakeRaid):
         cells, mover, empties = actions.cells, actions.mover, actions.empties
         values, neighbours = self.values, self.neighbours
         enemy = MAX + MIN - mover
-        # The opponent's two best next gains on two different squares (a Raid gains at
-        # least what the Stake on its square does), and the square of the best one.
-        raids = {}
-        for target in self.raid_targets(cells, enemy):
-            gain = values[target]
-            for near in neighbours[target]:
-                if cells[near] == mover:
-                    gain += 2 * values[near]
-            raids[target] = gain
-        best = second = 0
-        best_cell = -1
-        for cell in empties:
-            gain = raids.get(cell, 0) or values[cell]
-            if gain > second:
-                if gain > best:
-                    best, second, best_cell = gain, best, cell
-                else:
-                    second = gain
+        best, best_cell, second = self._threats(cells, mover, enemy,
+                                                self.best_empties(cells))
         weight = self.threat_weight
         sign = 1 if mover == MAX else -1
         for cell in empties:
@@ -126,7 +190,7 @@ def fixed_depth(depth):
     return play
 
 
-def swing_expand(game, beam=BEAM, remember=50000):
+def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None):
     """An ``expand`` hook for engine.search: the children of a node by swing, best
     first, the table's move first; below the root only the ``beam`` best are built.
 
@@ -137,29 +201,44 @@ def swing_expand(game, beam=BEAM, remember=50000):
     has a piece there (its Raid). So Stakes that block a big Raid rank beside the
     mover's own Raids. Equal swings keep the spec's visit order (Stakes, then Raids,
     row-major). With ENDGAME_CELLS empty squares or fewer nothing is pruned.
-    Keys are computed from the board alone: no child state is made for a pruned move.
-    The sorted moves of up to ``remember`` positions are kept: iterative deepening
-    expands the same nodes again at every depth.
+    Keys are computed from the board alone: no child state is made for a pruned move,
+    and below the root only the squares next to an enemy piece and the most valuable
+    other squares are looked at (:func:`top_moves`). The moves of up to ``remember``
+    positions are kept: iterative deepening expands the same nodes again at every depth.
     """
-    values, neighbours, signed = game.values, game.neighbours, game.signed
-    play, empties_of = game.play, game.empties
+    signed = game.signed
+    play = game.play
+    ordering = SwingOrder(game)
     known = {}
+
+    if opponent_beam is None:
+        opponent_beam = beam
 
     def expand(state, hint, depth):
         cells, score, mover = state
         enemy = MAX + MIN - mover
+        width = opponent_beam if depth % 2 else beam
         entry = known.get(state)
         if entry is None:
             if len(known) >= remember:
                 known.clear()
-            entry = known[state] = sorted_moves(cells, mover, enemy)
-        empty_count, actions = entry
-        actions = list(actions)
-        if hint is not None and hint in actions:
-            actions.remove(hint)
-            actions.insert(0, hint)
-        if depth > 0 and len(actions) > beam and empty_count > ENDGAME_CELLS:
-            del actions[beam:]
+            entry = known[state] = [cells.count(EMPTY), None, None]
+        empty_count = entry[0]
+        prune = bool(depth > 0 and width and empty_count > ENDGAME_CELLS)
+        if prune and entry[1] is None and entry[2] is None:
+            entry[2] = ordering.top_moves(cells, mover, enemy, width)
+        elif not prune and entry[1] is None:
+            entry[1] = ordering.sorted_moves(cells, mover, enemy)
+        # entry: [empty squares, every move in order, the head of that order]
+        actions = list(entry[1] if entry[1] is not None else entry[2])
+        if hint is not None:
+            if hint in actions:
+                actions.remove(hint)
+                actions.insert(0, hint)
+            elif prune:
+                actions.insert(0, hint)
+        if prune and len(actions) > width:
+            del actions[width:]
         piece = bytes([mover])
         gains = signed[mover]
         children = []
@@ -171,12 +250,24 @@ def swing_expand(game, beam=BEAM, remember=50000):
                 children.append((action, play(state, action)))
         return children
 
-    def sorted_moves(cells, mover, enemy):
-        """(number of empty squares, every move sorted by swing)."""
-        empties = empties_of(cells)
-        stakes = []
-        raids = []
-        for cell in empties:
+    return expand
+
+
+class SwingOrder:
+    """The swing keys of swing_expand for one board's values (see its doc)."""
+
+    def __init__(self, game):
+        self.game = game
+        self.values, self.neighbours = game.values, game.neighbours
+        self.by_value = tuple(sorted(game.cell_range, key=lambda cell: -game.values[cell]))
+        self._in_value_order = (itemgetter(*self.by_value) if game.area > 1
+                                else lambda cells: (cells[0],))
+
+    def _keyed(self, cells, mover, enemy, squares):
+        """[(key, action)] of the Stakes and Raids onto ``squares`` (empty)."""
+        values, neighbours = self.values, self.neighbours
+        keyed = []
+        for cell in squares:
             mine = theirs = 0
             for near in neighbours[cell]:
                 owner = cells[near]
@@ -186,22 +277,46 @@ def swing_expand(game, beam=BEAM, remember=50000):
                     theirs += values[near]
             value = values[cell]
             if theirs:
-                stakes.append((-2 * (value + mine), cell))
+                keyed.append((-2 * (value + mine), cell))
                 if mine:
-                    raids.append((-2 * (value + mine + theirs), cell + RAID))
+                    keyed.append((-2 * (value + mine + theirs), cell + RAID))
             else:
-                stakes.append((-2 * value, cell))
-        # Equal keys: the tuples compare the action second, and Stakes (< RAID) come
-        # before Raids, each row-major: the spec's visit order.
-        keyed = stakes + raids
-        keyed.sort()
-        return len(empties), [item[1] for item in keyed]
+                keyed.append((-2 * value, cell))
+        return keyed
 
-    return expand
+    def sorted_moves(self, cells, mover, enemy):
+        """Every move, sorted by swing. Equal keys: the tuples compare the action second,
+        and Stakes (< RAID) come before Raids, each row-major: the spec's visit order."""
+        keyed = self._keyed(cells, mover, enemy, self.game.empties(cells))
+        keyed.sort()
+        return [item[1] for item in keyed]
+
+    def top_moves(self, cells, mover, enemy, count):
+        """The first ``count`` moves of :meth:`sorted_moves`, found from the squares
+        next to an enemy piece (the only ones whose key is not minus twice their value)
+        and the ``count`` most valuable other empty squares."""
+        frontier = self.game.raid_targets(cells, enemy, flipless=True)
+        keyed = self._keyed(cells, mover, enemy, frontier)
+        near_enemy = set(frontier)
+        codes = self._in_value_order(cells)
+        by_value, values = self.by_value, self.values
+        index, found = -1, 0
+        while found < count:
+            try:
+                index = codes.index(EMPTY, index + 1)
+            except ValueError:
+                break
+            cell = by_value[index]
+            if cell not in near_enemy:
+                keyed.append((-2 * values[cell], cell))
+                found += 1
+        keyed.sort()
+        return [item[1] for item in keyed[:count]]
 
 
 def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BEAM,
-          on_iteration=None, threat_weight=THREAT_WEIGHT):
+          on_iteration=None, threat_weight=THREAT_WEIGHT, overrun=OVERRUN,
+          opponent_beam=None):
     """The tournament agent (see the module doc); falls back to greedy without time."""
     started = clock()
     if threat_weight:
@@ -213,11 +328,29 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
     table = BoundedTable(max(1000, AGENT_TABLE_BYTES // (len(state[0]) + 250)))
     result = iterative_deepening(
         game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
-        clock=clock, table=table, expand=swing_expand(game, beam),
-        on_iteration=on_iteration)
+        clock=clock, table=table, expand=swing_expand(game, beam, opponent_beam=opponent_beam),
+        on_iteration=on_iteration,
+        stop_when=_unlikely_to_finish(started, allowed * overrun, clock) if overrun else None)
     if result.action is None:
         return greedy_move(game, state)
     return result.action, result.child
+
+
+def _unlikely_to_finish(started, allowed, clock):
+    """A ``stop_when`` for iterative_deepening: True when the next iteration, expected
+    to take as long as the last one times the last growth (between
+    GROWTH_BOUNDS), would end after ``allowed`` seconds from ``started``. An iteration
+    cut short by the deadline is thrown away: its time is better kept for later moves."""
+    durations = []
+
+    def stop(iteration):
+        durations.append(iteration.seconds)
+        growth = GROWTH_BOUNDS[1]
+        if len(durations) > 1 and durations[-2] > 0:
+            growth = min(max(durations[-1] / durations[-2], GROWTH_BOUNDS[0]),
+                         GROWTH_BOUNDS[1])
+        return clock() - started + durations[-1] * growth > allowed
+    return stop
 
 
 STRATEGIES = {"agent": agent, "classic": classic, "greedy": greedy}
