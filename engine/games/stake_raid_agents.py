@@ -41,7 +41,7 @@ AGENT_TABLE_BYTES = 80 * 1024 * 1024
 AGENT_STARTUP_COST = 0.09
 # Forward pruning: below the root a node searches at most this many of its moves, the
 # best by swing (the root always searches them all).
-BEAM = 8
+BEAM = 5
 # ... except with this many empty squares or fewer: the end is searched in full (exact
 # once the deepening reaches the last move).
 ENDGAME_CELLS = 10
@@ -51,7 +51,7 @@ ENDGAME_CELLS = 10
 OVERRUN = 1.2
 GROWTH_BOUNDS = (1.5, 6.0)
 # How much of the opponent's best reply gain a horizon value takes off (see ThreatGame).
-THREAT_WEIGHT = 0.5
+THREAT_WEIGHT = 0.0
 
 
 class ThreatGame(StakeRaid):
@@ -319,8 +319,7 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
           opponent_beam=None):
     """The tournament agent (see the module doc); falls back to greedy without time."""
     started = clock()
-    if threat_weight:
-        game = ThreatGame(game.size, game.values, threat_weight)
+    game = ThreatGame(game.size, game.values, threat_weight)
     budget = move_budget(seconds_left, moves_left(state[0]), AGENT_STARTUP_COST)
     allowed = (budget - spent) * (1 - FINISH_FRACTION) - FINISH
     if allowed <= 0:
