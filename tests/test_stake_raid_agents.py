@@ -203,3 +203,31 @@ def test_expand_hook_replaces_successors_and_order():
     pruned = search(game, state, prune=True, depth=4, expand=first_two)
     assert pruned.action in [a for a, _ in game.successors(state)[:2]]
     assert pruned.stats.nodes < plain.stats.nodes
+
+
+def test_deepening_stops_when_the_next_iteration_would_not_finish():
+    from engine.iterative import Iteration
+    now = [0.0]
+    stop = agents._unlikely_to_finish(0.0, 1.0, clock=lambda: now[0])
+    # 0.1 s, then 0.3 s (growth 3): at 0.4 s the next one would take 0.9 s -> 1.3 > 1.0
+    now[0] = 0.1
+    assert not stop(Iteration(1, None, 0.1))        # 0.1 + 0.1 * 6 (no growth yet) = 0.7
+    now[0] = 0.4
+    assert stop(Iteration(2, None, 0.3))
+    # a slow growth lets the next one start
+    stop = agents._unlikely_to_finish(0.0, 1.0, clock=lambda: now[0])
+    now[0] = 0.05
+    stop(Iteration(1, None, 0.05))
+    now[0] = 0.12
+    assert not stop(Iteration(2, None, 0.07))       # 0.12 + 0.07 * 1.5 = 0.225
+
+
+def test_the_opponents_nodes_can_have_their_own_beam():
+    rng = random.Random(8)
+    game, state = random_state(rng, 6, agents.ENDGAME_CELLS + 12)
+    expand = agents.swing_expand(game, beam=3, opponent_beam=6)
+    assert len(expand(state, None, 2)) == 3
+    opponent = agents.swing_expand(game, beam=3, opponent_beam=6)
+    assert len(opponent(state, None, 1)) == 6
+    every = agents.swing_expand(game, beam=3, opponent_beam=0)
+    assert len(every(state, None, 1)) == len(game.successors(state))
