@@ -1,0 +1,120 @@
+"""Tuning series for the Stake/Raid agent: many short games in one process, search time only.
+
+    python3 bench/bench_stake_raid_tuning.py A B [--time-a T] [--time-b T] [--pairs P]
+        [--sizes 5,6,7,8] [--seed S] [--jobs J] [--set NAME=VALUE ...]
+
+The arena (``python3 -m engine stake_raid arena``) is the measure that counts: real
+``homework.py`` processes, start-up included. But a run of homework.py costs about 0.09 s
+before it searches, so short clocks measure start-up more than play, and long ones cost
+minutes a game. This series plays the same strategies in one process, charging each move
+its CPU time only (no start-up is reserved or charged), so 1 s a game is 1 s of search and
+80 games take a few minutes: enough games to see differences of 5-10% of the points.
+
+A and B are strategy names of homework.py (``agent``, ``classic``, ``greedy``, ``depthD``).
+``--set NAME=VALUE`` changes a keyword argument of ``agent`` for A only (e.g. ``--set
+beam=6 --set threat_weight=0.5``), so variants are tried without editing the code.
+Games come in colour-swapped pairs on the arena's boards (same seed, same values); a game
+lost on time counts as a loss. Prints every game, then A's points, by colour and by size.
+"""
+
+import argparse
+import functools
+import os
+import sys
+import time
+from multiprocessing import Pool
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from engine.games import stake_raid_agents as agents  # noqa: E402
+from engine.games import stake_raid_player as player  # noqa: E402
+from engine.games.stake_raid import EMPTY, MAX, MIN, StakeRaid  # noqa: E402
+from engine.programs.stake_raid_arena import board_for  # noqa: E402
+
+SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
+
+
+def _no_startup():
+    """Search time only: no start-up reserved for later runs (see the module doc)."""
+    agents.AGENT_STARTUP_COST = 0.0
+    player.move_budget.__defaults__ = (0.0,)
+
+
+def strategy(name, settings):
+    play = agents.STRATEGIES[name]
+    return functools.partial(play, **settings) if settings else play
+
+
+def play_game(job):
+    """A's margin (its score minus B's) of one game, or None when A ran out of time and
+    "B" when B did."""
+    names, times, settings, size, seed, pair, a_moves_first = job
+    _no_startup()
+    game = StakeRaid(size, board_for(seed, pair, size))
+    a, b = strategy(names[0], settings), strategy(names[1], {})
+    sides = {MAX: (a, times[0], "A"), MIN: (b, times[1], "B")} if a_moves_first else \
+        {MAX: (b, times[1], "B"), MIN: (a, times[0], "A")}
+    clock = {side: sides[side][1] for side in sides}
+    board, mover = bytes(size * size), MAX
+    while EMPTY in board:
+        # Every strategy plays MAX: MIN's view is the board with the colours swapped.
+        view = board if mover == MAX else board.translate(SWAP)
+        started = time.process_time()
+        _, child = sides[mover][0](game, game.initial_state(view, MAX), clock[mover],
+                                   time.process_time, 0.0)
+        clock[mover] -= time.process_time() - started
+        if clock[mover] < 0:
+            return None if sides[mover][2] == "A" else "B"
+        board = child[0] if mover == MAX else child[0].translate(SWAP)
+        mover = MAX + MIN - mover
+    score = game.initial_state(board, MAX)[1]
+    return score if a_moves_first else -score
+
+
+def points(margin):
+    if margin is None:
+        return 0.0
+    if margin == "B":
+        return 1.0
+    return 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("a")
+    parser.add_argument("b")
+    parser.add_argument("--time-a", type=float, default=1.0)
+    parser.add_argument("--time-b", type=float, default=1.0)
+    parser.add_argument("--pairs", type=int, default=40)
+    parser.add_argument("--sizes", default="5,6,7,8")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    options = parser.parse_args(argv)
+    settings = {}
+    for item in options.set:
+        name, _, value = item.partition("=")
+        settings[name] = float(value) if "." in value else int(value)
+    sizes = [int(size) for size in options.sizes.split(",")]
+    jobs = [((options.a, options.b), (options.time_a, options.time_b), settings,
+             sizes[pair % len(sizes)], options.seed, pair, first)
+            for pair in range(options.pairs) for first in (True, False)]
+    by_colour, by_size = {True: [], False: []}, {}
+    with Pool(options.jobs) as pool:
+        for job, margin in zip(jobs, pool.imap(play_game, jobs)):
+            size, first = job[3], job[6]
+            print(f"{size}x{size} A {'X' if first else 'O'}: margin "
+                  f"{'A out of time' if margin is None else 'B out of time' if margin == 'B' else margin}",
+                  flush=True)
+            by_colour[first].append(points(margin))
+            by_size.setdefault(size, []).append(points(margin))
+    every = by_colour[True] + by_colour[False]
+    share = lambda values: f"{sum(values) / len(values):.0%}" if values else "-"  # noqa: E731
+    print(f"A = {options.a} {settings or ''} {options.time_a:g} s, B = {options.b} "
+          f"{options.time_b:g} s: A {sum(every):g}/{len(every)} = {share(every)} of the points;"
+          f" as X {share(by_colour[True])}, as O {share(by_colour[False])}; by size "
+          + ", ".join(f"{size}x{size} {share(values)}" for size, values in sorted(by_size.items())))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
