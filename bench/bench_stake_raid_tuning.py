@@ -1,6 +1,6 @@
 """Tuning series for the Stake/Raid agent: many short games in one process, search time only.
 
-    python3 bench/bench_stake_raid_tuning.py A B [--time-a T] [--time-b T] [--pairs P]
+    python3 bench/bench_stake_raid_tuning.py [A [B]] [--time-a T] [--time-b T] [--pairs P]
         [--sizes 5,6,7,8] [--seed S] [--jobs J] [--set NAME=VALUE ...]
 
 The arena (``python3 -m engine stake_raid arena``) is the measure that counts: real
@@ -10,7 +10,9 @@ minutes a game. This series plays the same strategies in one process, charging e
 its CPU time only (no start-up is reserved or charged), so 1 s a game is 1 s of search and
 80 games take a few minutes: enough games to see differences of 5-10% of the points.
 
-A and B are strategy names of homework.py (``agent``, ``classic``, ``greedy``, ``depthD``).
+A and B are strategy names of homework.py (``agent``, ``classic``, ``greedy``, ``depthD``;
+by default ``agent`` against ``classic``). The default 8 pairs are a smoke run (``make
+bench``); the series behind a decision used ``--pairs 40`` (80 games).
 ``--set NAME=VALUE`` changes a keyword argument of ``agent`` for A only (e.g. ``--set
 beam=6 --set threat_weight=0.5``), so variants are tried without editing the code.
 Games come in colour-swapped pairs on the arena's boards (same seed, same values); a game
@@ -81,11 +83,11 @@ def points(margin):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("a")
-    parser.add_argument("b")
+    parser.add_argument("a", nargs="?", default="agent")
+    parser.add_argument("b", nargs="?", default="classic")
     parser.add_argument("--time-a", type=float, default=1.0)
     parser.add_argument("--time-b", type=float, default=1.0)
-    parser.add_argument("--pairs", type=int, default=40)
+    parser.add_argument("--pairs", type=int, default=8)
     parser.add_argument("--sizes", default="5,6,7,8")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
