@@ -46,6 +46,8 @@ BEAM = 5
 # ... except with this many empty squares or fewer: the end is searched in full (exact
 # once the deepening reaches the last move).
 ENDGAME_CELLS = 10
+# Each move may spend this many times its equal share of the time left (see move_budget).
+SHARE = 2.0
 # Iterative deepening stops when the next iteration is expected to end beyond this
 # multiple of the move's time (the deadline still stops it at 1.0); the growth of
 # iteration times is taken from the last two iterations, within these bounds.
@@ -328,11 +330,11 @@ class SwingOrder:
 
 def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BEAM,
           on_iteration=None, threat_weight=THREAT_WEIGHT, overrun=OVERRUN,
-          opponent_beam=None, root_order=False):
+          opponent_beam=None, root_order=False, share=SHARE):
     """The tournament agent (see the module doc); falls back to greedy without time."""
     started = clock()
     game = ThreatGame(game.size, game.values, threat_weight)
-    budget = move_budget(seconds_left, moves_left(state[0]), AGENT_STARTUP_COST)
+    budget = move_budget(seconds_left, moves_left(state[0]), AGENT_STARTUP_COST, share)
     allowed = (budget - spent) * (1 - FINISH_FRACTION) - FINISH
     if allowed <= 0:
         return greedy_move(game, state)

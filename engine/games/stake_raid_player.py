@@ -46,13 +46,14 @@ def moves_left(cells):
     return (cells.count(EMPTY) + 1) // 2
 
 
-def move_budget(seconds_left, our_moves_left, startup_cost=STARTUP_COST):
+def move_budget(seconds_left, our_moves_left, startup_cost=STARTUP_COST, share=2.0):
     """CPU seconds this whole run may use (start-up included) out of ``seconds_left``.
 
     Invariant (so the game's time never runs out): after this run, what is left still
-    pays ``startup_cost`` (default STARTUP_COST) for every later run, plus SAFETY. Within that, each remaining move
-    gets twice its equal share (the early and middle game matter most), at most
-    MAX_FRACTION of what is usable and MAX_MOVE_SECONDS; the last move may use it all.
+    pays ``startup_cost`` (default STARTUP_COST) for every later run, plus SAFETY.
+    Within that, each remaining move gets ``share`` times its equal share (twice: the
+    early and middle game matter most), at most MAX_FRACTION of what is usable and
+    MAX_MOVE_SECONDS; the last move may use it all.
     Returns 0.0 when nothing beyond the bare minimum can be spent.
     """
     if not seconds_left > 0:
@@ -63,8 +64,7 @@ def move_budget(seconds_left, our_moves_left, startup_cost=STARTUP_COST):
         return 0.0
     if not later:
         return min(usable, MAX_MOVE_SECONDS)
-    share = 2.0 * usable / our_moves_left
-    return min(share, usable * MAX_FRACTION, MAX_MOVE_SECONDS)
+    return min(share * usable / our_moves_left, usable * MAX_FRACTION, MAX_MOVE_SECONDS)
 
 
 class BoundedTable(TranspositionTable):
