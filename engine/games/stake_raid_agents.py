@@ -22,6 +22,7 @@ run every one of them as a real program:
 """
 
 import time
+from itertools import islice
 from operator import itemgetter
 
 from ..iterative import iterative_deepening
@@ -59,6 +60,28 @@ GROWTH_BOUNDS = (1.5, 6.0)
 THREAT_WEIGHT = 0.0
 
 
+class ValueOrder:
+    """The squares of a board from the most valuable down (row-major among equals)."""
+
+    def __init__(self, values):
+        self.cells = tuple(sorted(range(len(values)), key=lambda cell: -values[cell]))
+        # Reads a board's codes in that order in one C call, so that the empty squares
+        # are found with tuple.index instead of a Python loop over the board.
+        self._codes = (itemgetter(*self.cells) if len(self.cells) > 1
+                       else lambda board: (board[0],))
+
+    def empties(self, board):
+        """The empty squares of ``board`` in this order, one at a time."""
+        codes, cells = self._codes(board), self.cells
+        index = -1
+        while True:
+            try:
+                index = codes.index(EMPTY, index + 1)
+            except ValueError:
+                return
+            yield cells[index]
+
+
 class ThreatGame(StakeRaid):
     """Stake/Raid with a horizon that sees the reply coming (same rules, same moves).
 
@@ -75,25 +98,11 @@ class ThreatGame(StakeRaid):
     def __init__(self, size, values, threat_weight=THREAT_WEIGHT):
         super().__init__(size, values)
         self.threat_weight = threat_weight
-        # The cells from the most valuable down (row-major among equals), and a getter
-        # that reads a board's codes in that order in one C call: the best empty
-        # squares are then found with tuple.index instead of a loop over the board.
-        self.by_value = tuple(sorted(self.cell_range, key=lambda cell: -self.values[cell]))
-        self._in_value_order = (itemgetter(*self.by_value) if self.area > 1
-                                else lambda cells: (cells[0],))
+        self.value_order = ValueOrder(self.values)
 
     def best_empties(self, cells, count=3):
         """Up to ``count`` empty squares, the most valuable first (row-major among equals)."""
-        codes = self._in_value_order(cells)
-        found = []
-        index = -1
-        try:
-            for _ in range(count):
-                index = codes.index(EMPTY, index + 1)
-                found.append(self.by_value[index])
-        except ValueError:
-            pass
-        return found
+        return list(islice(self.value_order.empties(cells), count))
 
     def _raid_gains(self, cells, mover, enemy):
         """{square: what ``mover``'s Raid there gains} for every flipping Raid."""
@@ -273,9 +282,7 @@ class SwingOrder:
     def __init__(self, game):
         self.game = game
         self.values, self.neighbours = game.values, game.neighbours
-        self.by_value = tuple(sorted(game.cell_range, key=lambda cell: -game.values[cell]))
-        self._in_value_order = (itemgetter(*self.by_value) if game.area > 1
-                                else lambda cells: (cells[0],))
+        self.value_order = ValueOrder(game.values)
 
     def _keyed(self, cells, mover, enemy, squares):
         """[(key, action)] of the Stakes and Raids onto ``squares`` (empty)."""
@@ -312,15 +319,11 @@ class SwingOrder:
         frontier = self.game.raid_targets(cells, enemy, flipless=True)
         keyed = self._keyed(cells, mover, enemy, frontier)
         near_enemy = set(frontier)
-        codes = self._in_value_order(cells)
-        by_value, values = self.by_value, self.values
-        index, found = -1, 0
-        while found < count:
-            try:
-                index = codes.index(EMPTY, index + 1)
-            except ValueError:
+        values = self.values
+        found = 0
+        for cell in self.value_order.empties(cells):
+            if found == count:
                 break
-            cell = by_value[index]
             if cell not in near_enemy:
                 keyed.append((-2 * values[cell], cell))
                 found += 1
