@@ -204,7 +204,7 @@ def fixed_depth(depth):
     return play
 
 
-def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None, root_rank=None):
+def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None):
     """An ``expand`` hook for engine.search: the children of a node by swing, best
     first, the table's move first; below the root only the ``beam`` best are built.
 
@@ -220,10 +220,7 @@ def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None, root_rank=
     other squares are looked at (:func:`top_moves`). The moves of up to ``remember``
     positions are kept: iterative deepening expands the same nodes again at every depth.
     ``opponent_beam`` (default ``beam``; 0: no pruning) is the beam of the nodes where
-    the root's opponent moves. ``root_rank`` ({action: value}, e.g. the root values of
-    the last iteration, kept up to date by the caller) orders the root's moves, best
-    for the root's mover first, after the table's move; unranked moves keep their swing
-    order after the ranked ones.
+    the root's opponent moves.
     """
     signed = game.signed
     play = game.play
@@ -250,10 +247,6 @@ def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None, root_rank=
             entry[1] = ordering.sorted_moves(cells, mover, enemy)
         # entry: [empty squares, every move in order, the head of that order]
         actions = list(entry[1] if entry[1] is not None else entry[2])
-        if depth == 0 and root_rank:
-            sign = 1 if mover == MAX else -1
-            unranked = float("-inf")
-            actions.sort(key=lambda action: -sign * root_rank.get(action, unranked * sign))
         if hint is not None:
             if hint in actions:
                 actions.remove(hint)
@@ -333,7 +326,7 @@ class SwingOrder:
 
 def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BEAM,
           on_iteration=None, threat_weight=THREAT_WEIGHT, overrun=OVERRUN,
-          opponent_beam=None, root_order=False, share=SHARE):
+          opponent_beam=None, share=SHARE):
     """The tournament agent (see the module doc); falls back to greedy without time."""
     started = clock()
     game = ThreatGame(game.size, game.values, threat_weight)
@@ -342,19 +335,11 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
     if allowed <= 0:
         return greedy_move(game, state)
     table = BoundedTable(max(1000, AGENT_TABLE_BYTES // (len(state[0]) + 250)))
-    rank = {} if root_order else None
-
-    def completed(iteration):
-        if rank is not None:
-            rank.clear()
-            rank.update(iteration.result.root_values)
-        if on_iteration is not None:
-            on_iteration(iteration)
     result = iterative_deepening(
         game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
         clock=clock, table=table,
-        expand=swing_expand(game, beam, opponent_beam=opponent_beam, root_rank=rank),
-        on_iteration=completed,
+        expand=swing_expand(game, beam, opponent_beam=opponent_beam),
+        on_iteration=on_iteration,
         stop_when=_unlikely_to_finish(started, allowed * overrun, clock) if overrun else None)
     if result.action is None:
         return greedy_move(game, state)
