@@ -40,6 +40,12 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 choose which children to build at all (ordering and forward pruning
                 before any child state is made). Not for the grader modes: their visit
                 order is the spec's.
+* ``reduce``    ``(after, plies)``: late-move reductions, for players only (with
+                ``prune``). Below the root, every child after the first ``after`` is first
+                searched ``plies`` shallower, and searched again at full depth only when
+                that value would raise alpha (Max) or lower beta (Min): a move that the
+                ordering put late rarely matters, and when it does the re-search finds out.
+                Children with ``plies`` or fewer levels left are never reduced.
 * ``deadline``  with ``clock``: raise :class:`SearchTimeout` once ``clock() >= deadline``
                 (checked each time ``check_every`` more nodes have been counted).
 
@@ -164,7 +170,7 @@ def _report_pruned(tracer, state, depth, rest):
 
 def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=None,
            stats=None, memo=None, memo_key=None, table=None, order=None, deadline=None,
-           clock=time.perf_counter, check_every=256, expand=None):
+           clock=time.perf_counter, check_every=256, expand=None, reduce=None):
     """Search ``state`` of ``game`` and return a :class:`SearchResult` (see module doc)."""
     if stats is None:
         stats = Statistics()
@@ -191,6 +197,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
     # INF - d would make and hash a float at every node).
     bounded = depth is not None
     low, high = window
+    reduce_after, reduce_plies = reduce if reduce is not None and prune else (0, 0)
     nodes = evaluations = terminals = cutoffs = table_hits = memo_hits = 0
     # The clock is read once ``check_every`` more nodes have been counted. A threshold,
     # not ``nodes % check_every == 0``: bulk horizon values add many nodes at once and
@@ -306,7 +313,11 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                 if report_pruned:
                     children = iter(children)
                 d1 = d + 1
-                if maximizing:
+                if reduce_plies and limit - d1 > reduce_plies:
+                    v, best, cut = _reduced_children(visit, children, d1, alpha, beta,
+                                                     maximizing, reduce_after, reduce_plies)
+                    cutoffs += cut
+                elif maximizing:
                     v = -INF
                     for a, child in children:
                         cv = visit(child, a, d1, alpha, beta)
@@ -370,6 +381,36 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
             by_depth[limit] = by_depth.get(limit, 0) + evaluations
         stats.elapsed += clock() - started
     return SearchResult(value, action, child, root_values, stats)
+
+
+def _reduced_children(visit, children, d1, alpha, beta, maximizing, after, plies):
+    """The child loop of an alpha-beta node under late-move reductions (see ``reduce``):
+    (value, best action, 1 if it cut else 0). Children after the first ``after`` are
+    searched at depth ``d1 + plies`` first, and again at ``d1`` when that value would
+    improve the node's bound."""
+    v, best = (-INF if maximizing else INF), None
+    for index, (a, child) in enumerate(children):
+        if index >= after:
+            cv = visit(child, a, d1 + plies, alpha, beta)
+            if cv > alpha if maximizing else cv < beta:
+                cv = visit(child, a, d1, alpha, beta)
+        else:
+            cv = visit(child, a, d1, alpha, beta)
+        if maximizing:
+            if cv > v:
+                v, best = cv, a
+            if v >= beta:
+                return v, best, 1
+            if v > alpha:
+                alpha = v
+        else:
+            if cv < v:
+                v, best = cv, a
+            if v <= alpha:
+                return v, best, 1
+            if v < beta:
+                beta = v
+    return v, best, 0
 
 
 def _hint_first(children, hint):

@@ -195,3 +195,94 @@ def test_memo_key_merges_states_and_replays_with_the_state():
     found = minimax(game, (), tracer=merged, memo={}, memo_key=lambda path: path[1:])
     assert found.value == expected.value == 1 and merged.text() == plain.text()
     assert merged.replayed_for == [(1,), (2,)] and plain.replayed_for == []
+
+
+class ProbeTree(Game):
+    """Test game: every node has ``width`` children, nothing ends; a node at the cut-off
+    is valued by a fixed pseudo-random function of its path, so a shallower search of
+    the same node usually gives another value."""
+
+    def __init__(self, width=3):
+        self.width = width
+
+    def actions(self, path):
+        return list(range(self.width))
+
+    def result(self, path, index):
+        return path + (index,)
+
+    def is_terminal(self, path):
+        return False
+
+    def utility(self, path):
+        raise AssertionError("no node ends")
+
+    def is_maxs_turn(self, path):
+        return len(path) % 2 == 0
+
+    def evaluate(self, path):
+        return sum((index + 1) * (7 * position + 3) for position, index in enumerate(path)) % 23 - 11
+
+
+def reduced_reference(game, path, d, limit, alpha, beta, after, plies):
+    """The ``reduce`` contract of engine.search written out plainly (below the root)."""
+    if d >= limit:
+        return game.evaluate(path)
+    maximizing = game.is_maxs_turn(path)
+    v = -INF if maximizing else INF
+    for index in game.actions(path):
+        child = game.result(path, index)
+        if index >= after and limit - (d + 1) > plies:
+            cv = reduced_reference(game, child, d + 1 + plies, limit, alpha, beta, after, plies)
+            if (cv > alpha) if maximizing else (cv < beta):
+                cv = reduced_reference(game, child, d + 1, limit, alpha, beta, after, plies)
+        else:
+            cv = reduced_reference(game, child, d + 1, limit, alpha, beta, after, plies)
+        if maximizing:
+            v = max(v, cv)
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+        else:
+            v = min(v, cv)
+            if v <= alpha:
+                return v
+            beta = min(beta, v)
+    return v
+
+
+@pytest.mark.parametrize("width, depth, after, plies",
+                         [(3, 5, 1, 1), (3, 6, 1, 2), (4, 5, 2, 1), (4, 6, 2, 2), (3, 4, 0, 1)])
+def test_late_move_reductions_follow_their_contract(width, depth, after, plies):
+    game = ProbeTree(width)
+    found = search(game, (), depth=depth, reduce=(after, plies))
+    # The root is never reduced: it keeps the first strictly best child, every child
+    # searched with the window the earlier ones left.
+    alpha, best, expected = -INF, None, []
+    for index in range(width):
+        value = reduced_reference(game, (index,), 1, depth, alpha, INF, after, plies)
+        expected.append((index, value))
+        if best is None or value > best[1]:
+            best = (index, value)
+        alpha = max(alpha, value)
+    assert found.root_values == expected
+    assert (found.action, found.value) == best
+    # Reductions change this tree's answers (else the comparison above proves little).
+    plain = search(game, (), depth=depth)
+    assert found.root_values != plain.root_values
+    assert found.stats.nodes != plain.stats.nodes
+
+
+def test_late_move_reductions_past_the_last_child_change_nothing():
+    game = ProbeTree(3)
+    plain = search(game, (), depth=5)
+    same = search(game, (), depth=5, reduce=(3, 2))
+    assert (same.value, same.action, same.root_values, same.stats.nodes) == (
+        plain.value, plain.action, plain.root_values, plain.stats.nodes)
+
+
+def test_late_move_reductions_are_off_without_pruning():
+    game = ProbeTree(3)
+    plain = search(game, (), prune=False, depth=4)
+    same = search(game, (), prune=False, depth=4, reduce=(1, 1))
+    assert (same.root_values, same.stats.nodes) == (plain.root_values, plain.stats.nodes)

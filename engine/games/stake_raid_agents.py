@@ -233,7 +233,9 @@ def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None):
     def expand(state, hint, depth):
         cells, score, mover = state
         enemy = MAX + MIN - mover
-        width = opponent_beam if depth % 2 else beam
+        # The agent always plays MAX (homework.py's YOUPLAY); not the depth's parity,
+        # which late-move reductions change.
+        width = opponent_beam if mover == MIN else beam
         entry = known.get(state)
         if entry is None:
             if len(known) >= remember:
@@ -326,7 +328,7 @@ class SwingOrder:
 
 def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BEAM,
           on_iteration=None, threat_weight=THREAT_WEIGHT, overrun=OVERRUN,
-          opponent_beam=None, share=SHARE):
+          opponent_beam=None, share=SHARE, reduce_after=0, reduce_plies=0):
     """The tournament agent (see the module doc); falls back to greedy without time."""
     started = clock()
     game = ThreatGame(game.size, game.values, threat_weight)
@@ -339,6 +341,7 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
         game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
         clock=clock, table=table,
         expand=swing_expand(game, beam, opponent_beam=opponent_beam),
+        reduce=(reduce_after, reduce_plies) if reduce_plies else None,
         on_iteration=on_iteration,
         stop_when=_unlikely_to_finish(started, allowed * overrun, clock) if overrun else None)
     if result.action is None:
