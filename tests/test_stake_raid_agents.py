@@ -224,10 +224,13 @@ def test_deepening_stops_when_the_next_iteration_would_not_finish():
 
 def test_the_opponents_nodes_can_have_their_own_beam():
     rng = random.Random(8)
-    game, state = random_state(rng, 6, agents.ENDGAME_CELLS + 12)
-    expand = agents.swing_expand(game, beam=3, opponent_beam=6)
-    assert len(expand(state, None, 2)) == 3
-    opponent = agents.swing_expand(game, beam=3, opponent_beam=6)
-    assert len(opponent(state, None, 1)) == 6
+    game, ours = random_state(rng, 6, agents.ENDGAME_CELLS + 12)
+    # The agent plays MAX: a node is the opponent's when MIN moves there, at any depth
+    # (late-move reductions change the depth's parity).
+    theirs = (ours[0], ours[1], MIN)
+    for depth in (1, 2, 3):
+        expand = agents.swing_expand(game, beam=3, opponent_beam=6)
+        assert len(expand(ours, None, depth)) == 3
+        assert len(expand(theirs, None, depth)) == 6
     every = agents.swing_expand(game, beam=3, opponent_beam=0)
-    assert len(every(state, None, 1)) == len(game.successors(state))
+    assert len(every(theirs, None, 1)) == len(game.successors(theirs))
