@@ -141,9 +141,19 @@ class ThreatGame(StakeRaid):
         cells, score, mover = state
         enemy = MAX + MIN - mover
         values = self.values
+        sign = 1 if mover == MAX else -1
+        weight = self.threat_weight
+        if not weight:
+            # The opponent's reply counts for nothing: the best child is the most
+            # valuable Stake or a Raid gaining more (the first of equals, as below).
+            chosen = next(self.value_order.empties(cells), None)
+            chosen_gain = values[chosen] if chosen is not None else None
+            for cell, gain in self._raid_gains(cells, mover, enemy).items():
+                if chosen_gain is None or gain > chosen_gain:
+                    chosen, chosen_gain = cell + RAID, gain
+            return [chosen], [score + sign * chosen_gain]
         top = self.best_empties(cells)
         best, best_cell, second = self._threats(cells, mover, enemy, top)
-        weight = self.threat_weight
         stakes = top if best_cell < 0 or best_cell in top else top + [best_cell]
         chosen, chosen_gain = None, None
         for action, cell, gain in ([(cell, cell, values[cell]) for cell in stakes]
@@ -152,7 +162,6 @@ class ThreatGame(StakeRaid):
             net = gain - weight * (second if cell == best_cell else best)
             if chosen_gain is None or net > chosen_gain:
                 chosen, chosen_gain = action, net
-        sign = 1 if mover == MAX else -1
         return [chosen], [score + sign * chosen_gain]
 
     def threat_values(self, state):
