@@ -70,6 +70,13 @@ class ValueOrder:
         self._codes = (itemgetter(*self.cells) if len(self.cells) > 1
                        else lambda board: (board[0],))
 
+    def first_empty(self, board):
+        """The most valuable empty square of ``board``, or None when it is full."""
+        try:
+            return self.cells[self._codes(board).index(EMPTY)]
+        except ValueError:
+            return None
+
     def empties(self, board):
         """The empty squares of ``board`` in this order, one at a time."""
         codes, cells = self._codes(board), self.cells
@@ -146,7 +153,7 @@ class ThreatGame(StakeRaid):
         if not weight:
             # The opponent's reply counts for nothing: the best child is the most
             # valuable Stake or a Raid gaining more (the first of equals, as below).
-            chosen = next(self.value_order.empties(cells), None)
+            chosen = self.value_order.first_empty(cells)
             chosen_gain = values[chosen] if chosen is not None else None
             for cell, gain in self._raid_gains(cells, mover, enemy).items():
                 if chosen_gain is None or gain > chosen_gain:
@@ -213,7 +220,8 @@ def fixed_depth(depth):
     return play
 
 
-def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None):
+def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None,
+                 endgame_cells=ENDGAME_CELLS):
     """An ``expand`` hook for engine.search: the children of a node by swing, best
     first, the table's move first; below the root only the ``beam`` best are built.
 
@@ -223,7 +231,7 @@ def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None):
     opponent would get t's value too, plus twice the mover's pieces next to t when it
     has a piece there (its Raid). So Stakes that block a big Raid rank beside the
     mover's own Raids. Equal swings keep the spec's visit order (Stakes, then Raids,
-    row-major). With ENDGAME_CELLS empty squares or fewer nothing is pruned.
+    row-major). With ``endgame_cells`` empty squares or fewer nothing is pruned.
     Keys are computed from the board alone: no child state is made for a pruned move,
     and below the root only the squares next to an enemy piece and the most valuable
     other squares are looked at (:func:`top_moves`). The moves of up to ``remember``
@@ -251,7 +259,7 @@ def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None):
                 known.clear()
             entry = known[state] = [cells.count(EMPTY), None, None]
         empty_count = entry[0]
-        prune = bool(depth > 0 and width and empty_count > ENDGAME_CELLS)
+        prune = bool(depth > 0 and width and empty_count > endgame_cells)
         if prune and entry[1] is None and entry[2] is None:
             entry[2] = ordering.top_moves(cells, mover, enemy, width)
         elif not prune and entry[1] is None:
@@ -337,7 +345,8 @@ class SwingOrder:
 
 def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BEAM,
           on_iteration=None, threat_weight=THREAT_WEIGHT, overrun=OVERRUN,
-          opponent_beam=None, share=SHARE, reduce_after=0, reduce_plies=0):
+          opponent_beam=None, share=SHARE, reduce_after=0, reduce_plies=0,
+          endgame_cells=ENDGAME_CELLS):
     """The tournament agent (see the module doc); falls back to greedy without time."""
     started = clock()
     game = ThreatGame(game.size, game.values, threat_weight)
@@ -349,7 +358,8 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
     result = iterative_deepening(
         game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
         clock=clock, table=table,
-        expand=swing_expand(game, beam, opponent_beam=opponent_beam),
+        expand=swing_expand(game, beam, opponent_beam=opponent_beam,
+                            endgame_cells=endgame_cells),
         reduce=(reduce_after, reduce_plies) if reduce_plies else None,
         on_iteration=on_iteration,
         stop_when=_unlikely_to_finish(started, allowed * overrun, clock) if overrun else None)
