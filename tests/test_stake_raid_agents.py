@@ -234,3 +234,42 @@ def test_the_opponents_nodes_can_have_their_own_beam():
         assert len(expand(theirs, None, depth)) == 6
     every = agents.swing_expand(game, beam=3, opponent_beam=0)
     assert len(every(theirs, None, 1)) == len(game.successors(theirs))
+
+
+def test_late_move_reductions_reach_the_same_depth_with_fewer_positions():
+    from engine.games.stake_raid_player import BoundedTable
+    from engine.iterative import iterative_deepening
+
+    rng = random.Random(31)
+    plain_nodes = reduced_nodes = 0
+    for _ in range(6):
+        game, state = random_state(rng, 6, agents.ENDGAME_CELLS + 14)
+        threat = agents.ThreatGame(game.size, game.values)
+        counts = []
+        for reduce in (None, (2, 2)):
+            result = iterative_deepening(
+                threat, state, max_depth=6, table=BoundedTable(10 ** 5),
+                expand=agents.swing_expand(threat, beam=8), reduce=reduce)
+            assert result.depth == 6
+            assert result.action in [a for a, _ in game.successors(state)]
+            counts.append(result.stats.nodes)
+        plain_nodes += counts[0]
+        reduced_nodes += counts[1]
+    assert reduced_nodes < 0.8 * plain_nodes
+
+
+def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
+    seen = {}
+
+    def deepening(*args, **options):
+        seen.update(options)
+        raise StopIteration
+
+    monkeypatch.setattr(agents, "iterative_deepening", deepening)
+    game, state = random_state(random.Random(3), 6, 20)
+    with pytest.raises(StopIteration):
+        agents.agent(game, state, 30.0, reduce_after=3, reduce_plies=2)
+    assert seen["reduce"] == (3, 2)
+    with pytest.raises(StopIteration):
+        agents.agent(game, state, 30.0, reduce_plies=0)
+    assert seen["reduce"] is None
