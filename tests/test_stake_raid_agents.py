@@ -273,3 +273,8 @@ def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
     with pytest.raises(StopIteration):
         agents.agent(game, state, 30.0, reduce_plies=0)
     assert seen["reduce"] is None
+    # none in the endgame, which must be solved exactly
+    _, endgame = random_state(random.Random(4), 6, agents.ENDGAME_CELLS)
+    with pytest.raises(StopIteration):
+        agents.agent(game, endgame, 30.0, reduce_after=3, reduce_plies=2)
+    assert seen["reduce"] is None
