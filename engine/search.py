@@ -45,7 +45,9 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 searched ``plies`` shallower, and searched again at full depth only when
                 that value would raise alpha (Max) or lower beta (Min): a move that the
                 ordering put late rarely matters, and when it does the re-search finds out.
-                Children with ``plies`` or fewer levels left are never reduced.
+                Children with ``plies`` or fewer levels left are never reduced. Not
+                with a tracer (a ValueError): a reduced search is not the visit order
+                a trace describes.
 * ``deadline``  with ``clock``: raise :class:`SearchTimeout` once ``clock() >= deadline``
                 (checked each time ``check_every`` more nodes have been counted).
 
@@ -197,6 +199,8 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
     # INF - d would make and hash a float at every node).
     bounded = depth is not None
     low, high = window
+    if reduce is not None and tracer is not None:
+        raise ValueError("late-move reductions (reduce) cannot be traced")
     reduce_after, reduce_plies = reduce if reduce is not None and prune else (0, 0)
     nodes = evaluations = terminals = cutoffs = table_hits = memo_hits = 0
     # The clock is read once ``check_every`` more nodes have been counted. A threshold,

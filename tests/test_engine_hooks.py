@@ -286,3 +286,8 @@ def test_late_move_reductions_are_off_without_pruning():
     plain = search(game, (), prune=False, depth=4)
     same = search(game, (), prune=False, depth=4, reduce=(1, 1))
     assert (same.root_values, same.stats.nodes) == (plain.root_values, plain.stats.nodes)
+
+
+def test_late_move_reductions_refuse_a_tracer():
+    with pytest.raises(ValueError, match="cannot be traced"):
+        search(ProbeTree(3), (), depth=4, reduce=(1, 2), tracer=Tracer())

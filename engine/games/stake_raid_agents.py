@@ -11,8 +11,8 @@ run every one of them as a real program:
                the engine's one search, with "swing" move ordering (what a square gains
                the mover plus what it denies the opponent), forward pruning of the
                weakest moves below the root (none in the endgame, which it solves
-               exactly) and late-move reductions within the beam, a horizon valued without building its children
-               (:class:`ThreatGame`), an iterative deepening that stops when the next
+               exactly) and late-move reductions within the beam, a horizon valued
+               without building its children (:class:`ThreatGame`), an iterative deepening that stops when the next
                iteration would not finish in time, a bounded table, and the time
                manager of :mod:`.stake_raid_player`.
 * ``classic``  the earlier agent: iterative deepening over every move, children ordered
@@ -363,15 +363,16 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
     if allowed <= 0:
         return greedy_move(game, state)
     table = BoundedTable(max(1000, AGENT_TABLE_BYTES // (len(state[0]) + 250)))
+    empty = state[0].count(EMPTY)
     result = iterative_deepening(
-        game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
+        game, state, max_depth=empty, deadline=started + allowed,
         clock=clock, table=table,
         expand=swing_expand(game, beam, opponent_beam=opponent_beam,
                             endgame_cells=endgame_cells),
         # No reductions in the endgame: a reduced move that looks no better is never
         # searched to the end, and the endgame is meant to be solved exactly.
         reduce=((reduce_after, reduce_plies)
-                if reduce_plies and state[0].count(EMPTY) > endgame_cells else None),
+                if reduce_plies and empty > endgame_cells else None),
         on_iteration=on_iteration,
         stop_when=_unlikely_to_finish(started, allowed * overrun, clock) if overrun else None)
     if result.action is None:
