@@ -16,7 +16,8 @@ bench``); the series behind a decision used ``--pairs 40`` (80 games).
 ``--set NAME=VALUE`` changes a keyword argument of ``agent`` for A only (e.g. ``--set
 beam=6 --set threat_weight=0.5``), so variants are tried without editing the code.
 Games come in colour-swapped pairs on the arena's boards (same seed, same values); a game
-lost on time counts as a loss. Prints every game, then A's points, by colour and by size.
+lost on time counts as a loss. Prints every game with A's CPU seconds, then A's points, by
+colour and by size (and colour), and the CPU time A used a game.
 """
 
 import argparse
@@ -48,8 +49,8 @@ def strategy(name, settings):
 
 
 def play_game(job):
-    """A's margin (its score minus B's) of one game, or None when A ran out of time and
-    "B" when B did."""
+    """(A's margin (its score minus B's) of one game, or None when A ran out of time and
+    "B" when B did; A's CPU seconds)."""
     names, times, settings, size, seed, pair, a_moves_first = job
     _no_startup()
     game = StakeRaid(size, board_for(seed, pair, size))
@@ -57,6 +58,7 @@ def play_game(job):
     sides = {MAX: (a, times[0], "A"), MIN: (b, times[1], "B")} if a_moves_first else \
         {MAX: (b, times[1], "B"), MIN: (a, times[0], "A")}
     clock = {side: sides[side][1] for side in sides}
+    a_side = MAX if a_moves_first else MIN
     board, mover = bytes(size * size), MAX
     while EMPTY in board:
         # Every strategy plays MAX: MIN's view is the board with the colours swapped.
@@ -66,11 +68,11 @@ def play_game(job):
                                    time.process_time, 0.0)
         clock[mover] -= time.process_time() - started
         if clock[mover] < 0:
-            return None if sides[mover][2] == "A" else "B"
+            return (None if mover == a_side else "B"), times[0] - clock[a_side]
         board = child[0] if mover == MAX else child[0].translate(SWAP)
         mover = MAX + MIN - mover
     score = game.initial_state(board, MAX)[1]
-    return score if a_moves_first else -score
+    return (score if a_moves_first else -score), times[0] - clock[a_side]
 
 
 def points(margin):
@@ -101,21 +103,26 @@ def main(argv):
     jobs = [((options.a, options.b), (options.time_a, options.time_b), settings,
              sizes[pair % len(sizes)], options.seed, pair, first)
             for pair in range(options.pairs) for first in (True, False)]
-    by_colour, by_size = {True: [], False: []}, {}
+    by_colour, by_size, a_seconds = {True: [], False: []}, {}, []
     with Pool(options.jobs) as pool:
-        for job, margin in zip(jobs, pool.imap(play_game, jobs)):
+        for job, (margin, seconds) in zip(jobs, pool.imap(play_game, jobs)):
+            a_seconds.append(seconds)
             size, first = job[3], job[6]
-            print(f"{size}x{size} A {'X' if first else 'O'}: margin "
-                  f"{'A out of time' if margin is None else 'B out of time' if margin == 'B' else margin}",
-                  flush=True)
+            outcome = ("A out of time" if margin is None else "B out of time"
+                       if margin == "B" else margin)
+            print(f"{size}x{size} A {'X' if first else 'O'}: margin {outcome} "
+                  f"(A {seconds:.1f} s)", flush=True)
             by_colour[first].append(points(margin))
-            by_size.setdefault(size, []).append(points(margin))
+            by_size.setdefault(size, {True: [], False: []})[first].append(points(margin))
     every = by_colour[True] + by_colour[False]
     share = lambda values: f"{sum(values) / len(values):.0%}" if values else "-"  # noqa: E731
     print(f"A = {options.a} {settings or ''} {options.time_a:g} s, B = {options.b} "
           f"{options.time_b:g} s: A {sum(every):g}/{len(every)} = {share(every)} of the points;"
-          f" as X {share(by_colour[True])}, as O {share(by_colour[False])}; by size "
-          + ", ".join(f"{size}x{size} {share(values)}" for size, values in sorted(by_size.items())))
+          f" as X {share(by_colour[True])}, as O {share(by_colour[False])}; A used "
+          f"{sum(a_seconds) / len(a_seconds):.2f} s a game (max {max(a_seconds):.2f}); by size "
+          + ", ".join(f"{size}x{size} {share(both[True] + both[False])} (X "
+                      f"{share(both[True])}, O {share(both[False])})"
+                      for size, both in sorted(by_size.items())))
 
 
 if __name__ == "__main__":
