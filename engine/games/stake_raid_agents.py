@@ -12,9 +12,9 @@ run every one of them as a real program:
                the mover plus what it denies the opponent), forward pruning of the
                weakest moves below the root (none in the endgame, which it solves
                exactly) and late-move reductions within the beam, a horizon valued
-               without building its children (:class:`ThreatGame`), an iterative deepening that stops when the next
-               iteration would not finish in time, a bounded table, and the time
-               manager of :mod:`.stake_raid_player`.
+               without building its children (:class:`ThreatGame`), an iterative
+               deepening that stops when the next iteration would not finish in time,
+               a bounded table, and the time manager of :mod:`.stake_raid_player`.
 * ``classic``  the earlier agent: iterative deepening over every move, children ordered
                by their score (:func:`.stake_raid_player.competition_move`).
 * ``greedy``   the move with the best immediate score, no search.
