@@ -140,6 +140,8 @@ def test_cli_run_writes_every_output_and_merge_joins(tmp_path):
 @pytest.mark.parametrize("argv", [
     ["run", "tictactoe"], ["run", "chess", "."], ["run", "tictactoe", ".", "--jobs", "0"],
     ["run", "tictactoe", ".", "--cases", "/nonexistent"],
+    ["run", "tictactoe", "/nonexistent-submission"],
+    ["run", "tictactoe", ".", "/nonexistent-submission", "--count", "1"],
     ["run", "tictactoe", ".", "--resume", "--cases", "fixtures/tictactoe"],
     ["merge", "/nonexistent.json", "--json", "x.json"], []])
 def test_bad_usage_is_one_line_and_exit_2(argv):

@@ -215,6 +215,10 @@ def _cases_for(options):
 def run_grading(options):
     if options.resume and not options.json:
         raise UsageError("--resume needs --json FILE (the results to resume)")
+    missing = [path for path in options.submissions if not os.path.exists(path)]
+    if missing:
+        # Most likely a typo: grading it would "run" and exit 0 with a zero score.
+        raise UsageError(f"{missing[0]}: no such submission (no file or folder there)")
     cases = _cases_for(options)
     submissions = find_submissions(options.program, options.submissions)
     if options.shard:
