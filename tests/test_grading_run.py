@@ -1,7 +1,12 @@
 """Detection, builds and the runner of the grading kit (engine.grading.detect/runner)."""
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +17,7 @@ from engine.grading.case import snapshot
 from engine.grading.detect import command_plan, detect
 from engine.grading.results import load, merge
 from engine.grading.runner import find_submissions, load_cases, shard
+from engine.grading.sandbox import new_workspace, remove_stale_workspaces
 
 TICTACTOE = REPO / "fixtures" / "tictactoe"
 
@@ -270,3 +276,34 @@ def test_only_cases_run_through_the_graders_script_are_graded():
     assert all(case.program != "tmmorris.py" or case.stdin for case in skipped)
     assert len(kept) + len(skipped) == len(cases)
     assert gradable("stake_raid", cases)[0] == []
+
+
+def test_workspaces_of_dead_grading_runs_are_removed_and_live_ones_kept(tmp_path):
+    """A kit killed outright (SIGKILL) cannot clean up; the next run removes what it left."""
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True)
+    dead = tmp_path / f"grade-{int(finished.stdout)}-abc"
+    (dead / "case-x").mkdir(parents=True)
+    (dead / "case-x" / "output.txt").write_text("left behind\n")
+    live = tmp_path / f"grade-{os.getpid()}-def"
+    live.mkdir()
+    # Killed but not reaped yet: a zombie holds its pid.
+    zombie_process = subprocess.Popen([sys.executable, "-c", ""])
+    stat = Path(f"/proc/{zombie_process.pid}/stat")
+    while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        time.sleep(0.01)
+    zombie = tmp_path / f"grade-{zombie_process.pid}-ghi"
+    zombie.mkdir()
+    others = [tmp_path / "grade-notapid", tmp_path / "other-1"]
+    for folder in others:
+        folder.mkdir()
+    try:
+        assert sorted(remove_stale_workspaces(str(tmp_path))) == [str(dead), str(zombie)]
+    finally:
+        zombie_process.wait()
+    assert not dead.exists() and not zombie.exists()
+    assert live.is_dir() and all(folder.is_dir() for folder in others)
+    fresh = Path(new_workspace(str(tmp_path)))
+    assert fresh.name.startswith(f"grade-{os.getpid()}-")
+    assert fresh.stat().st_mode & 0o777 == 0o755
+    assert live.is_dir()

@@ -26,7 +26,7 @@ from pathlib import Path
 from .case import Outcome, load_case, prepare
 from .detect import build, command_plan, detect
 from .diagnose import diagnose
-from .sandbox import Limits, Sandbox, fresh_copy, list_top, workspace_root
+from .sandbox import Limits, Sandbox, fresh_copy, list_top, new_workspace
 from .scoring import score
 from .verdict import Verdict
 
@@ -185,8 +185,7 @@ class Runner:
         the running cases, keeps what finished, and re-raises KeyboardInterrupt)."""
         own_workspace = self.workspace is None
         if own_workspace:
-            self.workspace = tempfile.mkdtemp(prefix="grade-", dir=workspace_root())
-            os.chmod(self.workspace, 0o755)
+            self.workspace = new_workspace()
         for submission in submissions:
             self.results.add_submission(submission)
         work = [(submission, case) for submission in submissions for case in self.cases

@@ -53,6 +53,7 @@ import select
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from typing import NamedTuple, Optional
@@ -600,6 +601,65 @@ def fresh_copy(source, destination, shared=False, listing=None):
         os.symlink(target, os.path.join(destination, name))
     for name in files:
         os.link(os.path.join(source, name), os.path.join(destination, name))
+
+
+# A grading run's workspace is named after its process, so that a later run can tell a
+# workspace whose kit was killed outright (SIGKILL: no cleanup) from a live one.
+WORKSPACE_PREFIX = "grade-"
+
+
+def new_workspace(root=None):
+    """A fresh workspace folder ``grade-<pid>-XXXX`` in ``root`` (default
+    :func:`workspace_root`), after removing the ones left by dead grading runs there."""
+    root = workspace_root() if root is None else root
+    remove_stale_workspaces(root)
+    folder = tempfile.mkdtemp(prefix=f"{WORKSPACE_PREFIX}{os.getpid()}-", dir=root)
+    os.chmod(folder, 0o755)
+    return folder
+
+
+def remove_stale_workspaces(root=None):
+    """Remove the workspaces in ``root`` (default: the temporary folder) that belong to
+    this user and whose process is gone. Returns the folders removed. A workspace
+    whose pid is alive (even if reused by another program) is left alone."""
+    root = tempfile.gettempdir() if root is None else root
+    removed = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    for name in names:
+        if not name.startswith(WORKSPACE_PREFIX):
+            continue
+        pid_text = name[len(WORKSPACE_PREFIX):].split("-", 1)[0]
+        if not pid_text.isdigit():
+            continue
+        path = os.path.join(root, name)
+        try:
+            if os.lstat(path).st_uid != os.getuid() or _alive(int(pid_text)):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid):
+    """True when a process ``pid`` exists (ours or not) and is not a zombie (a killed
+    kit whose parent has not reaped it yet)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            # "pid (command) state ...": the command may hold spaces and parentheses.
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def workspace_root():
