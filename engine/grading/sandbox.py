@@ -606,6 +606,10 @@ def fresh_copy(source, destination, shared=False, listing=None):
 # A grading run's workspace is named after its process, so that a later run can tell a
 # workspace whose kit was killed outright (SIGKILL: no cleanup) from a live one.
 WORKSPACE_PREFIX = "grade-"
+# ... and only a workspace unchanged for this many seconds is stale: a kit in another PID
+# namespace sharing /dev/shm (a container) has a pid this one cannot see, but a live run
+# creates and removes a case folder in its workspace at least every case.
+STALE_AFTER = 3600.0
 
 
 def new_workspace(root=None):
@@ -618,10 +622,11 @@ def new_workspace(root=None):
     return folder
 
 
-def remove_stale_workspaces(root=None):
+def remove_stale_workspaces(root=None, min_age=STALE_AFTER):
     """Remove the workspaces in ``root`` (default: the temporary folder) that belong to
-    this user and whose process is gone. Returns the folders removed. A workspace
-    whose pid is alive (even if reused by another program) is left alone."""
+    this user, have not changed for ``min_age`` seconds and whose process is gone.
+    Returns the folders removed. A workspace whose pid is alive (even if reused by
+    another program) is left alone."""
     root = tempfile.gettempdir() if root is None else root
     removed = []
     try:
@@ -636,7 +641,9 @@ def remove_stale_workspaces(root=None):
             continue
         path = os.path.join(root, name)
         try:
-            if os.lstat(path).st_uid != os.getuid() or _alive(int(pid_text)):
+            status = os.lstat(path)
+            if (status.st_uid != os.getuid() or time.time() - status.st_mtime < min_age
+                    or _alive(int(pid_text))):
                 continue
         except OSError:
             continue
