@@ -50,6 +50,11 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 a trace describes.
 * ``deadline``  with ``clock``: raise :class:`SearchTimeout` once ``clock() >= deadline``
                 (checked each time ``check_every`` more nodes have been counted).
+* ``root_cut``  with ``prune``, for players only: the root stops at the first child whose
+                value reaches the window's far edge (``>= beta`` for Max, ``<= alpha`` for
+                Min) and returns that child, its value a bound. A null-window test such as
+                "is there a winning move?" needs one such child, not the rest searched
+                against an empty window. Not the grader modes' root (see below).
 
 Rules graders depend on (docs/engine.md, "The search"): children are visited in
 ``game.successors`` order; a Max node returns as soon as ``v >= beta`` and a Min node as
@@ -172,7 +177,8 @@ def _report_pruned(tracer, state, depth, rest):
 
 def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=None,
            stats=None, memo=None, memo_key=None, table=None, order=None, deadline=None,
-           clock=time.perf_counter, check_every=256, expand=None, reduce=None):
+           clock=time.perf_counter, check_every=256, expand=None, reduce=None,
+           root_cut=False):
     """Search ``state`` of ``game`` and return a :class:`SearchResult` (see module doc)."""
     if stats is None:
         stats = Statistics()
@@ -372,7 +378,8 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
 
     try:
         value, action, child, root_values = _search_root(
-            game, state, visit, prune, limit, low, high, tracer, table, order, expand)
+            game, state, visit, prune, limit, low, high, tracer, table, order, expand,
+            root_cut)
     finally:
         stats.nodes += nodes + 1          # + the root
         stats.evaluations += evaluations
@@ -429,8 +436,9 @@ def _hint_first(children, hint):
 
 
 def _search_root(game, state, visit, prune, limit, low, high, tracer, table, order,
-                 expand=None):
-    """The root: like an interior node, but it never cuts and it remembers the move.
+                 expand=None, root_cut=False):
+    """The root: like an interior node, but it never cuts (unless ``root_cut``: see
+    search) and it remembers the move.
 
     The root keeps the FIRST child whose value is strictly better than every earlier
     child's; later children are searched with the tightened window (alpha-beta only).
@@ -468,6 +476,8 @@ def _search_root(game, state, visit, prune, limit, low, high, tracer, table, ord
         if best is None or (cv > v if maximizing else cv < v):
             v, best = cv, (a, child)
         if prune:
+            if root_cut and (v >= high if maximizing else v <= low):
+                break
             if maximizing and v > alpha:
                 alpha = v
             elif not maximizing and v < beta:

@@ -291,3 +291,36 @@ def test_late_move_reductions_are_off_without_pruning():
 def test_late_move_reductions_refuse_a_tracer():
     with pytest.raises(ValueError, match="cannot be traced"):
         search(ProbeTree(3), (), depth=4, reduce=(1, 2), tracer=Tracer())
+
+
+# Cuts at the first child (3, 4, 0), at the last one (3, 5, 6), and never (3, 4, 5).
+@pytest.mark.parametrize("width, depth, threshold", [(3, 4, 0), (3, 5, 6), (3, 4, 5)])
+def test_root_cut_stops_at_the_first_child_past_the_window(width, depth, threshold):
+    game = ProbeTree(width)
+    plain = search(game, (), depth=depth, window=(threshold - 1, threshold + 1))
+    cut = search(game, (), depth=depth, window=(threshold - 1, threshold + 1), root_cut=True)
+    # The root's children in order, each searched with the window the earlier ones left:
+    # the first one at or past beta ends the search and is the move.
+    first = next((index for index, (_, value) in enumerate(plain.root_values)
+                  if value >= threshold + 1), None)
+    if first is None:
+        assert cut.root_values == plain.root_values
+        assert (cut.action, cut.value) == (plain.action, plain.value)
+    else:
+        assert cut.root_values == plain.root_values[:first + 1]
+        assert (cut.action, cut.value) == plain.root_values[first]
+        assert cut.value >= threshold + 1
+
+
+def test_root_cut_needs_a_win_to_stop_and_helps_a_null_window_test():
+    game = ProbeTree(4)
+    exact = search(game, (), depth=5)
+    below = exact.value - 1      # some move reaches exact.value > below: a cut is due
+    plain = search(game, (), depth=5, window=(below - 1, below + 1))
+    cut = search(game, (), depth=5, window=(below - 1, below + 1), root_cut=True)
+    assert cut.value >= below + 1 and len(cut.root_values) < 4
+    assert cut.stats.nodes < plain.stats.nodes
+    # No move reaches a bound above the true value: the root searches every move.
+    above = exact.value + 1
+    none = search(game, (), depth=5, window=(above - 1, above + 1), root_cut=True)
+    assert len(none.root_values) == 4 and none.value <= above - 1

@@ -1,16 +1,19 @@
 """COMPETITION strategies of Stake/Raid: legality, the swing order, the threat horizon,
 the exact endgame and the strategy choice of homework.py."""
 
+import io
 import os
 import random
 import subprocess
 import sys
+import time
 
 import pytest
 
 from engine.games import stake_raid_agents as agents
 from engine.games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid
-from engine.search import search
+from engine.programs import stake_raid as homework
+from engine.search import TranspositionTable, search
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -154,14 +157,50 @@ def test_swing_expand_puts_the_table_move_first_and_prunes_below_the_root():
     assert below == root[:4]
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_agent_solves_the_endgame_exactly(seed):
+def outcome(value, mover):
+    """1, 0 or -1: the game's result for ``mover`` given its final score (MAX's side)."""
+    value = value if mover == MAX else -value
+    return (value > 0) - (value < 0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_agent_keeps_the_outcome_of_the_endgame(seed):
     rng = random.Random(seed)
     game, state = random_state(rng, 4, 7, rng.choice((MAX, MIN)))
     action, child = agents.agent(game, state, 60.0)
-    exact = search(game, state, prune=True)
-    # the chosen move is worth the exact value of the position
-    assert search(game, child, prune=True).value == exact.value
+    exact = search(game, state, prune=True).value
+    found = search(game, child, prune=True).value
+    # a won (drawn) game stays won (drawn); a lost one is played for the best score,
+    # exactly (7 empty squares are within ENDGAME_CELLS)
+    assert outcome(found, state[2]) == outcome(exact, state[2])
+    if outcome(exact, state[2]) < 0:
+        assert found == exact
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_solve_outcome_proves_what_a_full_search_finds(seed):
+    rng = random.Random(seed)
+    game, state = random_state(rng, 4, 8, rng.choice((MAX, MIN)))
+    game = agents.ThreatGame(game.size, game.values)
+    exact = search(game, state, prune=True, table=TranspositionTable()).value
+    solved = agents.solve_outcome(game, state, time.process_time() + 60,
+                                  time.process_time, 10000)
+    expected = outcome(exact, state[2])
+    if expected < 0:
+        assert solved == ("loss", None, None)
+    else:
+        assert solved[0] == ("win" if expected > 0 else "draw")
+        assert solved[2] == game.play(state, solved[1])
+        assert outcome(search(game, solved[2], prune=True, table=TranspositionTable()).value,
+                       state[2]) == expected
+
+
+def test_solve_outcome_gives_up_at_the_deadline():
+    rng = random.Random(3)
+    game, state = random_state(rng, 6, 20)
+    ticks = iter(range(10 ** 6))
+    assert agents.solve_outcome(agents.ThreatGame(game.size, game.values), state, 5,
+                                lambda: next(ticks), 10000) is None
 
 
 def test_homework_strategy_from_option_and_environment(tmp_path):
@@ -276,5 +315,25 @@ def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
     # none in the endgame, which must be solved exactly
     _, endgame = random_state(random.Random(4), 6, agents.ENDGAME_CELLS)
     with pytest.raises(StopIteration):
-        agents.agent(game, endgame, 30.0, reduce_after=3, reduce_plies=2)
+        agents.agent(game, endgame, 30.0, reduce_after=3, reduce_plies=2, solve_cells=0)
     assert seen["reduce"] is None
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("board, said", [
+    # O to move and well ahead: the first move in swing order (the top row's Stake
+    # next to X, which blocks its Raid) wins
+    ("X..\nO..\nOOO\n", "homework.py: solved to the end: B1 Stake wins"),
+    # O has everything but one square: every move loses
+    ("XXX\nXXX\nXX.\n", "homework.py: solved to the end: every move loses")])
+def test_homework_tells_a_watching_person_how_the_solve_ended(monkeypatch, board, said):
+    problem = homework.parse_input("3\nCOMPETITION\nO\n10.0\n" + "5 5 5\n" * 3 + board)
+    shown = Terminal()
+    monkeypatch.setattr(sys, "stderr", shown)
+    started = time.process_time()     # a run of its own: its CPU clock starts at 0
+    homework.choose(problem, clock=lambda: time.process_time() - started)
+    assert said in shown.getvalue()

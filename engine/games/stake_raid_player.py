@@ -56,15 +56,22 @@ def move_budget(seconds_left, our_moves_left, startup_cost=STARTUP_COST, share=2
     MAX_MOVE_SECONDS; the last move may use it all.
     Returns 0.0 when nothing beyond the bare minimum can be spent.
     """
+    usable = usable_seconds(seconds_left, our_moves_left, startup_cost)
+    if usable <= 0:
+        return 0.0
+    if our_moves_left <= 1:
+        return min(usable, MAX_MOVE_SECONDS)
+    return min(share * usable / our_moves_left, usable * MAX_FRACTION, MAX_MOVE_SECONDS)
+
+
+def usable_seconds(seconds_left, our_moves_left, startup_cost=STARTUP_COST):
+    """The most this run may spend of ``seconds_left`` (start-up included): all but
+    ``startup_cost`` for every later run and SAFETY; 0.0 when nothing is left (or
+    ``seconds_left`` is not a positive number)."""
     if not seconds_left > 0:
         return 0.0
     later = max(our_moves_left - 1, 0)
-    usable = seconds_left - startup_cost * later - SAFETY
-    if usable <= 0:
-        return 0.0
-    if not later:
-        return min(usable, MAX_MOVE_SECONDS)
-    return min(share * usable / our_moves_left, usable * MAX_FRACTION, MAX_MOVE_SECONDS)
+    return max(seconds_left - startup_cost * later - SAFETY, 0.0)
 
 
 class BoundedTable(TranspositionTable):

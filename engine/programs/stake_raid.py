@@ -162,11 +162,21 @@ def choose(problem, clock=time.process_time, strategy=DEFAULT_STRATEGY):
             print(f"homework.py: depth {iteration.depth}: "
                   f"{move_name(problem.size, iteration.result.action)}, score "
                   f"{iteration.result.value}, {iteration.seconds:.3f} s", file=sys.stderr)
+        def report_solve(outcome, action, seconds):
+            if outcome is None:
+                said = "not solved in time"
+            elif action is None:
+                said = "solved to the end: every move loses"
+            else:
+                said = (f"solved to the end: {move_name(problem.size, action)} "
+                        f"{'wins' if outcome == 'win' else 'draws'}")
+            print(f"homework.py: {said}, {seconds:.3f} s", file=sys.stderr)
         play = STRATEGIES[strategy]
         # A person watching (stderr is a terminal) sees each depth the search reaches.
         if sys.stderr.isatty() and strategy in ("agent", "classic"):
+            extra = {"on_solve": report_solve} if strategy == "agent" else {}
             return play(game, state, problem.limit, clock=clock, spent=clock(),
-                        on_iteration=report)
+                        on_iteration=report, **extra)
         return play(game, state, problem.limit, clock=clock, spent=clock())
     result = search(game, state, prune=problem.mode == "ALPHABETA", depth=problem.limit)
     return result.action, result.child
