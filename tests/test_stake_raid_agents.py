@@ -184,7 +184,7 @@ def test_solve_outcome_proves_what_a_full_search_finds(seed):
     game = agents.ThreatGame(game.size, game.values)
     exact = search(game, state, prune=True, table=TranspositionTable()).value
     solved = agents.solve_outcome(game, state, time.process_time() + 60,
-                                  time.process_time, 10000)
+                                  time.process_time, TranspositionTable())
     expected = outcome(exact, state[2])
     if expected < 0:
         assert solved == ("loss", None, None)
@@ -200,7 +200,7 @@ def test_solve_outcome_gives_up_at_the_deadline():
     game, state = random_state(rng, 6, 20)
     ticks = iter(range(10 ** 6))
     assert agents.solve_outcome(agents.ThreatGame(game.size, game.values), state, 5,
-                                lambda: next(ticks), 10000) is None
+                                lambda: next(ticks), TranspositionTable()) is None
 
 
 def test_homework_strategy_from_option_and_environment(tmp_path):

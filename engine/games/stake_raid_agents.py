@@ -407,26 +407,27 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
     of time; ``action`` None in both)."""
     started = clock()
     game = ThreatGame(game.size, game.values, threat_weight)
-    capacity = max(1000, AGENT_TABLE_BYTES // (len(state[0]) + 250))
+    table = BoundedTable(max(1000, AGENT_TABLE_BYTES // (len(state[0]) + 250)))
     empty = state[0].count(EMPTY)
     if empty <= solve_cells:
         usable = usable_seconds(seconds_left, moves_left(state[0]), AGENT_STARTUP_COST)
         solve_allowed = (usable * solve_share - spent) * (1 - FINISH_FRACTION) - FINISH
         outcome, action, child = (solve_outcome(game, state, started + solve_allowed, clock,
-                                                capacity) or (None, None, None))
+                                                table) or (None, None, None))
         if on_solve is not None:
             on_solve(outcome, action, clock() - started)
         if action is not None:
             return action, child
         # No win nor draw found: the deepening below plays for the best score, with a
-        # budget taken from the time the attempt left.
+        # budget taken from the time the attempt left, and the table emptied for it
+        # (one table at a time keeps the process's peak memory where it was).
+        table.clear()
         seconds_left -= spent + clock() - started
         spent, started = 0.0, clock()
     budget = move_budget(seconds_left, moves_left(state[0]), AGENT_STARTUP_COST, share)
     allowed = (budget - spent) * (1 - FINISH_FRACTION) - FINISH
     if allowed <= 0:
         return greedy_move(game, state)
-    table = BoundedTable(capacity)
     result = iterative_deepening(
         game, state, max_depth=empty, deadline=started + allowed,
         clock=clock, table=table,
@@ -443,7 +444,7 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
     return result.action, result.child
 
 
-def solve_outcome(game, state, deadline, clock, capacity):
+def solve_outcome(game, state, deadline, clock, table):
     """("win" or "draw", action, child) of a move after which the side to move wins, or
     else draws, whatever the other side plays; ("loss", None, None) when every move
     loses; None when ``deadline`` (a ``clock()`` time) comes first.
@@ -451,13 +452,13 @@ def solve_outcome(game, state, deadline, clock, capacity):
     The search runs to the end of the game with the null window (-1, 1) around a draw:
     a value of 1 or more proves a win, 0 is exactly a draw, -1 or less proves a loss.
     The root stops at the first winning move (``root_cut``); moves come in swing order
-    (:func:`solve_expand`), none pruned; the table keeps at most ``capacity`` positions.
+    (:func:`solve_expand`), none pruned; ``table`` is a (Bounded)TranspositionTable.
     """
     if clock() >= deadline:
         return None
     try:
         result = search(game, state, prune=True, depth=state[0].count(EMPTY),
-                        window=(-1, 1), table=BoundedTable(capacity),
+                        window=(-1, 1), table=table,
                         expand=solve_expand(game), root_cut=True,
                         deadline=deadline, clock=clock)
     except SearchTimeout:
