@@ -294,16 +294,7 @@ def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None,
                 actions.insert(0, hint)
         if prune and len(actions) > width:
             del actions[width:]
-        piece = bytes([mover])
-        gains = signed[mover]
-        children = []
-        for action in actions:
-            if action < RAID:
-                children.append((action, (cells[:action] + piece + cells[action + 1:],
-                                          score + gains[action], enemy)))
-            else:
-                children.append((action, play(state, action)))
-        return children
+        return list(_children(state, actions, bytes([mover]), signed[mover], enemy, play))
 
     return expand
 
