@@ -48,6 +48,17 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 Children with ``plies`` or fewer levels left are never reduced. Not
                 with a tracer (a ValueError): a reduced search is not the visit order
                 a trace describes.
+* ``null_move`` ``plies``: null-move pruning, for players only (with ``prune``), for games
+                where moving is practically never worse than passing. Below the root,
+                at a node with more than ``plies + 1`` levels left whose parent was not
+                itself a pass, the side to move first passes (``game.pass_turn(state)``,
+                the same position with the other side to move; None: no pass there)
+                and that position is searched ``plies`` shallower than a child would
+                be, with a window one unit wide at the node's far edge. If even the
+                pass reaches the edge (>= beta for Max, <= alpha for Min) the node
+                returns that value at once, a bound (stored as one in ``table``): the
+                node would cut anyway, and a real move would do at least as well.
+                Not with a tracer (a ValueError).
 * ``deadline``  with ``clock``: raise :class:`SearchTimeout` once ``clock() >= deadline``
                 (checked each time ``check_every`` more nodes have been counted).
 * ``root_cut``  with ``prune``, for players only: the root stops at the first child whose
@@ -178,7 +189,7 @@ def _report_pruned(tracer, state, depth, rest):
 def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=None,
            stats=None, memo=None, memo_key=None, table=None, order=None, deadline=None,
            clock=time.perf_counter, check_every=256, expand=None, reduce=None,
-           root_cut=False):
+           root_cut=False, null_move=None):
     """Search ``state`` of ``game`` and return a :class:`SearchResult` (see module doc)."""
     if stats is None:
         stats = Statistics()
@@ -208,6 +219,10 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
     if reduce is not None and tracer is not None:
         raise ValueError("late-move reductions (reduce) cannot be traced")
     reduce_after, reduce_plies = reduce if reduce is not None and prune else (0, 0)
+    if null_move is not None and tracer is not None:
+        raise ValueError("null-move pruning (null_move) cannot be traced")
+    null_plies = null_move if null_move and prune else 0
+    pass_turn = game.pass_turn if null_plies else None
     nodes = evaluations = terminals = cutoffs = table_hits = memo_hits = 0
     # The clock is read once ``check_every`` more nodes have been counted. A threshold,
     # not ``nodes % check_every == 0``: bulk horizon values add many nodes at once and
@@ -272,9 +287,30 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
             maximizing = is_max(state)
             best = None
             bulk = None
+            null_cut = False
+            # Null move: ``action`` is None at the root and after a pass, so neither
+            # passes. With the one-unit window the pass's value is a bound, enough to
+            # tell whether it reaches the edge.
+            if null_plies and action is not None and limit - d > null_plies + 1:
+                passed = pass_turn(state)
+                if passed is not None:
+                    if maximizing:
+                        if beta == INF:
+                            passed = None   # no edge to reach
+                    elif alpha == -INF:
+                        passed = None
+                if passed is not None:
+                    if maximizing:
+                        v = visit(passed, None, d + 1 + null_plies, beta - 1, beta)
+                        null_cut = v >= beta
+                    else:
+                        v = visit(passed, None, d + 1 + null_plies, alpha, alpha + 1)
+                        null_cut = v <= alpha
             if horizon_values is not None and d + 1 >= limit:
                 bulk = horizon_values(state)
-            if bulk is not None:
+            if null_cut:
+                cutoffs += 1        # even a pass reaches the edge: v is its bound
+            elif bulk is not None:
                 # Children sit on the cut-off: same loop over precomputed values.
                 actions, values = bulk
                 if not prune:

@@ -324,3 +324,80 @@ def test_root_cut_needs_a_win_to_stop_and_helps_a_null_window_test():
     above = exact.value + 1
     none = search(game, (), depth=5, window=(above - 1, above + 1), root_cut=True)
     assert len(none.root_values) == 4 and none.value <= above - 1
+
+
+class PassingProbeTree(ProbeTree):
+    """ProbeTree where the side to move may also pass (a step of index -1, which adds
+    nothing to the evaluation): a game for null-move pruning."""
+
+    def pass_turn(self, path):
+        return path + (-1,)
+
+
+def null_move_reference(game, path, d, limit, alpha, beta, plies, after_pass):
+    """The ``null_move`` contract of engine.search written out plainly (below the root)."""
+    if d >= limit:
+        return game.evaluate(path)
+    maximizing = game.is_maxs_turn(path)
+    if not after_pass and limit - d > plies + 1:
+        passed = game.pass_turn(path)
+        if maximizing and beta < INF:
+            v = null_move_reference(game, passed, d + 1 + plies, limit, beta - 1, beta,
+                                    plies, True)
+            if v >= beta:
+                return v
+        elif not maximizing and alpha > -INF:
+            v = null_move_reference(game, passed, d + 1 + plies, limit, alpha, alpha + 1,
+                                    plies, True)
+            if v <= alpha:
+                return v
+    v = -INF if maximizing else INF
+    for index in game.actions(path):
+        cv = null_move_reference(game, game.result(path, index), d + 1, limit, alpha, beta,
+                                 plies, False)
+        if maximizing:
+            v = max(v, cv)
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+        else:
+            v = min(v, cv)
+            if v <= alpha:
+                return v
+            beta = min(beta, v)
+    return v
+
+
+@pytest.mark.parametrize("width, depth, plies", [(3, 5, 1), (3, 6, 2), (4, 6, 1), (3, 7, 3)])
+def test_null_move_pruning_follows_its_contract(width, depth, plies):
+    game = PassingProbeTree(width)
+    found = search(game, (), depth=depth, null_move=plies)
+    alpha, best, expected = -INF, None, []
+    for index in range(width):
+        value = null_move_reference(game, (index,), 1, depth, alpha, INF, plies, False)
+        expected.append((index, value))
+        if best is None or value > best[1]:
+            best = (index, value)
+        alpha = max(alpha, value)
+    assert found.root_values == expected
+    assert (found.action, found.value) == best
+    # Passes cut in this tree (else the comparison above proves little).
+    plain = search(game, (), depth=depth)
+    assert found.stats.nodes != plain.stats.nodes
+    assert found.stats.cutoffs > 0
+
+
+def test_null_move_pruning_needs_a_pass_and_pruning():
+    # A game without pass_turn (the default: None) searches as before.
+    plain = search(ProbeTree(3), (), depth=6)
+    same = search(ProbeTree(3), (), depth=6, null_move=2)
+    assert (same.root_values, same.stats.nodes) == (plain.root_values, plain.stats.nodes)
+    game = PassingProbeTree(3)
+    plain = search(game, (), prune=False, depth=5)
+    same = search(game, (), prune=False, depth=5, null_move=1)
+    assert (same.root_values, same.stats.nodes) == (plain.root_values, plain.stats.nodes)
+
+
+def test_null_move_pruning_refuses_a_tracer():
+    with pytest.raises(ValueError, match="cannot be traced"):
+        search(PassingProbeTree(3), (), depth=4, null_move=1, tracer=Tracer())

@@ -315,8 +315,45 @@ def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
     # none in the endgame, which must be solved exactly
     _, endgame = random_state(random.Random(4), 6, agents.ENDGAME_CELLS)
     with pytest.raises(StopIteration):
-        agents.agent(game, endgame, 30.0, reduce_after=3, reduce_plies=2, solve_cells=0)
-    assert seen["reduce"] is None
+        agents.agent(game, endgame, 30.0, reduce_after=3, reduce_plies=2, solve_cells=0,
+                     null_move=2)
+    assert seen["reduce"] is None and seen["null_move"] is None
+    # null-move pruning: off by default (measured, not kept), passed on when asked for
+    with pytest.raises(StopIteration):
+        agents.agent(game, state, 30.0)
+    assert not seen["null_move"]
+    with pytest.raises(StopIteration):
+        agents.agent(game, state, 30.0, null_move=2)
+    assert seen["null_move"] == 2
+
+
+def test_a_pass_keeps_the_board_and_hands_over_the_move():
+    game, state = random_state(random.Random(5), 5, 12)
+    cells, score, mover = state
+    assert game.pass_turn(state) == (cells, score, 3 - mover)
+    assert game.pass_turn(game.pass_turn(state)) == state
+
+
+def test_null_move_pruning_saves_positions_at_a_fixed_depth():
+    # Moving nearly always beats passing here: where even a pass fails high, the node
+    # is cut without searching its moves.
+    from engine.games.stake_raid_player import BoundedTable
+    from engine.iterative import iterative_deepening
+
+    rng = random.Random(17)
+    plain_nodes = null_nodes = 0
+    for _ in range(4):
+        game, state = random_state(rng, 6, agents.ENDGAME_CELLS + 14)
+        threat = agents.ThreatGame(game.size, game.values)
+        results = [iterative_deepening(threat, state, max_depth=7,
+                                       table=BoundedTable(10 ** 5),
+                                       expand=agents.swing_expand(threat, beam=8),
+                                       null_move=null_move)
+                   for null_move in (None, 2)]
+        assert results[1].action in [a for a, _ in game.successors(state)]
+        plain_nodes += results[0].stats.nodes
+        null_nodes += results[1].stats.nodes
+    assert null_nodes < plain_nodes
 
 
 class Terminal(io.StringIO):

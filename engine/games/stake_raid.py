@@ -176,6 +176,13 @@ class StakeRaid(Game):
     def is_maxs_turn(self, state):
         return state[2] == MAX
 
+    def pass_turn(self, state):
+        """The same board with the other side to move. Not a legal move (nobody may
+        pass): a player's search uses it for null-move pruning, since a move is nearly
+        always worth more than no move here."""
+        cells, score, mover = state
+        return (cells, score, MAX + MIN - mover)
+
     def evaluate(self, state):
         """The spec's cut-off value: the score from YOUPLAY's (MAX's) side."""
         return state[1]

@@ -67,6 +67,10 @@ ENDGAME_CELLS = 10
 # search sees too little. The attempt may spend this share of the time left.
 SOLVE_CELLS = 16
 SOLVE_SHARE = 0.5
+# Null-move pruning (engine.search's ``null_move``): a node where even passing would
+# reach the window's edge is cut after a search this many plies shallower. A move
+# gains something in this game, so passing is nearly never better; not in the endgame.
+NULL_MOVE = 0
 # Each move may spend this many times its equal share of the time left (see move_budget).
 SHARE = 2.0
 # Iterative deepening stops when the next iteration is expected to end beyond this
@@ -391,7 +395,7 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
           on_iteration=None, threat_weight=THREAT_WEIGHT, overrun=OVERRUN,
           opponent_beam=None, share=SHARE, reduce_after=REDUCE_AFTER,
           reduce_plies=REDUCE_PLIES, endgame_cells=ENDGAME_CELLS, solve_cells=SOLVE_CELLS,
-          solve_share=SOLVE_SHARE, on_solve=None):
+          solve_share=SOLVE_SHARE, on_solve=None, null_move=NULL_MOVE):
     """The tournament agent (see the module doc); falls back to greedy without time.
 
     ``on_solve(outcome, action, seconds)``, if given, hears how each solve attempt
@@ -429,6 +433,7 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
         # searched to the end, and the endgame is meant to be solved exactly.
         reduce=((reduce_after, reduce_plies)
                 if reduce_plies and empty > endgame_cells else None),
+        null_move=null_move if empty > endgame_cells else None,
         on_iteration=on_iteration,
         stop_when=_unlikely_to_finish(started, allowed * overrun, clock) if overrun else None)
     if result.action is None:
