@@ -50,7 +50,8 @@ def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.per
     ``tracer_factory(depth)`` may give each iteration its own tracer; ``on_iteration``
     is called with each completed :class:`Iteration`. Stops early once an iteration
     is exact (no evaluation and no table answer used: searched to the game's end).
-    ``order``, ``expand``, ``reduce`` and ``null_move`` are passed to the search (see engine.search).
+    ``order``, ``expand``, ``reduce`` and ``null_move`` are passed to the search (see
+    engine.search).
     ``prune=False`` deepens plain minimax instead of alpha-beta. ``stop_when(iteration)``
     returning True ends the deepening after that completed iteration (e.g. a proven win).
     """
@@ -72,8 +73,7 @@ def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.per
             result = search(game, state, prune=prune, depth=depth, window=window,
                             tracer=tracer, stats=stats, table=table, order=order,
                             expand=expand, reduce=reduce, null_move=null_move,
-                            deadline=deadline,
-                            clock=clock)
+                            deadline=deadline, clock=clock)
         except SearchTimeout:
             timed_out = True
             break
