@@ -224,20 +224,12 @@ class ProbeTree(Game):
         return sum((index + 1) * (7 * position + 3) for position, index in enumerate(path)) % 23 - 11
 
 
-def reduced_reference(game, path, d, limit, alpha, beta, after, plies):
-    """The ``reduce`` contract of engine.search written out plainly (below the root)."""
-    if d >= limit:
-        return game.evaluate(path)
-    maximizing = game.is_maxs_turn(path)
+def reference_node(maximizing, actions, alpha, beta, value_of):
+    """One alpha-beta node written out plainly: ``value_of(action, alpha, beta)`` is the
+    value of each child in turn, searched with the window the earlier ones left."""
     v = -INF if maximizing else INF
-    for index in game.actions(path):
-        child = game.result(path, index)
-        if index >= after and limit - (d + 1) > plies:
-            cv = reduced_reference(game, child, d + 1 + plies, limit, alpha, beta, after, plies)
-            if (cv > alpha) if maximizing else (cv < beta):
-                cv = reduced_reference(game, child, d + 1, limit, alpha, beta, after, plies)
-        else:
-            cv = reduced_reference(game, child, d + 1, limit, alpha, beta, after, plies)
+    for action in actions:
+        cv = value_of(action, alpha, beta)
         if maximizing:
             v = max(v, cv)
             if v >= beta:
@@ -251,20 +243,48 @@ def reduced_reference(game, path, d, limit, alpha, beta, after, plies):
     return v
 
 
-@pytest.mark.parametrize("width, depth, after, plies",
-                         [(3, 5, 1, 1), (3, 6, 1, 2), (4, 5, 2, 1), (4, 6, 2, 2), (3, 4, 0, 1)])
-def test_late_move_reductions_follow_their_contract(width, depth, after, plies):
-    game = ProbeTree(width)
-    found = search(game, (), depth=depth, reduce=(after, plies))
-    # The root is never reduced: it keeps the first strictly best child, every child
-    # searched with the window the earlier ones left.
-    alpha, best, expected = -INF, None, []
+def reference_root(width, value_of):
+    """(root_values, (action, value)) of a Max root that never cuts: it keeps the first
+    strictly best child, every child searched with the window the earlier ones left
+    (``value_of(action, alpha)``, beta infinite)."""
+    alpha, best, root_values = -INF, None, []
     for index in range(width):
-        value = reduced_reference(game, (index,), 1, depth, alpha, INF, after, plies)
-        expected.append((index, value))
+        value = value_of(index, alpha)
+        root_values.append((index, value))
         if best is None or value > best[1]:
             best = (index, value)
         alpha = max(alpha, value)
+    return root_values, best
+
+
+def reduced_reference(game, path, d, limit, alpha, beta, after, plies):
+    """The ``reduce`` contract of engine.search written out plainly (below the root)."""
+    if d >= limit:
+        return game.evaluate(path)
+    maximizing = game.is_maxs_turn(path)
+
+    def value_of(index, alpha, beta):
+        child = game.result(path, index)
+        if index >= after and limit - (d + 1) > plies:
+            cv = reduced_reference(game, child, d + 1 + plies, limit, alpha, beta, after, plies)
+            if not ((cv > alpha) if maximizing else (cv < beta)):
+                return cv
+        return reduced_reference(game, child, d + 1, limit, alpha, beta, after, plies)
+
+    return reference_node(maximizing, game.actions(path), alpha, beta, value_of)
+
+
+@pytest.mark.parametrize("width, depth, after, plies",
+                         [(3, 5, 1, 1), (3, 6, 1, 2), (4, 5, 2, 1), (4, 6, 2, 2), (3, 4, 0, 1),
+                          # deep enough that searching 1 ply shallower instead of 2 or 3
+                          # gives other values
+                          (3, 7, 1, 2), (4, 7, 0, 3)])
+def test_late_move_reductions_follow_their_contract(width, depth, after, plies):
+    game = ProbeTree(width)
+    found = search(game, (), depth=depth, reduce=(after, plies))
+    # The root is never reduced.
+    expected, best = reference_root(width, lambda index, alpha: reduced_reference(
+        game, (index,), 1, depth, alpha, INF, after, plies))
     assert found.root_values == expected
     assert (found.action, found.value) == best
     # Reductions change this tree's answers (else the comparison above proves little).
@@ -351,34 +371,18 @@ def null_move_reference(game, path, d, limit, alpha, beta, plies, after_pass):
                                     plies, True)
             if v <= alpha:
                 return v
-    v = -INF if maximizing else INF
-    for index in game.actions(path):
-        cv = null_move_reference(game, game.result(path, index), d + 1, limit, alpha, beta,
-                                 plies, False)
-        if maximizing:
-            v = max(v, cv)
-            if v >= beta:
-                return v
-            alpha = max(alpha, v)
-        else:
-            v = min(v, cv)
-            if v <= alpha:
-                return v
-            beta = min(beta, v)
-    return v
+    return reference_node(
+        maximizing, game.actions(path), alpha, beta,
+        lambda index, alpha, beta: null_move_reference(
+            game, game.result(path, index), d + 1, limit, alpha, beta, plies, False))
 
 
 @pytest.mark.parametrize("width, depth, plies", [(3, 5, 1), (3, 6, 2), (4, 6, 1), (3, 7, 3)])
 def test_null_move_pruning_follows_its_contract(width, depth, plies):
     game = PassingProbeTree(width)
     found = search(game, (), depth=depth, null_move=plies)
-    alpha, best, expected = -INF, None, []
-    for index in range(width):
-        value = null_move_reference(game, (index,), 1, depth, alpha, INF, plies, False)
-        expected.append((index, value))
-        if best is None or value > best[1]:
-            best = (index, value)
-        alpha = max(alpha, value)
+    expected, best = reference_root(width, lambda index, alpha: null_move_reference(
+        game, (index,), 1, depth, alpha, INF, plies, False))
     assert found.root_values == expected
     assert (found.action, found.value) == best
     # Passes cut in this tree (else the comparison above proves little).

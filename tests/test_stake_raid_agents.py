@@ -275,26 +275,29 @@ def test_the_opponents_nodes_can_have_their_own_beam():
     assert len(every(theirs, None, 1)) == len(game.successors(theirs))
 
 
-def test_late_move_reductions_reach_the_same_depth_with_fewer_positions():
+def fixed_depth_positions(seed, count, depth, **options):
+    """Positions visited by the agent's deepening (beam 8) to ``depth`` on ``count``
+    random 6x6 positions, summed; each search must reach ``depth`` with a legal move."""
     from engine.games.stake_raid_player import BoundedTable
     from engine.iterative import iterative_deepening
 
-    rng = random.Random(31)
-    plain_nodes = reduced_nodes = 0
-    for _ in range(6):
+    rng = random.Random(seed)
+    nodes = 0
+    for _ in range(count):
         game, state = random_state(rng, 6, agents.ENDGAME_CELLS + 14)
         threat = agents.ThreatGame(game.size, game.values)
-        counts = []
-        for reduce in (None, (2, 2)):
-            result = iterative_deepening(
-                threat, state, max_depth=6, table=BoundedTable(10 ** 5),
-                expand=agents.swing_expand(threat, beam=8), reduce=reduce)
-            assert result.depth == 6
-            assert result.action in [a for a, _ in game.successors(state)]
-            counts.append(result.stats.nodes)
-        plain_nodes += counts[0]
-        reduced_nodes += counts[1]
-    assert reduced_nodes < 0.8 * plain_nodes
+        result = iterative_deepening(threat, state, max_depth=depth,
+                                     table=BoundedTable(10 ** 5),
+                                     expand=agents.swing_expand(threat, beam=8), **options)
+        assert result.depth == depth
+        assert result.action in [a for a, _ in game.successors(state)]
+        nodes += result.stats.nodes
+    return nodes
+
+
+def test_late_move_reductions_reach_the_same_depth_with_fewer_positions():
+    assert (fixed_depth_positions(31, 6, 6, reduce=(2, 2))
+            < 0.8 * fixed_depth_positions(31, 6, 6))
 
 
 def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
@@ -337,23 +340,8 @@ def test_a_pass_keeps_the_board_and_hands_over_the_move():
 def test_null_move_pruning_saves_positions_at_a_fixed_depth():
     # Moving nearly always beats passing here: where even a pass fails high, the node
     # is cut without searching its moves.
-    from engine.games.stake_raid_player import BoundedTable
-    from engine.iterative import iterative_deepening
-
-    rng = random.Random(17)
-    plain_nodes = null_nodes = 0
-    for _ in range(4):
-        game, state = random_state(rng, 6, agents.ENDGAME_CELLS + 14)
-        threat = agents.ThreatGame(game.size, game.values)
-        results = [iterative_deepening(threat, state, max_depth=7,
-                                       table=BoundedTable(10 ** 5),
-                                       expand=agents.swing_expand(threat, beam=8),
-                                       null_move=null_move)
-                   for null_move in (None, 2)]
-        assert results[1].action in [a for a, _ in game.successors(state)]
-        plain_nodes += results[0].stats.nodes
-        null_nodes += results[1].stats.nodes
-    assert null_nodes < plain_nodes
+    assert (fixed_depth_positions(17, 4, 7, null_move=2)
+            < fixed_depth_positions(17, 4, 7))
 
 
 class Terminal(io.StringIO):
