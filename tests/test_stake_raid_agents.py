@@ -2,6 +2,7 @@
 the exact endgame and the strategy choice of homework.py."""
 
 import io
+import itertools
 import os
 import random
 import subprocess
@@ -362,3 +363,31 @@ def test_homework_tells_a_watching_person_how_the_solve_ended(monkeypatch, board
     started = time.process_time()     # a run of its own: its CPU clock starts at 0
     homework.choose(problem, clock=lambda: time.process_time() - started)
     assert said in shown.getvalue()
+
+
+def test_a_slower_start_up_is_kept_for_every_later_run(monkeypatch):
+    """On a machine where each run of homework.py spends 0.3 s before its search (over
+    three times AGENT_STARTUP_COST), a whole 5x5 game as X on a clock that barely
+    covers those start-ups never runs out: the agent keeps STARTUP_MARGIN times its own
+    start-up for each later run. With the fixed reserve alone it runs out."""
+    def play_game():
+        game, state = random_state(random.Random(11), 5, 25)
+        startup, left = 0.3, 13 * 0.3 + 1.5
+        ticks = itertools.count()
+        clock = lambda: next(ticks) * 0.01  # noqa: E731
+        while not game.is_terminal(state):
+            if state[2] == MAX:
+                before = clock()
+                _, state = agents.agent(game, state, left, clock=clock, spent=startup)
+                left -= startup + clock() - before
+                if left <= 0:
+                    return left
+            else:
+                _, state = agents.greedy(game, state)
+        return left
+
+    assert agents.startup_reserve(0.3) > 0.3
+    assert play_game() > 0
+    monkeypatch.setattr(agents, "STARTUP_MARGIN", 0.0)
+    assert agents.startup_reserve(0.3) == agents.AGENT_STARTUP_COST
+    assert play_game() <= 0

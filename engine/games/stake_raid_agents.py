@@ -43,6 +43,11 @@ AGENT_TABLE_BYTES = 80 * 1024 * 1024
 # CPU seconds reserved for each later run of homework.py (start-up, imports, output):
 # measured 0.055-0.066 s on an idle machine, more under load; the agent keeps a margin.
 AGENT_STARTUP_COST = 0.09
+# ... or, when more, this many times what this run spent before its search (``spent``:
+# start-up and parsing): on a slower or busier machine every run costs more than here,
+# and a fixed reserve would run the game's clock out in its last moves. Here a run
+# spends 0.050-0.064 s before its search, so the reserve stays 0.09 s.
+STARTUP_MARGIN = 1.4
 # Forward pruning: below the root a node searches at most this many of its moves, the
 # best by swing (the root always searches them all).
 BEAM = 8
@@ -404,11 +409,12 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
     ended: "win" or "draw" (``action`` is then the move played), "loss" or None (out
     of time; ``action`` None in both)."""
     started = clock()
+    startup = startup_reserve(spent)
     game = ThreatGame(game.size, game.values, threat_weight)
     table = BoundedTable(max(1000, AGENT_TABLE_BYTES // (len(state[0]) + 250)))
     empty = state[0].count(EMPTY)
     if empty <= solve_cells:
-        usable = usable_seconds(seconds_left, moves_left(state[0]), AGENT_STARTUP_COST)
+        usable = usable_seconds(seconds_left, moves_left(state[0]), startup)
         solve_allowed = (usable * solve_share - spent) * (1 - FINISH_FRACTION) - FINISH
         outcome, action, child = (solve_outcome(game, state, started + solve_allowed, clock,
                                                 table) or (None, None, None))
@@ -422,7 +428,7 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
         table.clear()
         seconds_left -= spent + clock() - started
         spent, started = 0.0, clock()
-    budget = move_budget(seconds_left, moves_left(state[0]), AGENT_STARTUP_COST, share)
+    budget = move_budget(seconds_left, moves_left(state[0]), startup, share)
     allowed = (budget - spent) * (1 - FINISH_FRACTION) - FINISH
     if allowed <= 0:
         return greedy_move(game, state)
@@ -441,6 +447,13 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
     if result.action is None:
         return greedy_move(game, state)
     return result.action, result.child
+
+
+def startup_reserve(spent):
+    """CPU seconds to keep for each later run of homework.py, given that this run spent
+    ``spent`` before its search: AGENT_STARTUP_COST, or STARTUP_MARGIN times ``spent``
+    when that is more (the machine is slower or busier than ours)."""
+    return max(AGENT_STARTUP_COST, STARTUP_MARGIN * spent)
 
 
 def solve_outcome(game, state, deadline, clock, table):
