@@ -137,13 +137,13 @@ def test_swing_expand_prefers_blocking_a_big_raid():
     cells = bytes([MAX, EMPTY, MIN] + [EMPTY] * 6)
     state = game.initial_state(cells, MAX)
     expand = agents.swing_expand(game, beam=3)
-    root = expand(state, None, 0)
+    root = list(expand(state, None, 0))
     assert root[0][0] == 1 + RAID            # the Raid of B1 blocks and flips C1
     assert root[1][0] == 1                   # the Stake of B1 still blocks
     # every move at the root, each with its true child
     assert sorted(root) == sorted(game.successors(state))
     # an endgame (7 empty squares) is never pruned
-    assert len(expand(state, None, 1)) == len(root)
+    assert len(list(expand(state, None, 1))) == len(root)
 
 
 def test_swing_expand_puts_the_table_move_first_and_prunes_below_the_root():
@@ -152,9 +152,9 @@ def test_swing_expand_puts_the_table_move_first_and_prunes_below_the_root():
     children = game.successors(state)
     hint = children[-1][0]
     expand = agents.swing_expand(game, beam=4)
-    root = expand(state, hint, 0)
+    root = list(expand(state, hint, 0))
     assert root[0][0] == hint and sorted(root) == sorted(children)
-    below = expand(state, hint, 2)
+    below = list(expand(state, hint, 2))
     assert below == root[:4]
 
 
@@ -270,10 +270,10 @@ def test_the_opponents_nodes_can_have_their_own_beam():
     theirs = (ours[0], ours[1], MIN)
     for depth in (1, 2, 3):
         expand = agents.swing_expand(game, beam=3, opponent_beam=6)
-        assert len(expand(ours, None, depth)) == 3
-        assert len(expand(theirs, None, depth)) == 6
+        assert len(list(expand(ours, None, depth))) == 3
+        assert len(list(expand(theirs, None, depth))) == 6
     every = agents.swing_expand(game, beam=3, opponent_beam=0)
-    assert len(every(theirs, None, 1)) == len(game.successors(theirs))
+    assert len(list(every(theirs, None, 1))) == len(game.successors(theirs))
 
 
 def fixed_depth_positions(seed, count, depth, **options):

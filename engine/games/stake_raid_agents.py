@@ -264,7 +264,8 @@ def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None,
     mover's own Raids. Equal swings keep the spec's visit order (Stakes, then Raids,
     row-major). With ``endgame_cells`` empty squares or fewer nothing is pruned.
     Keys are computed from the board alone: no child state is made for a pruned move,
-    and below the root only the squares next to an enemy piece and the most valuable
+    nor for a move the search never reaches (the children come from a generator: a
+    node cut after its first child or two builds only those), and below the root only the squares next to an enemy piece and the most valuable
     other squares are looked at (:func:`top_moves`). The moves of up to ``remember``
     positions are kept: iterative deepening expands the same nodes again at every depth.
     ``opponent_beam`` (default ``beam``; 0: no pruning) is the beam of the nodes where
@@ -305,7 +306,7 @@ def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None,
                 actions.insert(0, hint)
         if prune and len(actions) > width:
             del actions[width:]
-        return list(_children(state, actions, bytes([mover]), signed[mover], enemy, play))
+        return _children(state, actions, bytes([mover]), signed[mover], enemy, play)
 
     return expand
 
