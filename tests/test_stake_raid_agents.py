@@ -14,6 +14,7 @@ import pytest
 from engine.games import stake_raid_agents as agents
 from engine.games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid
 from engine.programs import stake_raid as homework
+from engine.iterative import iterative_deepening
 from engine.search import TranspositionTable, search
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -100,7 +101,8 @@ def random_position(rng):
     n = rng.randint(1, 7)
     # Some small values make ties and near-ties common.
     game = agents.ThreatGame(n, [rng.choice((rng.randint(1, 99), rng.randint(1, 3)))
-                                 for _ in range(n * n)], rng.choice((0, 0.3, 0.5, 1)))
+                                 for _ in range(n * n)], rng.choice((0, 0.3, 0.5, 1)),
+                             rng.choice((1, 0.5, 0.7)))
     cells = [EMPTY] * (n * n)
     for cell in rng.sample(range(n * n), n * n - rng.randint(1, n * n)):
         cells[cell] = rng.choice((MAX, MIN))
@@ -115,8 +117,30 @@ def test_the_horizon_picks_the_best_threat_value_without_visiting_every_move():
         actions, values = game.threat_values(state)
         assert list(values) == expected
         [action], [value] = game.horizon_values(state)
-        assert value == (max if state[2] == MAX else min)(expected)
-        assert expected[[actions[i] for i in range(len(expected))].index(action)] == value
+        best = (max if state[2] == MAX else min)(expected)
+        assert expected[[actions[i] for i in range(len(expected))].index(action)] == best
+        if game.threat_weight == 0 and state[0].count(EMPTY) > 1:
+            # only a share of the best gain (see the next test)
+            best = state[1] + (best - state[1]) * game.gain_weight
+        assert value == best
+
+
+def test_the_horizon_adds_a_share_of_the_gain_but_values_the_last_move_exactly():
+    rng = random.Random(19)
+    for _ in range(200):
+        game, state = random_state(rng, 4, rng.randint(1, 6), rng.choice((MAX, MIN)))
+        threat = agents.ThreatGame(game.size, game.values, 0, 0.5)
+        best = (max if state[2] == MAX else min)(
+            child[1] for _, child in game.successors(state))
+        [_], [value] = threat.horizon_values(state)
+        if state[0].count(EMPTY) == 1:
+            assert value == best            # the move fills the board: its real score
+        else:
+            assert value == state[1] + (best - state[1]) / 2
+        # a search to the end of the game stays exact
+        assert iterative_deepening(
+            threat, state, max_depth=state[0].count(EMPTY), table=TranspositionTable(),
+            expand=agents.swing_expand(threat)).value == search(game, state).value
 
 
 def test_top_moves_are_the_head_of_the_full_swing_order():
@@ -280,7 +304,6 @@ def fixed_depth_positions(seed, count, depth, **options):
     """Positions visited by the agent's deepening (beam 8) to ``depth`` on ``count``
     random 6x6 positions, summed; each search must reach ``depth`` with a legal move."""
     from engine.games.stake_raid_player import BoundedTable
-    from engine.iterative import iterative_deepening
 
     rng = random.Random(seed)
     nodes = 0

@@ -161,7 +161,7 @@ def choose(problem, clock=time.process_time, strategy=DEFAULT_STRATEGY):
         def report(iteration):
             print(f"homework.py: depth {iteration.depth}: "
                   f"{move_name(problem.size, iteration.result.action)}, score "
-                  f"{iteration.result.value}, {iteration.seconds:.3f} s", file=sys.stderr)
+                  f"{iteration.result.value:g}, {iteration.seconds:.3f} s", file=sys.stderr)
         def report_solve(outcome, action, seconds):
             if outcome is None:
                 said = "not solved in time"
