@@ -280,10 +280,10 @@ def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None,
     nor for a move the search never reaches (the children come from a generator: a
     node cut after its first child or two builds only those), and below the root only
     the squares next to an enemy piece and the most valuable other squares are looked
-    at (:func:`top_moves`). The moves of up to ``remember``
-    positions are kept: iterative deepening expands the same nodes again at every depth.
-    ``opponent_beam`` (default ``beam``; 0: no pruning) is the beam of the nodes where
-    the root's opponent moves.
+    at (:func:`top_moves`). The moves of up to ``remember`` positions are kept:
+    iterative deepening expands the same nodes again at every depth. ``opponent_beam``
+    (default ``beam``; 0: no pruning) is the beam of the nodes where the root's
+    opponent moves.
     """
     signed = game.signed
     play = game.play
