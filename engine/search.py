@@ -59,6 +59,13 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 returns that value at once, a bound (stored as one in ``table``): the
                 node would cut anyway, and a real move would do at least as well.
                 Not with a tracer (a ValueError).
+* ``bounds``    ``bounds(state) -> (low, high)``, for players only (with ``prune``): every
+                value the search could give ``state`` (any position reachable from
+                it, or any blend of their values a horizon makes) lies within
+                [low, high]. An interior node whose ``high`` is at or below alpha, or
+                whose ``low`` is at or above beta, returns that bound at once without
+                expanding (a solve far from its window ends early). Not with a tracer
+                (a ValueError): the trace would skip nodes the spec visits.
 * ``deadline``  with ``clock``: raise :class:`SearchTimeout` once ``clock() >= deadline``
                 (checked each time ``check_every`` more nodes have been counted).
 * ``root_cut``  with ``prune``, for players only: the root stops at the first child whose
@@ -189,7 +196,7 @@ def _report_pruned(tracer, state, depth, rest):
 def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=None,
            stats=None, memo=None, memo_key=None, table=None, order=None, deadline=None,
            clock=time.perf_counter, check_every=256, expand=None, reduce=None,
-           root_cut=False, null_move=None):
+           root_cut=False, null_move=None, bounds=None):
     """Search ``state`` of ``game`` and return a :class:`SearchResult` (see module doc)."""
     if stats is None:
         stats = Statistics()
@@ -222,6 +229,10 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
     if null_move is not None and tracer is not None:
         raise ValueError("null-move pruning (null_move) cannot be traced")
     null_plies = null_move if null_move and prune else 0
+    if bounds is not None and tracer is not None:
+        raise ValueError("static bounds (bounds) cannot be traced")
+    if not prune:
+        bounds = None
     pass_turn = game.pass_turn if null_plies else None
     nodes = evaluations = terminals = cutoffs = table_hits = memo_hits = 0
     # The clock is read once ``check_every`` more nodes have been counted. A threshold,
@@ -284,6 +295,11 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                                     capture(start)
                             return stored
                 alpha_in, beta_in = alpha, beta
+            if bounds is not None:
+                low_bound, high_bound = bounds(state)
+                if high_bound <= alpha or low_bound >= beta:
+                    cutoffs += 1
+                    return high_bound if high_bound <= alpha else low_bound
             maximizing = is_max(state)
             best = None
             bulk = None

@@ -405,3 +405,68 @@ def test_null_move_pruning_needs_a_pass_and_pruning():
 def test_null_move_pruning_refuses_a_tracer():
     with pytest.raises(ValueError, match="cannot be traced"):
         search(PassingProbeTree(3), (), depth=4, null_move=1, tracer=Tracer())
+
+
+def leaf_range(game, path, limit):
+    """(least, greatest) cut-off value below ``path``: true bounds of its subtree."""
+    if len(path) >= limit:
+        value = game.evaluate(path)
+        return value, value
+    ranges = [leaf_range(game, game.result(path, index), limit)
+              for index in game.actions(path)]
+    return min(low for low, _ in ranges), max(high for _, high in ranges)
+
+
+def bounds_reference(game, path, d, limit, alpha, beta, bounds):
+    """The ``bounds`` contract of engine.search written out plainly (below the root)."""
+    if d >= limit:
+        return game.evaluate(path)
+    low, high = bounds(path)
+    if high <= alpha:
+        return high
+    if low >= beta:
+        return low
+    return reference_node(
+        game.is_maxs_turn(path), game.actions(path), alpha, beta,
+        lambda index, alpha, beta: bounds_reference(
+            game, game.result(path, index), d + 1, limit, alpha, beta, bounds))
+
+
+@pytest.mark.parametrize("width, depth, window", [(3, 5, (-INF, INF)), (2, 6, (-INF, INF)),
+                                                   (4, 6, (-5, 5)), (2, 8, (0, 1))])
+def test_static_bounds_follow_their_contract_and_keep_the_answer(width, depth, window):
+    game = ProbeTree(width)
+    bounds = lambda path: leaf_range(game, path, depth)   # noqa: E731
+    found = search(game, (), depth=depth, window=window, bounds=bounds)
+    expected, best = reference_root(width, lambda index, alpha: bounds_reference(
+        game, (index,), 1, depth, max(alpha, window[0]), window[1], bounds))
+    assert found.root_values == expected
+    assert (found.action, found.value) == best
+    # True bounds never change the answer, only the work: the same exact value inside
+    # the window, or a bound on the same side of it.
+    plain = search(game, (), depth=depth, window=window)
+    low, high = window
+    if low < plain.value < high:
+        assert (found.action, found.value) == (plain.action, plain.value)
+    else:
+        assert (found.value <= low) == (plain.value <= low)
+        assert (found.value >= high) == (plain.value >= high)
+    assert found.stats.nodes < plain.stats.nodes
+
+
+def test_static_bounds_that_lie_change_the_answer_and_need_pruning():
+    game = ProbeTree(3)
+    plain = search(game, (), depth=5)
+    # A bound claiming every subtree is worth at most -100 cuts everything at once.
+    lying = search(game, (), depth=5, window=(-50, 50), bounds=lambda path: (-200, -100))
+    assert lying.value == -100 and lying.stats.nodes == 4
+    assert plain.value != -100
+    # Without pruning (the grader's minimax) bounds are ignored.
+    plain = search(game, (), prune=False, depth=5)
+    same = search(game, (), prune=False, depth=5, bounds=lambda path: (-200, -100))
+    assert (same.root_values, same.stats.nodes) == (plain.root_values, plain.stats.nodes)
+
+
+def test_static_bounds_refuse_a_tracer():
+    with pytest.raises(ValueError, match="cannot be traced"):
+        search(ProbeTree(3), (), depth=4, bounds=lambda path: (-INF, INF), tracer=Tracer())

@@ -159,6 +159,46 @@ def test_raid_that_flips_nothing_is_legal_equals_the_stake_and_is_skipped():
             ([1, 2, 3, 1 + RAID, 2 + RAID] if flipless_raids else [1, 2, 3])
 
 
+def reachable_scores(game, state, seen):
+    """(least, greatest) score of every position reachable from ``state`` (itself
+    included), every legal move tried; ``seen`` checks score_bounds at each one."""
+    low = high = state[1]
+    for action in game.actions(state):
+        child_low, child_high = reachable_scores(game, game.play(state, action), seen)
+        low, high = min(low, child_low), max(high, child_high)
+    bound_low, bound_high = game.score_bounds(state)
+    assert bound_low <= low and high <= bound_high
+    seen.append((bound_low, low, high, bound_high))
+    return low, high
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_score_bounds_hold_for_every_reachable_position(seed):
+    rng = random.Random(seed)
+    size = rng.choice((3, 4))
+    game = StakeRaid(size, [rng.randint(1, 99) for _ in range(size * size)])
+    board = [rng.choice((MAX, MIN)) for _ in range(size * size)]
+    for cell in rng.sample(range(size * size), rng.randint(1, 5)):
+        board[cell] = EMPTY
+    seen = []
+    reachable_scores(game, game.initial_state(bytes(board), rng.choice((MAX, MIN))), seen)
+    # Settled pieces count for nothing: with one empty square left, the bounds are
+    # exactly its value and its neighbours' flips.
+    assert any(low == bound_low or high == bound_high
+               for bound_low, low, high, bound_high in seen)
+
+
+def test_score_bounds_ignore_settled_pieces():
+    game = StakeRaid(3, [1, 2, 3, 4, 5, 6, 7, 8, 9])
+    # X X O / O . X / X O O: only B2 (5) is empty; its neighbours B1 (2, X), A2 (4, O),
+    # C2 (6, X) and B3 (8, O) may flip, the corners never.
+    board = bytes([MAX, MAX, MIN, MIN, EMPTY, MAX, MAX, MIN, MIN])
+    state = game.initial_state(board, MAX)
+    assert state[1] == 1 + 2 - 3 - 4 + 6 + 7 - 8 - 9
+    assert game.score_bounds(state) == (state[1] - 5 - 2 * (2 + 6),
+                                        state[1] + 5 + 2 * (4 + 8))
+
+
 def test_node_count_of_the_reference_search():
     """Issue 4: the reference programs visit 330k nodes for the empty 5x5 MINIMAX depth 4;
     exactly the tree without flipless Raids (with them: 405,858)."""

@@ -183,6 +183,24 @@ class StakeRaid(Game):
         cells, score, mover = state
         return (cells, score, MAX + MIN - mover)
 
+    def score_bounds(self, state):
+        """(low, high): the least and the most score (MAX's view) of any position
+        reachable from ``state``, whoever plays what. An empty square can still go
+        either way (its value at most); a piece can flip only by a Raid on an empty
+        square next to it, so a piece without an empty neighbour is settled and one
+        with an empty neighbour can at most change hands (twice its value). A search
+        to the end of the game cuts with these (engine.search's ``bounds``)."""
+        cells, score, _ = state
+        values, area = self.values, self.area
+        empty_flags = cells.translate(_ONLY[EMPTY])
+        empty_sum = sum(compress(values, empty_flags))
+        near_empty = self._near(int.from_bytes(empty_flags, "little"))
+        exposed_max = near_empty & int.from_bytes(cells.translate(_ONLY[MAX]), "little")
+        exposed_min = near_empty & int.from_bytes(cells.translate(_ONLY[MIN]), "little")
+        at_risk_max = sum(compress(values, exposed_max.to_bytes(area, "little")))
+        at_risk_min = sum(compress(values, exposed_min.to_bytes(area, "little")))
+        return (score - empty_sum - 2 * at_risk_max, score + empty_sum + 2 * at_risk_min)
+
     def evaluate(self, state):
         """The spec's cut-off value: the score from YOUPLAY's (MAX's) side."""
         return state[1]

@@ -458,6 +458,8 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
         reduce=((reduce_after, reduce_plies)
                 if reduce_plies and empty > endgame_cells else None),
         null_move=null_move if null_move and empty > endgame_cells else None,
+        # In the endgame a position far enough from the window is settled at once.
+        bounds=game.score_bounds if empty <= endgame_cells else None,
         on_iteration=on_iteration,
         stop_when=_unlikely_to_finish(started, allowed * overrun, clock) if overrun else None)
     if result.action is None:
@@ -480,14 +482,16 @@ def solve_outcome(game, state, deadline, clock, table):
     The search runs to the end of the game with the null window (-1, 1) around a draw:
     a value of 1 or more proves a win, 0 is exactly a draw, -1 or less proves a loss.
     The root stops at the first winning move (``root_cut``); moves come in swing order
-    (:func:`solve_expand`), none pruned; ``table`` is a (Bounded)TranspositionTable.
+    (:func:`solve_expand`), none pruned; a position whose score is too far from a draw
+    for the pieces still at stake to change the outcome ends there (the game's
+    ``score_bounds``); ``table`` is a (Bounded)TranspositionTable.
     """
     if clock() >= deadline:
         return None
     try:
         result = search(game, state, prune=True, depth=state[0].count(EMPTY),
                         window=(-1, 1), table=table,
-                        expand=solve_expand(game), root_cut=True,
+                        expand=solve_expand(game), root_cut=True, bounds=game.score_bounds,
                         deadline=deadline, clock=clock)
     except SearchTimeout:
         return None
