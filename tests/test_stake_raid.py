@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import UsageError
-from engine.games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid
+from engine.games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, code_digits
 from engine.programs.stake_raid import Problem, move_name, parse_input, render, setup
 from engine.search import search
 from golden import program_cases
@@ -197,6 +197,27 @@ def test_score_bounds_ignore_settled_pieces():
     assert state[1] == 1 + 2 - 3 - 4 + 6 + 7 - 8 - 9
     assert game.score_bounds(state) == (state[1] - 5 - 2 * (2 + 6),
                                         state[1] + 5 + 2 * (4 + 8))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 9), st.data())
+def test_neighbourhood_codes_name_the_four_neighbours(size, data):
+    game = StakeRaid(size, [1] * (size * size))
+    cells = bytes(data.draw(st.lists(st.sampled_from((EMPTY, MAX, MIN)),
+                                     min_size=size * size, max_size=size * size)))
+    for mover in (MAX, MIN):
+        codes = game.neighbourhoods(cells, mover)
+        assert len(codes) == size * size
+        for cell, code in enumerate(codes):
+            row, column = divmod(cell, size)
+            expected = []
+            for r, c in ((row - 1, column), (row, column - 1), (row, column + 1),
+                         (row + 1, column)):
+                owner = cells[r * size + c] if 0 <= r < size and 0 <= c < size else EMPTY
+                expected.append(0 if owner == EMPTY else 1 if owner == mover else 2)
+            assert code_digits(code) == tuple(expected)
+            assert [near for near in game.neighbours_by_side(cell) if near is not None] \
+                == sorted(game.neighbours[cell])
 
 
 def test_node_count_of_the_reference_search():

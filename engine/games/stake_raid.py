@@ -38,6 +38,16 @@ MAX_SIZE = 26
 _ONLY = {kind: bytes(1 if code == kind else 0 for code in range(256))
          for kind in (EMPTY, MAX, MIN)}
 _PIECE = {MAX: bytes([MAX]), MIN: bytes([MIN])}
+# Neighbourhood codes (StakeRaid.neighbourhoods): four neighbours, three states each.
+NEIGHBOURHOODS = 3 ** 4
+# Swaps the two sides' pieces (the board as the other side sees it).
+_SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
+
+
+def code_digits(code):
+    """The (up, left, right, down) digits of a neighbourhood code (0 empty or off the
+    board, 1 the mover's piece, 2 the other side's; see StakeRaid.neighbourhoods)."""
+    return code // 27, code // 9 % 3, code // 3 % 3, code % 3
 
 
 def is_raid(action):
@@ -100,6 +110,10 @@ class StakeRaid(Game):
             bytes(0 if c % size == size - 1 else 1 for c in range(area)), "little")
         self._not_first_column = int.from_bytes(
             bytes(0 if c % size == 0 else 1 for c in range(area)), "little")
+        self._whole_board = (1 << (8 * area)) - 1
+        # The same masks with whole bytes (0xFF) for codes other than 0 and 1.
+        self._bytes_not_last_column = self._not_last_column * 0xFF
+        self._bytes_not_first_column = self._not_first_column * 0xFF
 
     # --- states ----------------------------------------------------------------------
     def initial_state(self, cells, mover=MAX):
@@ -133,6 +147,28 @@ class StakeRaid(Game):
         if not near:
             return []
         return list(compress(self.cell_range, near.to_bytes(self.area, "little")))
+
+    def neighbourhoods(self, cells, mover):
+        """For every cell (one byte each, row-major), who holds its four neighbours as
+        ``mover`` sees them: up*27 + left*9 + right*3 + down, each 0 (empty or off the
+        board), 1 (``mover``'s piece) or 2 (the other side's). A few big-int operations
+        for the whole board; a player looks its per-cell tables up with these codes."""
+        own = int.from_bytes(cells if mover == MAX else cells.translate(_SWAP), "little")
+        shift, whole = self._row_shift, self._whole_board
+        # Each byte stays below 81 throughout, so no byte carries into the next.
+        code = ((((own << shift) & whole) * 3
+                 + ((own & self._bytes_not_last_column) << 8)) * 3
+                + ((own & self._bytes_not_first_column) >> 8)) * 3 + (own >> shift)
+        return (code & whole).to_bytes(self.area, "little")
+
+    def neighbours_by_side(self, cell):
+        """The cells up, left, right and down of ``cell`` (None off the board): the
+        order of a neighbourhood code's digits."""
+        size = self.size
+        row, column = divmod(cell, size)
+        return (cell - size if row > 0 else None, cell - 1 if column > 0 else None,
+                cell + 1 if column < size - 1 else None,
+                cell + size if row < size - 1 else None)
 
     def _near(self, pieces):
         """The cells orthogonally adjacent to ``pieces`` (one byte per cell, see init)."""

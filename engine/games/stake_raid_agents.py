@@ -29,7 +29,8 @@ from operator import itemgetter
 from ..errors import SearchTimeout
 from ..iterative import iterative_deepening
 from ..search import search
-from .stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, HorizonActions
+from .stake_raid import (EMPTY, MAX, MIN, NEIGHBOURHOODS, RAID, HorizonActions, StakeRaid,
+                         code_digits)
 from .stake_raid_player import (FINISH, FINISH_FRACTION, BoundedTable, competition_move,
                                 greedy_move, move_budget, moves_left, usable_seconds)
 
@@ -365,27 +366,36 @@ class SwingOrder:
         self.game = game
         self.values, self.neighbours = game.values, game.neighbours
         self.value_order = ValueOrder(game.values)
+        # [(key, action)] of the moves onto a square with a given neighbourhood, made
+        # the first time that pair is met (most never are): cell * NEIGHBOURHOODS + code.
+        self._moves_by_code = [None] * (len(game.values) * NEIGHBOURHOODS)
 
     def _keyed(self, cells, mover, enemy, squares):
         """[(key, action)] of the Stakes and Raids onto ``squares`` (empty)."""
-        values, neighbours = self.values, self.neighbours
+        codes = self.game.neighbourhoods(cells, mover)
+        table, width = self._moves_by_code, NEIGHBOURHOODS
         keyed = []
         for cell in squares:
-            mine = theirs = 0
-            for near in neighbours[cell]:
-                owner = cells[near]
-                if owner == mover:
-                    mine += values[near]
-                elif owner == enemy:
-                    theirs += values[near]
-            value = values[cell]
-            if theirs:
-                keyed.append((-2 * (value + mine), cell))
-                if mine:
-                    keyed.append((-2 * (value + mine + theirs), cell + RAID))
-            else:
-                keyed.append((-2 * value, cell))
+            index = cell * width + codes[cell]
+            moves = table[index]
+            if moves is None:
+                moves = table[index] = self._square_moves(cell, codes[cell])
+            keyed += moves
         return keyed
+
+    def _square_moves(self, cell, code):
+        """[(key, action)] onto empty ``cell`` whose neighbours hold ``code`` (see
+        StakeRaid.neighbourhoods): its Stake, and its Raid when that flips something."""
+        mine = theirs = 0
+        for near, digit in zip(self.game.neighbours_by_side(cell), code_digits(code)):
+            if digit == 1:
+                mine += self.values[near]
+            elif digit == 2:
+                theirs += self.values[near]
+        value = self.values[cell]
+        if not (mine and theirs):
+            return ((-2 * value, cell),)
+        return ((-2 * (value + mine), cell), (-2 * (value + mine + theirs), cell + RAID))
 
     def sorted_moves(self, cells, mover, enemy):
         """Every move, sorted by swing. Equal keys: the tuples compare the action second,
