@@ -345,10 +345,15 @@ def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
         agents.agent(game, endgame, 30.0, reduce_after=3, reduce_plies=2, solve_cells=0,
                      null_move=2)
     assert seen["reduce"] is None and seen["null_move"] is None
+    # score bounds in the endgame only, and only with the horizon they hold for
+    assert seen["bounds"] is not None
+    with pytest.raises(StopIteration):
+        agents.agent(game, endgame, 30.0, solve_cells=0, threat_weight=0.5)
+    assert seen["bounds"] is None
     # null-move pruning: off by default (measured, not kept), passed on when asked for
     with pytest.raises(StopIteration):
         agents.agent(game, state, 30.0)
-    assert not seen["null_move"]
+    assert not seen["null_move"] and seen["bounds"] is None
     with pytest.raises(StopIteration):
         agents.agent(game, state, 30.0, null_move=2)
     assert seen["null_move"] == 2

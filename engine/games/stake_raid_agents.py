@@ -364,13 +364,13 @@ class SwingOrder:
 
     def __init__(self, game):
         self.game = game
-        self.values, self.neighbours = game.values, game.neighbours
+        self.values = game.values
         self.value_order = ValueOrder(game.values)
         # [(key, action)] of the moves onto a square with a given neighbourhood, made
         # the first time that pair is met (most never are): cell * NEIGHBOURHOODS + code.
         self._moves_by_code = [None] * (len(game.values) * NEIGHBOURHOODS)
 
-    def _keyed(self, cells, mover, enemy, squares):
+    def _keyed(self, cells, mover, squares):
         """[(key, action)] of the Stakes and Raids onto ``squares`` (empty)."""
         codes = self.game.neighbourhoods(cells, mover)
         table, width = self._moves_by_code, NEIGHBOURHOODS
@@ -400,7 +400,7 @@ class SwingOrder:
     def sorted_moves(self, cells, mover, enemy):
         """Every move, sorted by swing. Equal keys: the tuples compare the action second,
         and Stakes (< RAID) come before Raids, each row-major: the spec's visit order."""
-        keyed = self._keyed(cells, mover, enemy, self.game.empties(cells))
+        keyed = self._keyed(cells, mover, self.game.empties(cells))
         keyed.sort()
         return [item[1] for item in keyed]
 
@@ -409,7 +409,7 @@ class SwingOrder:
         next to an enemy piece (the only ones whose key is not minus twice their value)
         and the ``count`` most valuable other empty squares."""
         frontier = self.game.raid_targets(cells, enemy, flipless=True)
-        keyed = self._keyed(cells, mover, enemy, frontier)
+        keyed = self._keyed(cells, mover, frontier)
         near_enemy = set(frontier)
         values = self.values
         found = 0
@@ -468,8 +468,9 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
         reduce=((reduce_after, reduce_plies)
                 if reduce_plies and empty > endgame_cells else None),
         null_move=null_move if null_move and empty > endgame_cells else None,
-        # In the endgame a position far enough from the window is settled at once.
-        bounds=game.score_bounds if empty <= endgame_cells else None,
+        # In the endgame a position far enough from the window is settled at once. Not
+        # with a threat weight: its horizon estimate may fall outside the bounds.
+        bounds=game.score_bounds if empty <= endgame_cells and not threat_weight else None,
         on_iteration=on_iteration,
         stop_when=_unlikely_to_finish(started, allowed * overrun, clock) if overrun else None)
     if result.action is None:
