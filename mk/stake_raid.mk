@@ -13,12 +13,12 @@ selfplay-stake-raid:
 	$(PYTHON) bench/bench_stake_raid_selfplay.py $(SELFPLAY_ARGS)
 
 # The COMPETITION agent against its sparring partners in the arena (real homework.py
-# processes, CPU time charged): the earlier agent at equal time with the tournament's
-# 30 s over N = 5..12, and the strong-opponent proxy (the earlier agent with 10x the
-# time) over N = 5..8 with 6 s against 60 s. About 45 minutes of CPU; two games at a time.
+# processes, CPU time charged), both with the tournament's 30 s over N = 5..12: the
+# earlier agent at equal time, and the strong-opponent proxy (the earlier agent with 10x
+# the time, 300 s). About 2 hours of CPU, an hour with two games at a time.
 # bench/bench_stake_raid_tuning.py plays quicker in-process series for tuning.
 STRENGTH_EQUAL_ARGS ?= --games 20 --sizes 5,6,7,8,9,10,11,12 --time 30 --opponents classic
-STRENGTH_PROXY_ARGS ?= --games 20 --sizes 5,6,7,8 --time 6 --proxy-factor 10 --opponents proxy
+STRENGTH_PROXY_ARGS ?= --games 20 --sizes 5,6,7,8,9,10,11,12 --time 30 --proxy-factor 10 --opponents proxy
 STRENGTH_COMMON_ARGS ?= --seed 561 --jobs 2 --wall-factor 4
 .PHONY: bench-stake-raid-strength
 bench-stake-raid-strength:
