@@ -1,7 +1,7 @@
 """Tuning series for the Stake/Raid agent: many short games in one process, search time only.
 
     python3 bench/bench_stake_raid_tuning.py [A [B]] [--time-a T] [--time-b T] [--pairs P]
-        [--sizes 5,6,7,8] [--seed S] [--jobs J] [--set NAME=VALUE ...]
+        [--sizes 5,6,7,8] [--seed S] [--jobs J] [--set NAME=VALUE ...] [--only X|O]
 
 The arena (``python3 -m engine stake_raid arena``) is the measure that counts: real
 ``homework.py`` processes, start-up included. But a run of homework.py costs about 0.09 s
@@ -16,7 +16,8 @@ bench``); the series behind a decision used ``--pairs 40`` (80 games).
 ``--set NAME=VALUE`` changes a keyword argument of ``agent`` for A only (e.g. ``--set
 beam=6 --set threat_weight=0.5``), so variants are tried without editing the code.
 Games come in colour-swapped pairs on the arena's boards (same seed, same values); a game
-lost on time counts as a loss. Prints every game with A's CPU seconds, then A's points, by
+lost on time counts as a loss. ``--only O`` (or ``X``) plays only the game of each pair
+where A has that colour: half the time, where the other colour's games are not in doubt. Prints every game with A's CPU seconds, then A's points, by
 colour and by size (and colour), and the CPU time A used a game.
 """
 
@@ -94,6 +95,8 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--only", choices=("X", "O"),
+                        help="play only the games where A has this colour")
     options = parser.parse_args(argv)
     settings = {}
     for item in options.set:
@@ -102,7 +105,8 @@ def main(argv):
     sizes = [int(size) for size in options.sizes.split(",")]
     jobs = [((options.a, options.b), (options.time_a, options.time_b), settings,
              sizes[pair % len(sizes)], options.seed, pair, first)
-            for pair in range(options.pairs) for first in (True, False)]
+            for pair in range(options.pairs) for first in (True, False)
+            if options.only is None or first == (options.only == "X")]
     by_colour, by_size, a_seconds = {True: [], False: []}, {}, []
     with Pool(options.jobs) as pool:
         for job, (margin, seconds) in zip(jobs, pool.imap(play_game, jobs)):

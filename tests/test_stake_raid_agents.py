@@ -419,3 +419,16 @@ def test_a_slower_start_up_is_kept_for_every_later_run(monkeypatch):
     monkeypatch.setattr(agents, "STARTUP_MARGIN", 0.0)
     assert agents.startup_reserve(0.3) == agents.AGENT_STARTUP_COST
     assert play_game() <= 0
+
+
+@pytest.mark.parametrize("colour", ["X", "O"])
+def test_the_tuning_series_can_play_one_colour_only(colour):
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "bench_stake_raid_tuning.py"),
+         "greedy", "greedy", "--pairs", "3", "--sizes", "3,4", "--jobs", "1",
+         "--only", colour], capture_output=True, text=True, timeout=120, check=True)
+    games = [line for line in result.stdout.splitlines() if ": margin " in line]
+    assert [line.split(":")[0] for line in games] == \
+        [f"3x3 A {colour}", f"4x4 A {colour}", f"3x3 A {colour}"]
+    other = "O" if colour == "X" else "X"
+    assert f"as {other} -," in result.stdout or f"as {other} -;" in result.stdout
