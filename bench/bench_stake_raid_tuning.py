@@ -17,8 +17,9 @@ bench``); the series behind a decision used ``--pairs 40`` (80 games).
 beam=6 --set threat_weight=0.5``), so variants are tried without editing the code.
 Games come in colour-swapped pairs on the arena's boards (same seed, same values); a game
 lost on time counts as a loss. ``--only O`` (or ``X``) plays only the game of each pair
-where A has that colour: half the time, where the other colour's games are not in doubt. Prints every game with A's CPU seconds, then A's points, by
-colour and by size (and colour), and the CPU time A used a game.
+where A has that colour: half the time, where the other colour's games are not in doubt.
+Prints every game with A's CPU seconds, then A's points, by colour and by size (and
+colour), and the CPU time A used a game.
 """
 
 import argparse
