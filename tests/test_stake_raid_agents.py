@@ -432,3 +432,33 @@ def test_the_tuning_series_can_play_one_colour_only(colour):
         [f"3x3 A {colour}", f"4x4 A {colour}", f"3x3 A {colour}"]
     other = "O" if colour == "X" else "X"
     assert f"as {other} -," in result.stdout or f"as {other} -;" in result.stdout
+
+
+def test_max_depth_makes_the_agent_a_fixed_depth_search():
+    game, state = random_state(random.Random(12), 6, 24)
+    reached = []
+    action, child = agents.agent(game, state, 1e6, overrun=0, solve_cells=0, max_depth=4,
+                                 on_iteration=reached.append)
+    assert [iteration.depth for iteration in reached] == [1, 2, 3, 4]
+    assert (action, child) == (reached[-1].result.action, reached[-1].result.child)
+
+
+def test_the_search_benchmark_reaches_its_depths_and_prints_a_digest():
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "bench_stake_raid_search.py"),
+         "--sizes", "6", "--runs", "1"], capture_output=True, text=True, timeout=120,
+        check=True)
+    lines = result.stdout.splitlines()
+    rows = [line.split() for line in lines[1:-1]]
+    assert [row[0] for row in rows] == ["6", "6"]
+    assert all(row[2] == str(bench_depth(6)) for row in rows)
+    assert lines[-1].startswith("total: ") and " digest " in lines[-1]
+
+
+def bench_depth(size):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    try:
+        import bench_stake_raid_search
+    finally:
+        sys.path.pop(0)
+    return bench_stake_raid_search.DEPTHS[size]

@@ -428,12 +428,14 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
           opponent_beam=None, share=SHARE, reduce_after=REDUCE_AFTER,
           reduce_plies=REDUCE_PLIES, endgame_cells=ENDGAME_CELLS, solve_cells=SOLVE_CELLS,
           solve_share=SOLVE_SHARE, on_solve=None, null_move=NULL_MOVE,
-          gain_weight=GAIN_WEIGHT):
+          gain_weight=GAIN_WEIGHT, max_depth=None):
     """The tournament agent (see the module doc); falls back to greedy without time.
 
     ``on_solve(outcome, action, seconds)``, if given, hears how each solve attempt
     ended: "win" or "draw" (``action`` is then the move played), "loss" or None (out
-    of time; ``action`` None in both)."""
+    of time; ``action`` None in both). ``max_depth`` (default: to the end of the game)
+    caps the deepening: with ``overrun`` 0 and time to spare, a fixed-depth search, as
+    the speed benchmark runs it."""
     started = clock()
     startup = startup_reserve(spent)
     game = ThreatGame(game.size, game.values, threat_weight, gain_weight)
@@ -459,7 +461,8 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, beam=BE
     if allowed <= 0:
         return greedy_move(game, state)
     result = iterative_deepening(
-        game, state, max_depth=empty, deadline=started + allowed,
+        game, state, max_depth=empty if max_depth is None else min(max_depth, empty),
+        deadline=started + allowed,
         clock=clock, table=table,
         expand=swing_expand(game, beam, opponent_beam=opponent_beam,
                             endgame_cells=endgame_cells),
