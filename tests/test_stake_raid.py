@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import UsageError
-from engine.games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, code_digits
+from engine.games.stake_raid import (EMPTY, MAX, MIN, OCCUPIED, RAID, StakeRaid,
+                                     code_digits)
 from engine.programs.stake_raid import Problem, move_name, parse_input, render, setup
 from engine.search import search
 from golden import program_cases
@@ -216,6 +217,7 @@ def test_neighbourhood_codes_name_the_four_neighbours(size, data):
                 owner = cells[r * size + c] if 0 <= r < size and 0 <= c < size else EMPTY
                 expected.append(0 if owner == EMPTY else 1 if owner == mover else 2)
             assert code_digits(code) == tuple(expected)
+            assert (code >= OCCUPIED) == (cells[cell] != EMPTY)
             assert [near for near in game.neighbours_by_side(cell) if near is not None] \
                 == sorted(game.neighbours[cell])
 

@@ -38,16 +38,27 @@ MAX_SIZE = 26
 _ONLY = {kind: bytes(1 if code == kind else 0 for code in range(256))
          for kind in (EMPTY, MAX, MIN)}
 _PIECE = {MAX: bytes([MAX]), MIN: bytes([MIN])}
-# Neighbourhood codes (StakeRaid.neighbourhoods): four neighbours, three states each.
+# Neighbourhood codes (StakeRaid.neighbourhoods): four neighbours, three states each,
+# plus OCCUPIED on a square that is not empty (so every code fits in a byte).
 NEIGHBOURHOODS = 3 ** 4
+OCCUPIED = NEIGHBOURHOODS
 # Swaps the two sides' pieces (the board as the other side sees it).
 _SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
+# A cell byte -> OCCUPIED for a piece of either side, 0 for an empty square.
+_OCCUPIED_FLAGS = bytes(0 if code == EMPTY else OCCUPIED for code in range(256))
 
 
 def code_digits(code):
     """The (up, left, right, down) digits of a neighbourhood code (0 empty or off the
     board, 1 the mover's piece, 2 the other side's; see StakeRaid.neighbourhoods)."""
-    return code // 27, code // 9 % 3, code // 3 % 3, code % 3
+    return code // 27 % 3, code // 9 % 3, code // 3 % 3, code % 3
+
+
+def code_table(wanted):
+    """A bytes.translate table: a neighbourhood code -> 1 if ``wanted(occupied, digits)``
+    is true (``digits`` as code_digits gives them), else 0."""
+    return bytes(1 if wanted(code >= OCCUPIED, code_digits(code)) else 0
+                 for code in range(256))
 
 
 def is_raid(action):
@@ -151,15 +162,18 @@ class StakeRaid(Game):
     def neighbourhoods(self, cells, mover):
         """For every cell (one byte each, row-major), who holds its four neighbours as
         ``mover`` sees them: up*27 + left*9 + right*3 + down, each 0 (empty or off the
-        board), 1 (``mover``'s piece) or 2 (the other side's). A few big-int operations
-        for the whole board; a player looks its per-cell tables up with these codes."""
+        board), 1 (``mover``'s piece) or 2 (the other side's), plus OCCUPIED when the
+        cell itself is not empty. A few big-int operations for the whole board; a player
+        looks its per-cell tables up with these codes, or finds the cells of a kind with
+        one ``translate`` (see code_table)."""
         own = int.from_bytes(cells if mover == MAX else cells.translate(_SWAP), "little")
         shift, whole = self._row_shift, self._whole_board
-        # Each byte stays below 81 throughout, so no byte carries into the next.
+        # Each byte stays below 81 + OCCUPIED throughout, so no byte carries into the next.
         code = ((((own << shift) & whole) * 3
                  + ((own & self._bytes_not_last_column) << 8)) * 3
                 + ((own & self._bytes_not_first_column) >> 8)) * 3 + (own >> shift)
-        return (code & whole).to_bytes(self.area, "little")
+        occupied = int.from_bytes(cells.translate(_OCCUPIED_FLAGS), "little")
+        return ((code & whole) + occupied).to_bytes(self.area, "little")
 
     def neighbours_by_side(self, cell):
         """The cells up, left, right and down of ``cell`` (None off the board): the

@@ -23,14 +23,14 @@ run every one of them as a real program:
 """
 
 import time
-from itertools import islice
+from itertools import compress, islice
 from operator import itemgetter
 
 from ..errors import SearchTimeout
 from ..iterative import iterative_deepening
 from ..search import search
 from .stake_raid import (EMPTY, MAX, MIN, NEIGHBOURHOODS, RAID, HorizonActions, StakeRaid,
-                         code_digits)
+                         code_digits, code_table)
 from .stake_raid_player import (FINISH, FINISH_FRACTION, BoundedTable, competition_move,
                                 greedy_move, move_budget, moves_left, usable_seconds)
 
@@ -97,6 +97,14 @@ THREAT_WEIGHT = 0.0
 # (docs/stake_raid.md, "Head to head").
 GAIN_WEIGHT = 0.5
 
+# bytes.translate tables over the mover's neighbourhood codes (StakeRaid.neighbourhoods):
+# the empty squares where the mover's Raid flips something, those next to an enemy
+# piece (where the enemy may raid, so their swing is more than twice their value), and
+# the other empty squares.
+_RAIDABLE = code_table(lambda occupied, digits: not occupied and 1 in digits and 2 in digits)
+_NEAR_ENEMY = code_table(lambda occupied, digits: not occupied and 2 in digits)
+_AWAY_FROM_ENEMY = code_table(lambda occupied, digits: not occupied and 2 not in digits)
+
 
 class ValueOrder:
     """The squares of a board from the most valuable down (row-major among equals)."""
@@ -107,6 +115,11 @@ class ValueOrder:
         # are found with tuple.index instead of a Python loop over the board.
         self._codes = (itemgetter(*self.cells) if len(self.cells) > 1
                        else lambda board: (board[0],))
+
+    def flagged(self, flags):
+        """The squares whose byte in ``flags`` is not 0, in this order, one at a time
+        (found in C: ``flags`` is read in this order and compressed)."""
+        return compress(self.cells, self._codes(flags))
 
     def first_empty(self, board):
         """The most valuable empty square of ``board``, or None when it is full."""
@@ -148,6 +161,18 @@ class ThreatGame(StakeRaid):
         self.threat_weight = threat_weight
         self.gain_weight = gain_weight
         self.value_order = ValueOrder(self.values)
+        # What a Raid gains on a square with a given neighbourhood, found the first time
+        # that pair is met: cell * NEIGHBOURHOODS + code (as SwingOrder's table).
+        self._raid_gain_by_code = [None] * (self.area * NEIGHBOURHOODS)
+
+    def _raid_gain(self, cell, code):
+        """What the mover's Raid of empty ``cell`` gains, its neighbours holding ``code``:
+        the square's value and twice that of each enemy piece it flips."""
+        gain = self.values[cell]
+        for near, digit in zip(self.neighbours_by_side(cell), code_digits(code)):
+            if digit == 2:
+                gain += 2 * self.values[near]
+        return gain
 
     def best_empties(self, cells, count=3):
         """Up to ``count`` empty squares, the most valuable first (row-major among equals)."""
@@ -197,9 +222,15 @@ class ThreatGame(StakeRaid):
             # valuable Stake or a Raid gaining more (the first of equals, as below),
             # its gain weighted unless it fills the board (the endgame stays exact).
             chosen = self.value_order.first_empty(cells)
-            chosen_gain = values[chosen] if chosen is not None else None
-            for cell, gain in self._raid_gains(cells, mover, enemy).items():
-                if chosen_gain is None or gain > chosen_gain:
+            chosen_gain = values[chosen]
+            codes = self.neighbourhoods(cells, mover)
+            gains = self._raid_gain_by_code
+            for cell in compress(self.cell_range, codes.translate(_RAIDABLE)):
+                index = cell * NEIGHBOURHOODS + codes[cell]
+                gain = gains[index]
+                if gain is None:
+                    gain = gains[index] = self._raid_gain(cell, codes[cell])
+                if gain > chosen_gain:
                     chosen, chosen_gain = cell + RAID, gain
             if cells.count(EMPTY) > 1:
                 chosen_gain *= self.gain_weight
@@ -308,9 +339,9 @@ def swing_expand(game, beam=BEAM, remember=50000, opponent_beam=None,
         empty_count = entry[0]
         prune = bool(depth > 0 and width and empty_count > endgame_cells)
         if prune and entry[1] is None and entry[2] is None:
-            entry[2] = ordering.top_moves(cells, mover, enemy, width)
+            entry[2] = ordering.top_moves(cells, mover, width)
         elif not prune and entry[1] is None:
-            entry[1] = ordering.sorted_moves(cells, mover, enemy)
+            entry[1] = ordering.sorted_moves(cells, mover)
         # entry: [empty squares, every move in order, the head of that order]
         actions = list(entry[1] if entry[1] is not None else entry[2])
         if hint is not None:
@@ -339,7 +370,7 @@ def solve_expand(game):
     def expand(state, hint, depth):
         cells, score, mover = state
         enemy = MAX + MIN - mover
-        actions = sorted_moves(cells, mover, enemy)
+        actions = sorted_moves(cells, mover)
         if hint is not None and hint in actions:
             actions.remove(hint)
             actions.insert(0, hint)
@@ -370,16 +401,17 @@ class SwingOrder:
         # the first time that pair is met (most never are): cell * NEIGHBOURHOODS + code.
         self._moves_by_code = [None] * (len(game.values) * NEIGHBOURHOODS)
 
-    def _keyed(self, cells, mover, squares):
-        """[(key, action)] of the Stakes and Raids onto ``squares`` (empty)."""
-        codes = self.game.neighbourhoods(cells, mover)
+    def _keyed(self, codes, squares):
+        """[(key, action)] of the Stakes and Raids onto ``squares`` (empty), given the
+        board's neighbourhood codes as the mover sees them."""
         table, width = self._moves_by_code, NEIGHBOURHOODS
         keyed = []
         for cell in squares:
-            index = cell * width + codes[cell]
+            code = codes[cell]
+            index = cell * width + code
             moves = table[index]
             if moves is None:
-                moves = table[index] = self._square_moves(cell, codes[cell])
+                moves = table[index] = self._square_moves(cell, code)
             keyed += moves
         return keyed
 
@@ -397,28 +429,22 @@ class SwingOrder:
             return ((-2 * value, cell),)
         return ((-2 * (value + mine), cell), (-2 * (value + mine + theirs), cell + RAID))
 
-    def sorted_moves(self, cells, mover, enemy):
+    def sorted_moves(self, cells, mover):
         """Every move, sorted by swing. Equal keys: the tuples compare the action second,
         and Stakes (< RAID) come before Raids, each row-major: the spec's visit order."""
-        keyed = self._keyed(cells, mover, self.game.empties(cells))
+        keyed = self._keyed(self.game.neighbourhoods(cells, mover), self.game.empties(cells))
         keyed.sort()
         return [item[1] for item in keyed]
 
-    def top_moves(self, cells, mover, enemy, count):
+    def top_moves(self, cells, mover, count):
         """The first ``count`` moves of :meth:`sorted_moves`, found from the squares
         next to an enemy piece (the only ones whose key is not minus twice their value)
         and the ``count`` most valuable other empty squares."""
-        frontier = self.game.raid_targets(cells, enemy, flipless=True)
-        keyed = self._keyed(cells, mover, frontier)
-        near_enemy = set(frontier)
+        codes = self.game.neighbourhoods(cells, mover)
+        keyed = self._keyed(codes, compress(self.game.cell_range, codes.translate(_NEAR_ENEMY)))
         values = self.values
-        found = 0
-        for cell in self.value_order.empties(cells):
-            if found == count:
-                break
-            if cell not in near_enemy:
-                keyed.append((-2 * values[cell], cell))
-                found += 1
+        keyed += [(-2 * values[cell], cell) for cell in
+                  islice(self.value_order.flagged(codes.translate(_AWAY_FROM_ENEMY)), count)]
         keyed.sort()
         return [item[1] for item in keyed[:count]]
 
