@@ -93,7 +93,8 @@ def main(argv):
             print(f"{size:>5} {state[0].count(EMPTY):>5} {reached:>5} {action:>6} "
                   f"{value:>6} {nodes:>10,} {seconds:>7.3f}", flush=True)
     print(f"total: {total_nodes:,} positions in {total_seconds:.3f} CPU s "
-          f"({total_nodes / total_seconds:,.0f} a second); digest {digest.hexdigest()[:16]}")
+          f"({total_nodes / total_seconds:,.0f} a second); "
+          f"digest {digest.hexdigest()[:16]}")
 
 
 if __name__ == "__main__":

@@ -101,7 +101,8 @@ GAIN_WEIGHT = 0.5
 # the empty squares where the mover's Raid flips something, those next to an enemy
 # piece (where the enemy may raid, so their swing is more than twice their value), and
 # the other empty squares.
-_RAIDABLE = code_table(lambda occupied, digits: not occupied and 1 in digits and 2 in digits)
+_RAIDABLE = code_table(lambda occupied, digits:
+                       not occupied and 1 in digits and 2 in digits)
 _NEAR_ENEMY = code_table(lambda occupied, digits: not occupied and 2 in digits)
 _AWAY_FROM_ENEMY = code_table(lambda occupied, digits: not occupied and 2 not in digits)
 
@@ -432,7 +433,8 @@ class SwingOrder:
     def sorted_moves(self, cells, mover):
         """Every move, sorted by swing. Equal keys: the tuples compare the action second,
         and Stakes (< RAID) come before Raids, each row-major: the spec's visit order."""
-        keyed = self._keyed(self.game.neighbourhoods(cells, mover), self.game.empties(cells))
+        game = self.game
+        keyed = self._keyed(game.neighbourhoods(cells, mover), game.empties(cells))
         keyed.sort()
         return [item[1] for item in keyed]
 
@@ -441,10 +443,11 @@ class SwingOrder:
         next to an enemy piece (the only ones whose key is not minus twice their value)
         and the ``count`` most valuable other empty squares."""
         codes = self.game.neighbourhoods(cells, mover)
-        keyed = self._keyed(codes, compress(self.game.cell_range, codes.translate(_NEAR_ENEMY)))
+        near_enemy = compress(self.game.cell_range, codes.translate(_NEAR_ENEMY))
+        keyed = self._keyed(codes, near_enemy)
         values = self.values
-        keyed += [(-2 * values[cell], cell) for cell in
-                  islice(self.value_order.flagged(codes.translate(_AWAY_FROM_ENEMY)), count)]
+        others = self.value_order.flagged(codes.translate(_AWAY_FROM_ENEMY))
+        keyed += [(-2 * values[cell], cell) for cell in islice(others, count)]
         keyed.sort()
         return [item[1] for item in keyed[:count]]
 
