@@ -203,7 +203,7 @@ def test_score_bounds_ignore_settled_pieces():
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 9), st.data())
 def test_neighbourhood_codes_name_the_four_neighbours(size, data):
-    game = StakeRaid(size, [1] * (size * size))
+    game = StakeRaid(size, range(1, size * size + 1))
     cells = bytes(data.draw(st.lists(st.sampled_from((EMPTY, MAX, MIN)),
                                      min_size=size * size, max_size=size * size)))
     for mover in (MAX, MIN):
@@ -218,6 +218,11 @@ def test_neighbourhood_codes_name_the_four_neighbours(size, data):
                 expected.append(0 if owner == EMPTY else 1 if owner == mover else 2)
             assert code_digits(code) == tuple(expected)
             assert (code >= OCCUPIED) == (cells[cell] != EMPTY)
+            held = [0, 0, 0]
+            for near, owner in zip(game.neighbours_by_side(cell), expected):
+                if near is not None:
+                    held[owner] += game.values[near]
+            assert game.values_by_holder(cell, code) == (held[1], held[2])
             assert [near for near in game.neighbours_by_side(cell) if near is not None] \
                 == sorted(game.neighbours[cell])
 

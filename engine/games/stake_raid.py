@@ -175,6 +175,17 @@ class StakeRaid(Game):
         occupied = int.from_bytes(cells.translate(_OCCUPIED_FLAGS), "little")
         return ((code & whole) + occupied).to_bytes(self.area, "little")
 
+    def values_by_holder(self, cell, code):
+        """(mine, theirs): the values of ``cell``'s neighbours held by the mover and by
+        the other side, ``code`` being the cell's neighbourhood code."""
+        mine = theirs = 0
+        for near, digit in zip(self.neighbours_by_side(cell), code_digits(code)):
+            if digit == 1:
+                mine += self.values[near]
+            elif digit == 2:
+                theirs += self.values[near]
+        return mine, theirs
+
     def neighbours_by_side(self, cell):
         """The cells up, left, right and down of ``cell`` (None off the board): the
         order of a neighbourhood code's digits."""

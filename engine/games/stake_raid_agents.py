@@ -30,7 +30,7 @@ from ..errors import SearchTimeout
 from ..iterative import iterative_deepening
 from ..search import search
 from .stake_raid import (EMPTY, MAX, MIN, NEIGHBOURHOODS, RAID, HorizonActions, StakeRaid,
-                         code_digits, code_table)
+                         code_table)
 from .stake_raid_player import (FINISH, FINISH_FRACTION, BoundedTable, competition_move,
                                 greedy_move, move_budget, moves_left, usable_seconds)
 
@@ -169,11 +169,7 @@ class ThreatGame(StakeRaid):
     def _raid_gain(self, cell, code):
         """What the mover's Raid of empty ``cell`` gains, its neighbours holding ``code``:
         the square's value and twice that of each enemy piece it flips."""
-        gain = self.values[cell]
-        for near, digit in zip(self.neighbours_by_side(cell), code_digits(code)):
-            if digit == 2:
-                gain += 2 * self.values[near]
-        return gain
+        return self.values[cell] + 2 * self.values_by_holder(cell, code)[1]
 
     def best_empties(self, cells, count=3):
         """Up to ``count`` empty squares, the most valuable first (row-major among equals)."""
@@ -419,12 +415,7 @@ class SwingOrder:
     def _square_moves(self, cell, code):
         """[(key, action)] onto empty ``cell`` whose neighbours hold ``code`` (see
         StakeRaid.neighbourhoods): its Stake, and its Raid when that flips something."""
-        mine = theirs = 0
-        for near, digit in zip(self.game.neighbours_by_side(cell), code_digits(code)):
-            if digit == 1:
-                mine += self.values[near]
-            elif digit == 2:
-                theirs += self.values[near]
+        mine, theirs = self.game.values_by_holder(cell, code)
         value = self.values[cell]
         if not (mine and theirs):
             return ((-2 * value, cell),)
