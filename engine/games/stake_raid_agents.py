@@ -175,16 +175,18 @@ class ThreatGame(StakeRaid):
         """Up to ``count`` empty squares, the most valuable first (row-major among equals)."""
         return list(islice(self.value_order.empties(cells), count))
 
-    def _raid_gains(self, cells, mover, enemy):
-        """{square: what ``mover``'s Raid there gains} for every flipping Raid."""
-        values, neighbours = self.values, self.neighbours
+    def _raid_gains(self, cells, mover):
+        """{square: what ``mover``'s Raid there gains} for every flipping Raid, row-major
+        (found by neighbourhood code, each (square, code) pair's gain worked out once)."""
+        codes = self.neighbourhoods(cells, mover)
+        known = self._raid_gain_by_code
         gains = {}
-        for target in self.raid_targets(cells, mover):
-            gain = values[target]
-            for near in neighbours[target]:
-                if cells[near] == enemy:
-                    gain += 2 * values[near]
-            gains[target] = gain
+        for cell in compress(self.cell_range, codes.translate(_RAIDABLE)):
+            index = cell * NEIGHBOURHOODS + codes[cell]
+            gain = known[index]
+            if gain is None:
+                gain = known[index] = self._raid_gain(cell, codes[cell])
+            gains[cell] = gain
         return gains
 
     def _threats(self, cells, mover, enemy, top):
@@ -193,7 +195,7 @@ class ThreatGame(StakeRaid):
         the best two are among its Raids and the three most valuable empty squares."""
         values = self.values
         gains = {cell: values[cell] for cell in top}
-        gains.update(self._raid_gains(cells, enemy, mover))
+        gains.update(self._raid_gains(cells, enemy))
         best = second = 0
         best_cell = -1
         for cell, gain in gains.items():
@@ -218,6 +220,8 @@ class ThreatGame(StakeRaid):
             # The opponent's reply is not looked at: the best child is the most
             # valuable Stake or a Raid gaining more (the first of equals, as below),
             # its gain weighted unless it fills the board (the endgame stays exact).
+            # The loop of _raid_gains, inlined: building its dict at every horizon
+            # node made the search benchmark 3% slower.
             chosen = self.value_order.first_empty(cells)
             chosen_gain = values[chosen]
             codes = self.neighbourhoods(cells, mover)
@@ -238,7 +242,7 @@ class ThreatGame(StakeRaid):
         chosen, chosen_gain = None, None
         for action, cell, gain in ([(cell, cell, values[cell]) for cell in stakes]
                                    + [(cell + RAID, cell, gain) for cell, gain in
-                                      self._raid_gains(cells, mover, enemy).items()]):
+                                      self._raid_gains(cells, mover).items()]):
             net = gain - weight * (second if cell == best_cell else best)
             if chosen_gain is None or net > chosen_gain:
                 chosen, chosen_gain = action, net
@@ -253,7 +257,7 @@ class ThreatGame(StakeRaid):
 
     def _threat_iter(self, actions, score):
         cells, mover, empties = actions.cells, actions.mover, actions.empties
-        values, neighbours = self.values, self.neighbours
+        values = self.values
         enemy = MAX + MIN - mover
         best, best_cell, second = self._threats(cells, mover, enemy,
                                                 self.best_empties(cells))
@@ -262,13 +266,10 @@ class ThreatGame(StakeRaid):
         for cell in empties:
             threat = second if cell == best_cell else best
             yield score + sign * (values[cell] - weight * threat)
+        raid_gains = self._raid_gains(cells, mover)
         for target in actions.raid_targets():
-            gain = values[target]
-            for near in neighbours[target]:
-                if cells[near] == enemy:
-                    gain += 2 * values[near]
             threat = second if target == best_cell else best
-            yield score + sign * (gain - weight * threat)
+            yield score + sign * (raid_gains[target] - weight * threat)
 
 
 def classic(game, state, seconds_left, clock=time.process_time, spent=0.0,
