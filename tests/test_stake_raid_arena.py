@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from engine.games.stake_raid import RAID
+from engine.games.stake_raid import RAID, StakeRaid
 from engine.programs import stake_raid_arena as arena
 from engine.programs.stake_raid import main as homework_main
 
@@ -139,6 +139,31 @@ def test_builtin_strategy_names_run_homework(capsys, tmp_path):
     result = json.loads((tmp_path / "r.json").read_text())
     assert all(g["forfeit"] is None for g in result["games"])
     assert result["a"]["peak_rss_mb"] > 0
+
+
+def test_json_moves_replay_to_the_final_board(capsys, tmp_path):
+    """The recorded moves, replayed by the rules from an empty board, give the final
+    board and the margin; each was charged to the colour that played it."""
+    run(["greedy", "depth2", "--games", "2", "--sizes", "4", "--time", "20",
+         "--json", str(tmp_path / "r.json")], capsys)
+    for record in json.loads((tmp_path / "r.json").read_text())["games"]:
+        size, values = record["size"], record["values"]
+        game = StakeRaid(size, values)
+        cells, raids = bytes(size * size), 0
+        assert [m[0] for m in record["moves"]] == ["X", "O"] * (size * size // 2)
+        for colour, move, cpu in record["moves"]:
+            action = arena.parse_move(move, size)
+            raids += action >= RAID
+            ours = cells if colour == "X" else cells.translate(arena.SWAP)
+            child = game.play(game.initial_state(ours), action)[0]
+            cells = child if colour == "X" else child.translate(arena.SWAP)
+            assert cpu > 0
+        assert "".join(arena.MARKS[c] for c in cells) == record["board"]
+        margin_x = sum(v if c == arena.X else -v for v, c in zip(values, cells))
+        assert record["margin_a"] == (margin_x if record["a_colour"] == "X" else -margin_x)
+        assert sum(m[2] for m in record["moves"] if m[0] == record["a_colour"]) == \
+            pytest.approx(record["cpu"][0], abs=0.01)
+        assert raids > 0    # greedy and depth 2 raid on a 4x4 board
 
 
 @pytest.mark.parametrize("argv", [[], ["a"], ["a", "b", "--sizes", "x"],

@@ -23,7 +23,9 @@ Games come in colour-swapped pairs: pair k is one board (size ``sizes[k % len(si
 cell values from ``--seed`` and k), A plays X (moving first) in game 2k and O in game
 2k+1. A win is 1 point, a draw 1/2. The table shows, per player, W/D/L, points, forfeits,
 CPU time used per game, peak memory of a call, the mean score margin, and A's points per
-board size; ``--json FILE`` writes every game too.
+board size; ``--json FILE`` writes every game too, with its cell values, final board and
+every move played (colour, move as written in output.txt, CPU seconds of that call), so
+that a game can be replayed.
 
 A command is split like a shell would (shlex) and run without a shell; give absolute
 paths (the working folder is the player's). A command that is only a strategy name of
@@ -51,6 +53,7 @@ from ..errors import UsageError
 from ..games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid
 from ..games.stake_raid_agents import STRATEGIES
 from .common import write_atomically
+from .stake_raid import move_name
 
 X, O = MAX, MIN                     # absolute codes on the referee's board
 SWAP = bytes.maketrans(b"\x01\x02", b"\x02\x01")
@@ -226,6 +229,7 @@ def play_game(index, options, words, root):
     cells = bytes(size * size)
     mover = X
     forfeit = None
+    moves = []
     while EMPTY in cells:
         player = colour_of.index(mover)
         folder = folders[player]
@@ -264,6 +268,8 @@ def play_game(index, options, words, root):
                 else:
                     child = game.play(state, action)[0]
                     cells = child if mover == X else child.translate(SWAP)
+                    moves.append([MARKS[mover], move_name(size, action),
+                                  round(call.cpu, 3)])
         if reason is not None:
             forfeit = {"player": "AB"[player], "reason": reason, "move": sum(calls)}
             break
@@ -278,7 +284,7 @@ def play_game(index, options, words, root):
     return {"game": index + 1, "pair": pair + 1, "size": size, "a_colour": MARKS[colour_of[0]],
             "margin_a": margin_a, "points_a": points_a, "forfeit": forfeit,
             "cpu": used, "calls": calls, "peak_rss_mb": [p / 1024 for p in peak],
-            "board": "".join(MARKS[c] for c in cells)}
+            "board": "".join(MARKS[c] for c in cells), "values": values, "moves": moves}
 
 
 def summarise(records, player):
