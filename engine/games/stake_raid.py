@@ -71,6 +71,13 @@ def action_cell(action):
     return action - RAID if action >= RAID else action
 
 
+def move_name(size, action):
+    """The move as the rules write it, ``<col><row> <Stake|Raid>``: column letter A..,
+    row number 1.. on a ``size`` x ``size`` board."""
+    row, column = divmod(action_cell(action), size)
+    return f"{chr(ord('A') + column)}{row + 1} {'Raid' if is_raid(action) else 'Stake'}"
+
+
 class StakeRaid(Game):
     """Stake/Raid on an N x N board with the given cell values.
 

@@ -35,7 +35,7 @@ import time
 from typing import List, NamedTuple
 
 from ..errors import UsageError
-from ..games.stake_raid import EMPTY, MAX, MAX_SIZE, MIN, StakeRaid, action_cell, is_raid
+from ..games.stake_raid import EMPTY, MAX, MAX_SIZE, MIN, StakeRaid, move_name
 from ..games.stake_raid_agents import DEFAULT_STRATEGY, STRATEGIES
 from ..search import search
 from .common import run_program, write_atomically
@@ -135,12 +135,6 @@ def setup(problem):
     codes = {".": EMPTY, problem.player: MAX, "XO"[problem.player == "X"]: MIN}
     cells = bytes(codes[c] for row in problem.board for c in row)
     return game, game.initial_state(cells, MAX)
-
-
-def move_name(size, action):
-    """``<col><row> <Stake|Raid>``: column letter A.., row number 1.. (spec "Rules")."""
-    row, column = divmod(action_cell(action), size)
-    return f"{chr(ord('A') + column)}{row + 1} {'Raid' if is_raid(action) else 'Stake'}"
 
 
 def render(problem, action, child):

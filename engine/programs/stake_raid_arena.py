@@ -50,10 +50,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ..errors import UsageError
-from ..games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid
+from ..games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, move_name
 from ..games.stake_raid_agents import STRATEGIES
 from .common import write_atomically
-from .stake_raid import move_name
 
 X, O = MAX, MIN                     # absolute codes on the referee's board
 SWAP = bytes.maketrans(b"\x01\x02", b"\x02\x01")
