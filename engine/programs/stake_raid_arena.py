@@ -24,7 +24,7 @@ cell values from ``--seed`` and k), A plays X (moving first) in game 2k and O in
 2k+1. A win is 1 point, a draw 1/2. The table shows, per player, W/D/L, points, forfeits,
 CPU time used per game, peak memory of a call, the mean score margin, and A's points per
 board size; ``--json FILE`` writes every game too, with its cell values, final board and
-every move played (colour, move as written in output.txt, CPU seconds of that call), so
+every move played (colour, move in the rules' notation, CPU seconds of that call), so
 that a game can be replayed.
 
 A command is split like a shell would (shlex) and run without a shell; give absolute
