@@ -44,15 +44,15 @@ def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.per
                         table=None, order=None, window=(-INF, INF), tracer_factory=None,
                         stats=None, min_depth=1, on_iteration=None, prune=True,
                         stop_when=None, expand=None, reduce=None, null_move=None,
-                        bounds=None):
+                        bounds=None, probcut=None):
     """Deepen from ``min_depth`` to ``max_depth`` until ``deadline`` (a ``clock()`` time).
 
     ``table`` (a TranspositionTable, created if None) is kept across iterations.
     ``tracer_factory(depth)`` may give each iteration its own tracer; ``on_iteration``
     is called with each completed :class:`Iteration`. Stops early once an iteration
     is exact (no evaluation and no table answer used: searched to the game's end).
-    ``order``, ``expand``, ``reduce``, ``null_move`` and ``bounds`` are passed to the
-    search (see engine.search; a cut by true ``bounds`` keeps an iteration exact).
+    ``order``, ``expand``, ``reduce``, ``null_move``, ``bounds`` and ``probcut`` are passed to
+    the search (see engine.search; a cut by true ``bounds`` keeps an iteration exact).
     ``prune=False`` deepens plain minimax instead of alpha-beta. ``stop_when(iteration)``
     returning True ends the deepening after that completed iteration (e.g. a proven win).
     """
@@ -74,7 +74,8 @@ def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.per
             result = search(game, state, prune=prune, depth=depth, window=window,
                             tracer=tracer, stats=stats, table=table, order=order,
                             expand=expand, reduce=reduce, null_move=null_move,
-                            bounds=bounds, deadline=deadline, clock=clock)
+                            bounds=bounds, probcut=probcut, deadline=deadline,
+                            clock=clock)
         except SearchTimeout:
             timed_out = True
             break

@@ -59,6 +59,15 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 returns that value at once, a bound (stored as one in ``table``): the
                 node would cut anyway, and a real move would do at least as well.
                 Not with a tracer (a ValueError).
+* ``probcut``   ``(min_left, plies, margin)``: ProbCut, for players only (with
+                ``prune``), for games whose values change little from one depth to one
+                a few plies deeper. Below the root, at a node with at least ``min_left``
+                levels left, the node itself is first searched ``plies`` shallower with
+                a window one unit wide at the side to move's far edge moved ``margin``
+                beyond it (beta + margin for Max, alpha - margin for Min). If that
+                shallow search reaches it, the node returns its edge (beta or alpha)
+                at once: the full search would most probably cut there too. A guess,
+                not a proof (unlike ``bounds``). Not with a tracer (a ValueError).
 * ``bounds``    ``bounds(state) -> (low, high)``, for players only (with ``prune``): every
                 value the search could give ``state`` (any position reachable from
                 it, or any blend of their values a horizon makes) lies within
@@ -196,7 +205,7 @@ def _report_pruned(tracer, state, depth, rest):
 def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=None,
            stats=None, memo=None, memo_key=None, table=None, order=None, deadline=None,
            clock=time.perf_counter, check_every=256, expand=None, reduce=None,
-           root_cut=False, null_move=None, bounds=None):
+           root_cut=False, null_move=None, bounds=None, probcut=None):
     """Search ``state`` of ``game`` and return a :class:`SearchResult` (see module doc)."""
     if stats is None:
         stats = Statistics()
@@ -233,6 +242,10 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
         raise ValueError("static bounds (bounds) cannot be traced")
     if not prune:
         bounds = None
+    if probcut is not None and tracer is not None:
+        raise ValueError("ProbCut (probcut) cannot be traced")
+    probe_left, probe_plies, probe_margin = (probcut if probcut is not None and prune
+                                             else (0, 0, 0))
     pass_turn = game.pass_turn if null_plies else None
     nodes = evaluations = terminals = cutoffs = table_hits = memo_hits = 0
     # The clock is read once ``check_every`` more nodes have been counted. A threshold,
@@ -301,6 +314,25 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                     cutoffs += 1
                     return high_bound if high_bound <= alpha else low_bound
             maximizing = is_max(state)
+            if probe_plies and action is not None and limit - d >= probe_left:
+                # ProbCut: the shallow search of this very node, at the side to move's
+                # edge pushed ``probe_margin`` further (its table entry, deeper or
+                # not, also gives the full search its first move).
+                if maximizing:
+                    if beta < INF:
+                        edge = beta + probe_margin
+                        if visit(state, action, d + probe_plies, edge - 1, edge) >= edge:
+                            cutoffs += 1
+                            return beta
+                elif alpha > -INF:
+                    edge = alpha - probe_margin
+                    if visit(state, action, d + probe_plies, edge, edge + 1) <= edge:
+                        cutoffs += 1
+                        return alpha
+                if table is not None:
+                    entry = table.get(table_key)
+                    if entry is not None:
+                        hint = entry[3]
             best = None
             bulk = None
             null_cut = False

@@ -407,6 +407,65 @@ def test_null_move_pruning_refuses_a_tracer():
         search(PassingProbeTree(3), (), depth=4, null_move=1, tracer=Tracer())
 
 
+def probcut_reference(game, path, d, limit, alpha, beta, left, plies, margin):
+    """The ``probcut`` contract of engine.search written out plainly (below the root)."""
+    if d >= limit:
+        return game.evaluate(path)
+    maximizing = game.is_maxs_turn(path)
+    if limit - d >= left:
+        if maximizing and beta < INF:
+            edge = beta + margin
+            if probcut_reference(game, path, d + plies, limit, edge - 1, edge,
+                                 left, plies, margin) >= edge:
+                return beta
+        elif not maximizing and alpha > -INF:
+            edge = alpha - margin
+            if probcut_reference(game, path, d + plies, limit, edge, edge + 1,
+                                 left, plies, margin) <= edge:
+                return alpha
+    return reference_node(
+        maximizing, game.actions(path), alpha, beta,
+        lambda index, alpha, beta: probcut_reference(
+            game, game.result(path, index), d + 1, limit, alpha, beta, left, plies, margin))
+
+
+@pytest.mark.parametrize("width, depth, left, plies, margin",
+                         [(3, 6, 3, 2, 0), (3, 6, 4, 2, 3), (4, 6, 3, 1, 2), (3, 7, 4, 3, 1),
+                          (3, 5, 2, 2, -2),
+                          # one unit more or less margin gives other values here
+                          (3, 6, 2, 2, 0), (3, 5, 2, 1, -2)])
+def test_probcut_follows_its_contract(width, depth, left, plies, margin):
+    game = ProbeTree(width)
+    found = search(game, (), depth=depth, probcut=(left, plies, margin))
+    expected, best = reference_root(width, lambda index, alpha: probcut_reference(
+        game, (index,), 1, depth, alpha, INF, left, plies, margin))
+    assert found.root_values == expected
+    assert (found.action, found.value) == best
+    # Shallow searches cut in this tree (else the comparison above proves little).
+    plain = search(game, (), depth=depth)
+    assert found.stats.nodes != plain.stats.nodes
+
+
+def test_probcut_beyond_every_value_only_costs_positions():
+    # No shallow search can reach a margin wider than the range of values: the answers
+    # stay those of the plain search, and the shallow searches are extra positions.
+    game = ProbeTree(3)
+    plain = search(game, (), depth=6)
+    probed = search(game, (), depth=6, probcut=(3, 2, 100))
+    assert (probed.root_values, probed.value, probed.action) == (
+        plain.root_values, plain.value, plain.action)
+    assert probed.stats.nodes > plain.stats.nodes
+
+
+def test_probcut_is_off_without_pruning_and_refuses_a_tracer():
+    game = ProbeTree(3)
+    plain = search(game, (), prune=False, depth=4)
+    same = search(game, (), prune=False, depth=4, probcut=(2, 1, 0))
+    assert (same.root_values, same.stats.nodes) == (plain.root_values, plain.stats.nodes)
+    with pytest.raises(ValueError, match="cannot be traced"):
+        search(game, (), depth=4, probcut=(2, 1, 0), tracer=Tracer())
+
+
 def leaf_range(game, path, limit):
     """(least, greatest) cut-off value below ``path``: true bounds of its subtree."""
     if len(path) >= limit:

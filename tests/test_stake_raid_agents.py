@@ -359,6 +359,27 @@ def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
     assert seen["null_move"] == 2
 
 
+def test_the_agent_passes_probcut_to_the_search_outside_the_endgame(monkeypatch):
+    seen = {}
+
+    def deepening(*args, **options):
+        seen.update(options)
+        raise StopIteration
+
+    monkeypatch.setattr(agents, "iterative_deepening", deepening)
+    game, state = random_state(random.Random(3), 6, 20)
+    with pytest.raises(StopIteration):
+        agents.agent(game, state, 30.0, probcut_left=5, probcut_plies=4, probcut_margin=30)
+    assert seen["probcut"] == (5, 4, 30)
+    with pytest.raises(StopIteration):
+        agents.agent(game, state, 30.0, probcut_plies=0)
+    assert seen["probcut"] is None
+    _, endgame = random_state(random.Random(4), 6, agents.ENDGAME_CELLS)
+    with pytest.raises(StopIteration):
+        agents.agent(game, endgame, 30.0, solve_cells=0, probcut_plies=4)
+    assert seen["probcut"] is None
+
+
 def test_a_pass_keeps_the_board_and_hands_over_the_move():
     game, state = random_state(random.Random(5), 5, 12)
     cells, score, mover = state
