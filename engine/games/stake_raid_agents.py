@@ -11,7 +11,9 @@ run every one of them as a real program:
                the engine's one search, with "swing" move ordering (what a square gains
                the mover plus what it denies the opponent), forward pruning of the
                weakest moves below the root (none in the endgame, which it solves
-               exactly) and late-move reductions within the beam, a horizon valued
+               exactly), late-move reductions within the beam, ProbCut (a node
+               cut when a search a few plies shallower clears the window's edge by
+               a margin; not in the endgame either), a horizon valued
                without building its children (:class:`ThreatGame`), an iterative
                deepening that stops when the next iteration would not finish in time,
                a bounded table, and the time manager of :mod:`.stake_raid_player`;
