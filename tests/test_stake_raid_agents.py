@@ -324,7 +324,9 @@ def test_late_move_reductions_reach_the_same_depth_with_fewer_positions():
             < 0.8 * fixed_depth_positions(31, 6, 6))
 
 
-def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
+def search_options(monkeypatch, game, state, **settings):
+    """The options ``agents.agent(game, state, 30.0, **settings)`` hands the deepening
+    (which is replaced by a stub that records them and stops the agent)."""
     seen = {}
 
     def deepening(*args, **options):
@@ -332,51 +334,42 @@ def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
         raise StopIteration
 
     monkeypatch.setattr(agents, "iterative_deepening", deepening)
+    with pytest.raises(StopIteration):
+        agents.agent(game, state, 30.0, **settings)
+    return seen
+
+
+def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
     game, state = random_state(random.Random(3), 6, 20)
-    with pytest.raises(StopIteration):
-        agents.agent(game, state, 30.0, reduce_after=3, reduce_plies=2)
+    seen = search_options(monkeypatch, game, state, reduce_after=3, reduce_plies=2)
     assert seen["reduce"] == (3, 2)
-    with pytest.raises(StopIteration):
-        agents.agent(game, state, 30.0, reduce_plies=0)
+    seen = search_options(monkeypatch, game, state, reduce_plies=0)
     assert seen["reduce"] is None
     # none in the endgame, which must be solved exactly
     _, endgame = random_state(random.Random(4), 6, agents.ENDGAME_CELLS)
-    with pytest.raises(StopIteration):
-        agents.agent(game, endgame, 30.0, reduce_after=3, reduce_plies=2, solve_cells=0,
-                     null_move=2)
+    seen = search_options(monkeypatch, game, endgame, reduce_after=3, reduce_plies=2,
+                          solve_cells=0, null_move=2)
     assert seen["reduce"] is None and seen["null_move"] is None
     # score bounds in the endgame only, and only with the horizon they hold for
     assert seen["bounds"] is not None
-    with pytest.raises(StopIteration):
-        agents.agent(game, endgame, 30.0, solve_cells=0, threat_weight=0.5)
+    seen = search_options(monkeypatch, game, endgame, solve_cells=0, threat_weight=0.5)
     assert seen["bounds"] is None
     # null-move pruning: off by default (measured, not kept), passed on when asked for
-    with pytest.raises(StopIteration):
-        agents.agent(game, state, 30.0)
+    seen = search_options(monkeypatch, game, state)
     assert not seen["null_move"] and seen["bounds"] is None
-    with pytest.raises(StopIteration):
-        agents.agent(game, state, 30.0, null_move=2)
+    seen = search_options(monkeypatch, game, state, null_move=2)
     assert seen["null_move"] == 2
 
 
 def test_the_agent_passes_probcut_to_the_search_outside_the_endgame(monkeypatch):
-    seen = {}
-
-    def deepening(*args, **options):
-        seen.update(options)
-        raise StopIteration
-
-    monkeypatch.setattr(agents, "iterative_deepening", deepening)
     game, state = random_state(random.Random(3), 6, 20)
-    with pytest.raises(StopIteration):
-        agents.agent(game, state, 30.0, probcut_left=5, probcut_plies=4, probcut_margin=30)
+    seen = search_options(monkeypatch, game, state, probcut_left=5, probcut_plies=4,
+                          probcut_margin=30)
     assert seen["probcut"] == (5, 4, 30)
-    with pytest.raises(StopIteration):
-        agents.agent(game, state, 30.0, probcut_plies=0)
+    seen = search_options(monkeypatch, game, state, probcut_plies=0)
     assert seen["probcut"] is None
     _, endgame = random_state(random.Random(4), 6, agents.ENDGAME_CELLS)
-    with pytest.raises(StopIteration):
-        agents.agent(game, endgame, 30.0, solve_cells=0, probcut_plies=4)
+    seen = search_options(monkeypatch, game, endgame, solve_cells=0, probcut_plies=4)
     assert seen["probcut"] is None
 
 
