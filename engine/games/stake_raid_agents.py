@@ -59,7 +59,7 @@ BEAM = 8
 # only if they look better. Two plies, not one: a value one ply shallower comes from the
 # other side's horizon and differs by the last mover's gain. With beam 8 they halve the
 # positions of a fixed-depth search; against classic they scored as well as beam 5
-# without them at equal time and better against 10x its time (docs/stake_raid.md).
+# without them at equal time and better against 10x its time (docs/stake_raid_log.md).
 REDUCE_AFTER = 3
 REDUCE_PLIES = 2
 # ... except with this many empty squares or fewer: the end is searched in full (exact
@@ -79,7 +79,7 @@ SOLVE_SHARE = 0.5
 # reach the window's edge is cut after a search this many plies shallower (a move
 # always gains something here; never in the endgame). 0: off. With 2, a fixed-depth
 # search visited 15% fewer positions with the same answers, but games showed no gain
-# (docs/stake_raid.md), so it stays a setting for the benches.
+# (docs/stake_raid_log.md), so it stays a setting for the benches.
 NULL_MOVE = 0
 # ProbCut (engine.search's ``probcut``): a node with at least PROBCUT_LEFT plies left is
 # first searched PROBCUT_PLIES shallower, and cut when that reaches PROBCUT_MARGIN
@@ -103,14 +103,14 @@ SHARE = 2.0
 OVERRUN = 1.2
 GROWTH_BOUNDS = (1.5, 6.0)
 # How much of the opponent's best reply gain a horizon value takes off (see ThreatGame).
-# Measured against classic at equal time (docs/stake_raid.md): 0 scored best, 0.5 and
-# 0.75 worse; with 0 the horizon is the best immediate gain of the side to move.
+# Measured against classic at equal time (docs/stake_raid_log.md): 0 scored best,
+# 0.5 and 0.75 worse; with 0 the horizon is the best immediate gain of the side to move.
 THREAT_WEIGHT = 0.0
 # How much of the side to move's best gain a horizon value adds (see ThreatGame). The
 # full gain flatters whoever moves on the horizon: values of odd and even depths differ
 # by 100-300 points. Half of it scored 56% and 57% of the points against the full gain
 # (two series of 200 games, 2 s a game each, sizes 5..10); 0.6 52%, 0.7 58%, 0.35 50%
-# (docs/stake_raid.md, "Head to head").
+# (docs/stake_raid_log.md, "Head to head").
 GAIN_WEIGHT = 0.5
 
 # bytes.translate tables over the mover's neighbourhood codes (StakeRaid.neighbourhoods):
