@@ -89,9 +89,9 @@ NULL_MOVE = 0
 # average (the deeper one higher for the side to move) with a spread of 34. With a
 # margin of 40 the agent scored 68% of the points against itself without ProbCut (200
 # games, 3 s a side, 6x6 to 10x10); 60 scored 50% against 40 there, but guesses less
-# often, and it did better in the arena on the same boards: 78% against 70% against the
-# proxy (seed 561), 95% against 92% against `classic` at equal time (seed 601;
-# docs/stake_raid.md).
+# often, and did better against the proxy in the arena (75.8% over three series; 40
+# scored 70% on the first one's boards), while at equal time the two are within the
+# noise (88.9% and 90.4% on the same 140 boards; docs/stake_raid_log.md).
 PROBCUT_LEFT = 6
 PROBCUT_PLIES = 4
 PROBCUT_MARGIN = 60
