@@ -316,23 +316,29 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
             maximizing = is_max(state)
             if probe_plies and action is not None and limit - d >= probe_left:
                 # ProbCut: the shallow search of this very node, at the side to move's
-                # edge pushed ``probe_margin`` further (its table entry, deeper or
-                # not, also gives the full search its first move).
+                # edge pushed ``probe_margin`` further. A deeper table entry it replaced
+                # is put back (its move comes from the deeper search); otherwise the
+                # probe's entry gives the full search its first move.
                 if maximizing:
-                    if beta < INF:
+                    cut = beta < INF
+                    if cut:
                         edge = beta + probe_margin
-                        if visit(state, action, d + probe_plies, edge - 1, edge) >= edge:
-                            cutoffs += 1
-                            return beta
-                elif alpha > -INF:
-                    edge = alpha - probe_margin
-                    if visit(state, action, d + probe_plies, edge, edge + 1) <= edge:
-                        cutoffs += 1
-                        return alpha
+                        cut = visit(state, action, d + probe_plies, edge - 1, edge) >= edge
+                else:
+                    cut = alpha > -INF
+                    if cut:
+                        edge = alpha - probe_margin
+                        cut = visit(state, action, d + probe_plies, edge, edge + 1) <= edge
                 if table is not None:
-                    entry = table.get(table_key)
-                    if entry is not None:
-                        hint = entry[3]
+                    if entry is not None and entry[0] > limit - d - probe_plies:
+                        table[table_key] = entry
+                    else:
+                        entry = table.get(table_key)
+                        if entry is not None:
+                            hint = entry[3]
+                if cut:
+                    cutoffs += 1
+                    return beta if maximizing else alpha
             best = None
             bulk = None
             null_cut = False

@@ -5,7 +5,8 @@ import pytest
 from engine.errors import SearchTimeout
 from engine.game import Game
 from engine.iterative import iterative_deepening
-from engine.search import EVALUATED, INF, INTERIOR, alphabeta, minimax, search
+from engine.search import (EVALUATED, INF, INTERIOR, TranspositionTable, alphabeta,
+                           minimax, search)
 from engine.trace import RecursionDepthTracer, Tracer, TraceRecorder, Tracers
 
 
@@ -455,6 +456,27 @@ def test_probcut_beyond_every_value_only_costs_positions():
     assert (probed.root_values, probed.value, probed.action) == (
         plain.root_values, plain.value, plain.action)
     assert probed.stats.nodes > plain.stats.nodes
+
+
+def test_a_probe_leaves_the_deeper_table_entry_of_an_earlier_iteration():
+    # ProbeTree has no transpositions, so across the iterations of a deepening a node's
+    # entry only ever gets deeper: a probe's shallower entry must not stay in its place.
+    game = ProbeTree(3)
+    table = TranspositionTable()
+    shallower = []
+    seen = {}
+
+    def check(iteration):
+        for key, entry in table.items():
+            if entry[0] < seen.get(key, entry[0]):
+                shallower.append((iteration.depth, key, seen[key], entry[0]))
+            seen[key] = entry[0]
+
+    kept = iterative_deepening(game, (), max_depth=7, table=table, probcut=(3, 2, 0),
+                               on_iteration=check)
+    assert seen and not shallower
+    # Every iteration completed, with cuts (else the check proves little).
+    assert kept.depth == 7 and kept.stats.cutoffs > 0
 
 
 def test_probcut_is_off_without_pruning_and_refuses_a_tracer():
