@@ -67,7 +67,9 @@ alpha-beta when ``prune=True``; everything else is optional and costs nothing wh
                 beyond it (beta + margin for Max, alpha - margin for Min). If that
                 shallow search reaches it, the node returns its edge (beta or alpha)
                 at once: the full search would most probably cut there too. A guess,
-                not a proof (unlike ``bounds``). Not with a tracer (a ValueError).
+                not a proof (unlike ``bounds``). With a ``table``, a deeper entry of
+                the node that the shallow search replaced is put back. Not with a
+                tracer (a ValueError).
 * ``bounds``    ``bounds(state) -> (low, high)``, for players only (with ``prune``): every
                 value the search could give ``state`` (any position reachable from
                 it, or any blend of their values a horizon makes) lies within
