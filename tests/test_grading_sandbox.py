@@ -187,3 +187,18 @@ def test_without_a_uid_of_its_own_escaped_children_are_killed_as_orphans(tmp_pat
     result = sandbox.run(["python3", "p.py"], str(folder))
     assert result.stdout == b"started\n"
     assert processes_with(marker) == []
+
+
+def test_after_abort_no_command_runs(tmp_path, isolation):
+    """abort() (Ctrl-C) may come while a slot is between two runs: the next run must not
+    start its command, let alone wait for its timeout."""
+    from engine.grading.sandbox import Limits, Sandbox
+    sandbox = Sandbox(Limits(timeout=30), isolation=isolation)
+    marker = sleep_marker(isolation, 4)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    sandbox.abort()
+    start = time.monotonic()
+    result = sandbox.run(["sleep", marker], str(folder))
+    assert result.ended == "aborted" and time.monotonic() - start < 5
+    assert processes_with(marker) == []

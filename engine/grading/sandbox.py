@@ -408,6 +408,8 @@ class Sandbox:
         case folder links to, and its group (see :meth:`take_back`)."""
         timeout = self.limits.timeout if timeout is None else timeout
         folder = os.path.abspath(folder)
+        if self._aborted:
+            return RunResult(None, b"", b"", 0.0, 0.0, "aborted")
         prefix, preexec = self._launch(timeout, groups)
         isolate = _bwrap_prefix(folder, read_only) if self.use_bwrap else []
         command = prefix + isolate + list(argv)
@@ -426,6 +428,11 @@ class Sandbox:
         with _LIVE_LOCK:
             _LIVE.add(process.pid)
         try:
+            # abort() sets the flag before it looks for the running process, and this
+            # run set the process before it looks at the flag: one of the two sees the
+            # other, so a command started as abort() ran does not run to its timeout.
+            if self._aborted:
+                os.killpg(process.pid, signal.SIGKILL)
             streams, killed_for = self._collect(process, start + timeout, cap)
             if self._aborted:
                 killed_for = "aborted"
