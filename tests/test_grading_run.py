@@ -256,7 +256,10 @@ def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-m", "engine", "grade", "run", "stake_raid", str(folder),
          "--cases", str(cases), "--jobs", "1", "--timeout", "60", "--json", str(results)],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # A suite started in the background (`cmd &` without job control) ignores SIGINT,
+        # and the kit would inherit that; a user's Ctrl-C reaches a kit at the default.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     for line in process.stderr:          # the progress line after the first case
         if b"1/2 cases" in line:
             break
