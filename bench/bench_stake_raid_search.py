@@ -9,7 +9,9 @@ solve) to a fixed depth on two positions a board size, one early (70% of the squ
 empty) and one in the middle game (45%), reached by the agent playing both sides at
 depth 3 on the arena's boards. It prints each position's depth, move, value, positions
 searched and CPU seconds (the best of ``--runs``), then the totals and a digest of the
-moves and values: a change meant only to be faster must leave the digest as it was.
+moves, values and position counts. A change that leaves the search's tree alone (a faster
+move generator, say) must leave the digest as it was; one that prunes or orders
+differently changes the counts, and then the moves and values are compared line by line.
 """
 
 import argparse
