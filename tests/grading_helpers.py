@@ -8,9 +8,12 @@ from golden import REPO
 from engine.grading.case import Case
 from engine.grading.results import Results
 from engine.grading.runner import Runner
-from engine.grading.sandbox import Limits, Sandbox
+from engine.grading.sandbox import Limits, bwrap_works, landlock_works
 
-ISOLATIONS = ["rlimits"] + (["bwrap"] if Sandbox(Limits()).use_bwrap else [])
+# Every file fence this machine offers (cgroups and a uid per run join each when they
+# can run here).
+ISOLATIONS = (["rlimits"] + (["landlock"] if landlock_works() else [])
+              + (["bwrap"] if bwrap_works() else []))
 
 
 def stake_raid_case(name="c1", output=b"ok\n"):

@@ -17,7 +17,7 @@ from engine.grading.case import snapshot
 from engine.grading.detect import command_plan, detect
 from engine.grading.results import load, merge
 from engine.grading.runner import find_submissions, load_cases, shard
-from engine.grading.sandbox import new_workspace, remove_stale_workspaces
+from engine.grading.workspace import new_workspace, remove_stale_workspaces
 
 TICTACTOE = REPO / "fixtures" / "tictactoe"
 
@@ -289,6 +289,22 @@ def test_workspaces_of_dead_grading_runs_are_removed_and_live_ones_kept(tmp_path
     dead = tmp_path / f"grade-{int(finished.stdout)}-abc"
     (dead / "case-x").mkdir(parents=True)
     (dead / "case-x" / "output.txt").write_text("left behind\n")
+    # What a hostile run may leave: a tree deeper than Python's recursion limit, a
+    # folder nobody may enter, a link out of the workspace.
+    deep = os.open(dead / "case-x", os.O_RDONLY)
+    for _ in range(3000):
+        os.mkdir("d", dir_fd=deep)
+        inner = os.open("d", os.O_RDONLY, dir_fd=deep)
+        os.close(deep)
+        deep = inner
+    os.close(deep)
+    (dead / "locked").mkdir()
+    (dead / "locked" / "inside").write_text("x")
+    (dead / "locked").chmod(0)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep")
+    (dead / "link").symlink_to(outside)
     live = tmp_path / f"grade-{os.getpid()}-def"
     live.mkdir()
     # Killed but not reaped yet: a zombie holds its pid.
@@ -298,7 +314,7 @@ def test_workspaces_of_dead_grading_runs_are_removed_and_live_ones_kept(tmp_path
         time.sleep(0.01)
     zombie = tmp_path / f"grade-{zombie_process.pid}-ghi"
     zombie.mkdir()
-    others = [tmp_path / "grade-notapid", tmp_path / "other-1"]
+    others = {tmp_path / "grade-notapid", tmp_path / "other-1"}
     for folder in others:
         folder.mkdir()
     try:
@@ -310,8 +326,10 @@ def test_workspaces_of_dead_grading_runs_are_removed_and_live_ones_kept(tmp_path
     finally:
         zombie_process.wait()
     assert not dead.exists() and not zombie.exists()
-    assert live.is_dir() and all(folder.is_dir() for folder in others)
+    assert (outside / "keep.txt").read_text() == "keep"
+    assert live.is_dir() and all(folder.is_dir() for folder in others | {outside})
     fresh = Path(new_workspace(str(tmp_path)))
     assert fresh.name.startswith(f"grade-{os.getpid()}-")
-    assert fresh.stat().st_mode & 0o777 == 0o755
+    # Others pass through to their run folder but cannot list the workspace.
+    assert fresh.stat().st_mode & 0o777 == 0o711
     assert live.is_dir()

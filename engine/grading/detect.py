@@ -21,19 +21,29 @@
 
 :func:`build` builds once per submission, in a copy (the submission folder is never
 written), inside the same sandbox as the runs and with a time limit. Every failure
-(no entry point, a missing toolchain, a compiler error) is a string that becomes the
-verdict of every case of the submission, never an exception.
+(no entry point, a missing toolchain, a compiler error, a submission too large or too
+deep to copy) is a string that becomes the verdict of every case of the submission,
+never an exception.
+
+Detection reads what a student handed in, so it never follows a link, reads regular
+files only and at most 1 MB of a Makefile (:mod:`engine.grading.untrusted_files`): a
+``GNUmakefile`` that links to ``/proc/self/mem`` or is a FIFO is no Makefile.
 """
 
 import os
 import re
 import shlex
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import NamedTuple, Optional, Tuple
 
 from .sandbox import SAFE_PATH
+from .untrusted_files import Bounds, TooLarge, copy_tree, read_text_file, walk
+
+# How much of a submission is copied: past this it is not graded (its verdict says why).
+SUBMISSION_BOUNDS = Bounds(depth=32, entries=10_000, bytes=256 * 1024 * 1024)
 
 # Never copied from a submission: version control, virtual environments, caches.
 IGNORED = (".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules",
@@ -81,18 +91,24 @@ def _needs(plan, *tools):
     return plan
 
 
+def _is_file(path):
+    """True for a regular file that is not a link (detection never follows one)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _makefile_has_target(folder, target):
     for name in ("GNUmakefile", "makefile", "Makefile"):
-        path = folder / name
-        if path.is_file():
-            text = path.read_text(errors="replace")
-            if re.search(rf"^{re.escape(target)}\s*:", text, re.MULTILINE):
-                return True
+        text = read_text_file(str(folder / name))
+        if text is not None and re.search(rf"^{re.escape(target)}\s*:", text, re.MULTILINE):
+            return True
     return False
 
 
 def _ours(folder):
-    return (folder / "engine" / "__init__.py").is_file()
+    return _is_file(folder / "engine" / "__init__.py")
 
 
 def command_plan(command):
@@ -103,44 +119,47 @@ def command_plan(command):
 def detect(program, folder):
     """The :class:`Plan` that runs the submission ``folder`` for ``program``."""
     folder = Path(folder)
-    if not folder.is_dir():
-        return Plan("none", error=f"{folder} is not a folder")
+    try:
+        if not folder.is_dir():
+            return Plan("none", error=f"{folder} is not a folder")
+    except OSError as error:
+        return Plan("none", error=f"{folder}: {error.strerror}")
     if program in SCRIPT_NAMES:
         name = SCRIPT_NAMES[program]
         script = f"{name}.py"
-        if (folder / script).is_file() and _ours(folder):
+        if _is_file(folder / script) and _ours(folder):
             return _needs(Plan("our repository", ("python3", script), keep=(script, "engine")),
                           "python3")
         if _makefile_has_target(folder, name) or _makefile_has_target(folder, f"{name}.bin"):
             return _needs(Plan("make", (f"./{name}.bin",), build=("make", name)), "make")
-        if (folder / f"{name}.java").is_file():
+        if _is_file(folder / f"{name}.java"):
             return _needs(Plan("java", ("java", name), build=("javac", f"{name}.java")),
                           "javac", "java")
-        if (folder / script).is_file():
+        if _is_file(folder / script):
             return _needs(Plan("python", ("python3", script)), "python3")
         return Plan("none", error=f"no {script}, {name}.java or Makefile with a {name} target")
     if program == "take_stones":
-        if (folder / "TakeStones.java").is_file():
+        if _is_file(folder / "TakeStones.java"):
             return _needs(Plan("java", ("java", "TakeStones"),
                                build=("/bin/sh", "-c", "javac *.java")), "javac", "java")
-        if (folder / "TakeStones").is_file():
+        if _is_file(folder / "TakeStones"):
             keep = ("TakeStones", "engine") if _ours(folder) else None
             kind = "our repository" if keep else "python"
             return _needs(Plan(kind, ("python3", "TakeStones"), keep=keep), "python3")
         return Plan("none", error="no TakeStones.java or TakeStones script")
     if program == "stake_raid":
-        if (folder / "homework.py").is_file():
+        if _is_file(folder / "homework.py"):
             keep = ("homework.py", "engine") if _ours(folder) else None
             kind = "our repository" if keep else "python"
             return _needs(Plan(kind, ("python3", "homework.py"), keep=keep), "python3")
-        if (folder / "homework.java").is_file():
+        if _is_file(folder / "homework.java"):
             return _needs(Plan("java", ("java", "homework"),
                                build=("javac", "homework.java")), "javac", "java")
-        if (folder / "homework.cpp").is_file():
+        if _is_file(folder / "homework.cpp"):
             return _needs(Plan("c++", ("./homework",),
                                build=("g++", "-O2", "-std=c++17", "-o", "homework",
                                       "homework.cpp")), "g++")
-        if (folder / "homework.c").is_file():
+        if _is_file(folder / "homework.c"):
             return _needs(Plan("c", ("./homework",),
                                build=("gcc", "-O2", "-o", "homework", "homework.c", "-lm")),
                           "gcc")
@@ -148,21 +167,16 @@ def detect(program, folder):
     raise ValueError(f"unknown program {program!r}")
 
 
-def copy_submission(source, destination, keep=None):
-    """Copy the submission ``source`` into the new folder ``destination``: the names in
-    ``keep`` only, or everything but version control and caches (symlinks stay links)."""
-    source, destination = Path(source), Path(destination)
-    destination.mkdir()
-    ignore = shutil.ignore_patterns(*IGNORED)
-    names = keep if keep is not None else sorted(os.listdir(source))
-    for name in names:
-        if name in IGNORED:
-            continue
-        path = source / name
-        if path.is_symlink() or path.is_file():
-            shutil.copy2(path, destination / name, follow_symlinks=False)
-        elif path.is_dir():
-            shutil.copytree(path, destination / name, symlinks=True, ignore=ignore)
+def submission_root(path):
+    """The folder to copy for the submission ``path``: ``path`` itself, or where it links
+    to when the link is ours (the instructor made it); a link someone else owns is not
+    followed (its target could be any file of ours). Raises OSError."""
+    status = os.lstat(path)
+    if stat.S_ISLNK(status.st_mode):
+        if status.st_uid not in (0, os.getuid()):
+            raise OSError(f"{path} is a link owned by uid {status.st_uid}; not followed")
+        return os.path.realpath(path)
+    return path
 
 
 def _tail(data, lines=15):
@@ -171,54 +185,78 @@ def _tail(data, lines=15):
 
 
 class Build(NamedTuple):
-    """A built submission: the folder every case copies (None on failure), the error
-    (None on success), the build's log and its seconds, and the group that may read
-    the folder (None: anyone; see :meth:`Sandbox.take_back`)."""
+    """A built submission: the folder every case copies or links to (None on failure),
+    the error (None on success), the build's log and its seconds, the group that may
+    read the folder (None: anyone; see :meth:`Sandbox.take_back`), and its entries
+    (from :func:`engine.grading.untrusted_files.walk`)."""
     folder: Optional[Path]
     error: Optional[str]
     log: str = ""
     seconds: float = 0.0
     group: Optional[int] = None
+    entries: tuple = ()
 
 
-def build(plan, submission, sandbox, workspace, timeout=120.0):
-    """Build ``submission`` by ``plan`` in a new folder under ``workspace``.
+def build(plan, submission, sandbox, builds, timeout=120.0):
+    """Build ``submission`` by ``plan`` in the sandbox's run folder, then move the result
+    into a new folder under ``builds``.
 
-    Python submissions are byte-compiled in the build (with the sandbox's python3), so
-    that no case pays for compiling the same modules again.
+    The copy is bounded (:data:`SUBMISSION_BOUNDS`) and never follows a link inside the
+    submission. Python submissions are byte-compiled in the build (with the sandbox's
+    python3), so that no case pays for compiling the same modules again.
     """
     if plan.error is not None:
         return Build(None, plan.error)
-    folder = Path(tempfile.mkdtemp(prefix="build-", dir=workspace))
-    built = folder / "submission"
+    sandbox.clear()
     try:
-        copy_submission(submission, built, plan.keep)
+        copied = copy_tree(submission_root(submission), sandbox.folder, SUBMISSION_BOUNDS,
+                           skip=IGNORED, keep=plan.keep, existing=True)
+    except TooLarge as error:
+        sandbox.clear()
+        return Build(None, f"submission not graded: {error} (the kit copies at most "
+                     f"{SUBMISSION_BOUNDS.entries:,} files, {SUBMISSION_BOUNDS.depth} "
+                     f"levels deep, {SUBMISSION_BOUNDS.bytes >> 20} MB)")
     except OSError as error:
-        return Build(None, f"cannot copy the submission: {error}")
+        sandbox.clear()
+        return Build(None, f"cannot copy the submission: {error.strerror or error}")
     sandbox.renew()
-    sandbox.give(str(folder))
+    sandbox.give(entry.path for entry in copied)
     steps = []
     if plan.build is not None:
         steps.append(list(plan.build))
     if plan.kind in ("python", "our repository") or (
-            plan.kind == "command" and any(built.rglob("*.py"))):
+            plan.kind == "command" and any(entry.path.endswith(".py") for entry in copied)):
         steps.append(["python3", "-m", "compileall", "-q", "."])
     log, seconds = [], 0.0
-    for index, step in enumerate(steps):
-        result = sandbox.run(step, str(built), timeout=timeout)
+    for step in steps:
+        result = sandbox.run(step, timeout=timeout)
         seconds += result.wall
         log.append(result.stdout + result.stderr)
         compiling_only = step[:3] == ["python3", "-m", "compileall"]
         if result.ended != "exited" or result.exit != 0:
             if compiling_only:
                 continue  # a syntax error shows in the cases' own output
-            reason = result.describe(sandbox.limits._replace(timeout=timeout))
+            reason = result.describe(sandbox.limits, timeout)
+            sandbox.clear()
             return Build(None, f"build failed ({' '.join(step)}: {reason}):\n"
                          + _tail(b"".join(log)), _tail(b"".join(log), 200), seconds)
     if plan.kind == "make":
         binary = plan.run[0][2:]
-        if not (built / binary).is_file():
+        if not _is_file(os.path.join(sandbox.folder, binary)):
+            sandbox.clear()
             return Build(None, f"build failed: make produced no {binary}",
                          _tail(b"".join(log), 200), seconds)
-    group = sandbox.take_back(str(folder))
-    return Build(built, None, _tail(b"".join(log), 200), seconds, group)
+    try:
+        entries = walk(sandbox.folder, SUBMISSION_BOUNDS)
+    except TooLarge as error:
+        sandbox.clear()
+        return Build(None, f"build failed: the build left {error}",
+                     _tail(b"".join(log), 200), seconds)
+    home = Path(tempfile.mkdtemp(prefix="build-", dir=builds))
+    built = home / "submission"
+    os.mkdir(built, 0o700)
+    for name in os.listdir(sandbox.folder):
+        os.rename(os.path.join(sandbox.folder, name), built / name)
+    os.chmod(home, 0o711)
+    group = sandbox.take_back(str(built), entries)
+    return Build(built, None, _tail(b"".join(log), 200), seconds, group, tuple(entries))

@@ -4,10 +4,19 @@ The page holds a summary table (one row per submission: score, points, failed ca
 and, per submission, a table of every case (verdict, seconds); each failed case then gets
 a section with its command, time, diagnosis (reason and detail) and, for every graded
 output that differs, expected and actual side by side. Everything shown is escaped;
-long outputs were already cut by the runner (marked "truncated").
+long outputs were already cut by the runner (marked "truncated"). Control characters
+(escape sequences, carriage returns, bidi overrides) are shown as backslash escapes
+(:mod:`engine.grading.printable`), carriage returns in red.
 """
 
-from html import escape
+from html import escape as _html_escape
+
+from .printable import printable
+
+
+def escape(value, newlines=False):
+    """``value`` as HTML text, its control characters made visible."""
+    return _html_escape(printable(value, newlines))
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;
@@ -46,7 +55,8 @@ def _block(label, text, truncated):
         body = '<pre class="note">(no such file)</pre>'
     else:
         # Make carriage returns visible (a CRLF file looks right otherwise).
-        body = "<pre>" + escape(text).replace("\r", '<span class="cr">\\r</span>') + "</pre>"
+        body = "<pre>" + '<span class="cr">\\r</span>'.join(
+            escape(part, newlines=True) for part in text.split("\r")) + "</pre>"
     note = ' <span class="note">(truncated)</span>' if truncated else ""
     return f"<div><b>{escape(label)}{note}</b>{body}</div>"
 
@@ -96,7 +106,7 @@ def _submission(entry):
            f'{entry["max_score"]:g} cases, {entry["points"]:g} / {entry["max_points"]:g} '
            f"points</h2>")
     if entry.get("build_error"):
-        yield f'<div class="failure"><pre>{escape(entry["build_error"])}</pre></div>'
+        yield f'<div class="failure"><pre>{escape(entry["build_error"], True)}</pre></div>'
     yield "<table><tr><th>case</th><th>verdict</th><th>reason</th><th>seconds</th></tr>"
     for case in entry["cases"]:
         reason = escape(case["reason"])
@@ -119,7 +129,7 @@ def _failure(name, case):
              f'exit {escape(str(case.get("exit")))} · ended: '
              f'{escape(str(case.get("ended", "")))}</div>']
     if case.get("detail") and case["detail"] != case["reason"]:
-        parts.append(f'<div class="detail"><b>diagnosis:</b>\n{escape(case["detail"])}</div>')
+        parts.append(f'<div class="detail"><b>diagnosis:</b>\n{escape(case["detail"], True)}</div>')
     for compared in case.get("compared", []):
         parts.append('<div class="side">'
                      + _block(f'expected {compared["what"]}', compared["expected"],
@@ -129,6 +139,6 @@ def _failure(name, case):
                      + "</div>")
     if case.get("stderr"):
         parts.append("<div><b>stderr (not graded)</b>"
-                     f'<pre>{escape(case["stderr"])}</pre></div>')
+                     f'<pre>{escape(case["stderr"], True)}</pre></div>')
     parts.append("</div>")
     return "\n".join(parts)

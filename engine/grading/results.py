@@ -20,19 +20,25 @@ and always at the end, so an interrupted run keeps what was done.
 
 import json
 import os
+import tempfile
 import threading
 import time
 from collections import OrderedDict
 
 
 def write_atomically(path, text):
-    """Write ``text`` to ``path`` all at once (a temporary file beside it, then a rename),
-    so that a reader, or a run killed half-way, never sees half a file. Raises OSError."""
+    """Write ``text`` to ``path`` all at once (a new temporary file beside it, created
+    exclusively under an unpredictable name, then renamed over ``path``), so that a
+    reader, or a run killed half-way, never sees half a file, and a link someone planted
+    at ``path`` or at a name we might use is replaced, never written through. Raises
+    OSError."""
     folder = os.path.dirname(os.path.abspath(path))
-    temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.",
+                                             suffix=".tmp", dir=folder)
     try:
-        with open(temporary, "w", encoding="utf-8") as handle:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     except OSError:
         try:

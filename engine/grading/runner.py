@@ -14,21 +14,28 @@ another slot waits for it.
 
 Results go to :class:`engine.grading.results.Results`, which writes the JSON file
 atomically as cases finish; cases already present there are skipped (``--resume``).
+
+Nothing a submission does stops the others: a failure while building or grading one
+case (the kit's own trouble included) becomes that case's verdict, and grading goes on.
+What a run left behind is read only after all of its processes are dead, never through
+a link, regular files only, within :data:`LEFT_BEHIND` and with a cap per graded file
+(twice the expected size plus 1 MB): a bigger one is reported as too large to diagnose.
 """
 
 import itertools
 import os
-import shutil
-import tempfile
 import threading
 from pathlib import Path
 
 from .case import Outcome, load_case, prepare
-from .detect import build, command_plan, detect
+from .detect import Build, build, command_plan, detect
 from .diagnose import diagnose
-from .sandbox import Limits, Sandbox, fresh_copy, list_top, new_workspace
+from .sandbox import Limits, Sandbox, close_all
 from .scoring import score
+from .untrusted_files import (Bounds, TooLarge, copy_tree, open_path, read_regular,
+                              walk)
 from .verdict import Verdict
+from .workspace import new_workspace, remove_tree
 
 # What each program's grader compares (for the excerpts shown in reports).
 GRADED = {
@@ -46,6 +53,10 @@ GRADER_SCRIPTS = {
 }
 EXCERPT_LINES = 200
 EXCERPT_BYTES = 20000
+# What the kit looks at of a case folder after the run: past it, the case fails unread.
+LEFT_BEHIND = Bounds(depth=32, entries=10_000, bytes=1 << 62)
+# Files the kit does not grade are listed by name; this much of each is read.
+UNGRADED_READ = 4096
 
 
 def load_cases(folder):
@@ -80,7 +91,11 @@ def find_submissions(program, paths):
     found = []
     for path in paths:
         if os.path.isdir(path) and detect(program, path).kind == "none":
-            children = [os.path.join(path, name) for name in sorted(os.listdir(path))
+            try:
+                names = sorted(os.listdir(path))
+            except OSError:
+                names = []
+            children = [os.path.join(path, name) for name in names
                         if os.path.isdir(os.path.join(path, name))
                         and not name.startswith(".")]
             members = [child for child in children if detect(program, child).kind != "none"]
@@ -133,12 +148,16 @@ class Runner:
     """Grades submissions of ``program`` against ``cases`` (see the module docstring).
 
     ``results`` receives every case as it finishes (:class:`Results`); ``progress`` (a
-    callable taking done, total) is told after each case.
+    callable taking done, total) is told after each case. ``hidden`` are more paths
+    (e.g. the cases folder) that submissions must not see. A Runner grades once: its
+    sandboxes and workspace are released when :meth:`run` returns. Raises
+    :class:`engine.grading.sandbox.IsolationError` when the isolation asked for cannot
+    run here.
     """
 
     def __init__(self, program, cases, results, limits=Limits(), jobs=None, lenient=False,
                  command=None, isolation="auto", build_timeout=120.0, progress=None,
-                 workspace=None):
+                 hidden=(), cgroups_wanted=None, dedicated_uids=None):
         self.program = program
         self.cases = list(cases)
         self.results = results
@@ -148,13 +167,31 @@ class Runner:
         self.command = command
         self.build_timeout = build_timeout
         self.progress = progress
-        self.sandboxes = [Sandbox(limits, slot, isolation) for slot in range(self.jobs)]
+        self.workspace = new_workspace()
+        self.builds = os.path.join(self.workspace, "builds")
+        self.sandboxes = []
+        try:
+            for slot in range(self.jobs):
+                self.sandboxes.append(Sandbox(
+                    limits, slot, isolation, self.workspace, dedicated_uids,
+                    cgroups_wanted, hidden, shared=self.builds))
+        except BaseException:
+            self.close()
+            raise
         self.isolation = self.sandboxes[0].isolation
-        self.workspace = workspace
+        self.fences = self.sandboxes[0].fences
         self._builds = {}
         self._build_locks = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
+
+    def close(self):
+        """Release the sandboxes and remove the workspace."""
+        close_all(self.sandboxes)
+        self.sandboxes = []
+        if self.workspace is not None:
+            remove_tree(self.workspace)
+            self.workspace = None
 
     def plan(self, submission):
         if self.command is not None:
@@ -167,25 +204,20 @@ class Runner:
         with lock:
             if submission not in self._builds:
                 plan = self.plan(submission)
-                built = build(plan, submission, sandbox, self.workspace, self.build_timeout)
-                baseline, listing = {}, None
-                if built.folder is not None:
-                    listing = list_top(str(built.folder))
-                    for path in built.folder.rglob("*"):
-                        if path.is_file() and not path.is_symlink():
-                            stat = path.stat()
-                            baseline[path.relative_to(built.folder).as_posix()] = (
-                                stat.st_size, stat.st_mtime_ns)
-                self._builds[submission] = (plan, built, baseline, listing)
+                try:
+                    built = build(plan, submission, sandbox, self.builds, self.build_timeout)
+                except Exception as error:  # noqa: BLE001 - the submission's verdict
+                    built = build_failure(f"not graded: the kit failed building it "
+                                          f"({type(error).__name__}: {error})")
+                baseline = {entry.path: (entry.status.st_size, entry.status.st_mtime_ns)
+                            for entry in built.entries if entry.kind == "file"}
+                self._builds[submission] = (plan, built, baseline)
                 self.results.set_build(submission, plan.kind, built.error, built.seconds)
             return self._builds[submission]
 
     def run(self, submissions):
         """Grade every submission; return when all is done or after Ctrl-C (which kills
         the running cases, keeps what finished, and re-raises KeyboardInterrupt)."""
-        own_workspace = self.workspace is None
-        if own_workspace:
-            self.workspace = new_workspace()
         for submission in submissions:
             self.results.add_submission(submission)
         work = [(submission, case) for submission in submissions for case in self.cases
@@ -210,13 +242,10 @@ class Runner:
                         continue
                     try:
                         record = self.grade_case(item[0], item[1], sandbox)
-                    except OSError as error:
-                        # The kit's own trouble (a full disk, ...): the case says so, the
-                        # other cases still run.
-                        record = {"case": item[1].name, "command": "", "passed": False,
-                                  "reason": f"not graded: {error}", "detail": "",
-                                  "seconds": 0.0, "cpu": 0.0, "ended": "not run",
-                                  "lenient": False}
+                    except Exception as error:  # noqa: BLE001 - this case's verdict
+                        # The kit's own trouble (a full disk, a bug): the case says so,
+                        # the other cases and submissions still run.
+                        record = not_graded(item[1].name, error)
                     if record is None:
                         return
                     self.results.add_case(item[0], record)
@@ -245,9 +274,7 @@ class Runner:
             raise
         finally:
             self.results.finish(self.scores())
-            if own_workspace:
-                shutil.rmtree(self.workspace, ignore_errors=True)
-                self.workspace = None
+            self.close()
         if errors:
             raise errors[0]
 
@@ -264,43 +291,50 @@ class Runner:
     def grade_case(self, submission, case, sandbox):
         """The JSON record of ``case`` run on ``submission`` in ``sandbox`` (None when the
         run was aborted)."""
-        plan, built, baseline, listing = self._build(submission, sandbox)
+        plan, built, baseline = self._build(submission, sandbox)
         argv = plan.argv(case.args)
         record = {"case": case.name, "command": " ".join(argv)}
         if built.error is not None:
-            record.update(command="",passed=False, reason=built.error.split("\n", 1)[0],
+            record.update(command="", passed=False, reason=built.error.split("\n", 1)[0],
                           detail=built.error, seconds=0.0, cpu=0.0, ended="not run",
                           lenient=False)
             return record
-        folder = tempfile.mkdtemp(prefix="case-", dir=self.workspace)
-        os.rmdir(folder)
-        sandbox.renew()
         try:
             # A case file in a sub-folder would be written through a shared folder's
             # link into the build: such a case gets a real copy.
             shared = sandbox.shares_builds and not any("/" in name for name in case.files)
-            fresh_copy(str(built.folder), folder, shared, listing)
+            sandbox.clear()
+            given = populate(sandbox.folder, built, shared)
             # Old outputs go first; so do names the case writes, so that writing them
             # never goes through a hard link into the build.
             stale = set(case.expected) | {"output.txt"} | set(case.args) | set(case.files)
             for name in stale:
-                path = os.path.join(folder, name)
+                path = os.path.join(sandbox.folder, name)
                 if os.path.lexists(path) and not os.path.isdir(path):
                     os.unlink(path)
-            prepare(case, folder)
-            sandbox.give(folder, directories_only=shared)
-            for name in case.files:
-                sandbox.give_file(os.path.join(folder, name))
-            result = sandbox.run(argv, folder,
-                                 read_only=[str(built.folder)] if shared else (),
+            prepare(case, sandbox.folder)
+            sandbox.renew()
+            sandbox.give(given + _case_paths(case))
+            result = sandbox.run(argv, read_only=[str(built.folder)] if shared else (),
                                  groups=[built.group] if built.group is not None else ())
             if result.ended == "aborted":
                 return None
-            files = self._files_after(folder, baseline, case)
+            left = self._files_after(sandbox.folder, baseline, case)
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            sandbox.clear()
+        if not isinstance(left, str) and self.program != "stake_raid" and \
+                len(result.stdout) > 2 * len(case.stdout) + (1 << 20):
+            left[1]["stdout"] = len(result.stdout)
+        if isinstance(left, str):       # too much left behind to read
+            (files, oversized), unread = ({}, {}), left
+        else:
+            (files, oversized), unread = left, None
         outcome = Outcome(result.exit, result.stdout, result.stderr, files)
-        if result.ended in ("exited", "signal"):
+        if unread is not None:
+            verdict = Verdict(False, unread, unread)
+        elif oversized:
+            verdict = _too_large(self.program, case, oversized)
+        elif result.ended in ("exited", "signal"):
             verdict = diagnose(self.program, case, outcome, self.lenient)
         else:
             # A run killed before it wrote its graded file has left it missing, which the
@@ -313,6 +347,8 @@ class Runner:
                       seconds=round(result.wall, 4), cpu=round(result.cpu, 4),
                       ended=result.ended, lenient=verdict.lenient, exit=result.exit,
                       unusable_output=verdict.unusable_output)
+        if result.memory is not None:
+            record["memory_mb"] = round(result.memory / (1 << 20), 1)
         if not verdict.passed:
             record["stderr"] = _excerpt(result.stderr[-EXCERPT_BYTES:])[0]
             record["compared"] = []
@@ -327,33 +363,130 @@ class Runner:
                 record["compared"].append(entry)
         return record
 
-    @staticmethod
-    def _files_after(folder, baseline, case):
-        """The case folder's files after the run, without the submission's own files left
-        unchanged and without Python byte-code caches; case input files always count."""
-        files = {}
-        pending = [("", folder)]
-        while pending:
-            prefix, path = pending.pop()
-            try:
-                entries = list(os.scandir(path))
-            except OSError:
-                continue
+    def _files_after(self, folder, baseline, case):
+        """``(files, oversized)`` of the run folder after the run (all of the run's
+        processes are dead): the graded files' bytes up to their cap, other new or
+        changed files by name (a short excerpt), without the submission's own files left
+        unchanged and without Python byte-code caches; ``oversized`` maps a graded file
+        over its cap to its size. A string instead when the folder is past
+        :data:`LEFT_BEHIND`."""
+        try:
+            entries = walk(folder, LEFT_BEHIND, skip=("__pycache__",))
+        except TooLarge as error:
+            return f"left too much behind in its folder to grade: {error}"
+        except OSError:
+            return {}, {}
+        caps = graded_caps(self.program, case)
+        files, oversized = {}, {}
+        root = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
             for entry in entries:
-                relative = prefix + entry.name
+                if entry.kind != "file" or "__pycache__" in entry.path.split("/"):
+                    continue
+                status = entry.status
+                if entry.path not in caps and baseline.get(entry.path) == (
+                        status.st_size, status.st_mtime_ns):
+                    continue
+                cap = caps.get(entry.path, UNGRADED_READ)
+                parent, _, name = entry.path.rpartition("/")
                 try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name != "__pycache__":
-                            pending.append((relative + "/", entry.path))
-                        continue
-                    if not entry.is_file(follow_symlinks=False):
-                        continue
-                    stat = entry.stat(follow_symlinks=False)
-                    if relative not in case.files and baseline.get(relative) == (
-                            stat.st_size, stat.st_mtime_ns):
-                        continue
-                    with open(entry.path, "rb") as handle:
-                        files[relative] = handle.read()
+                    parent_fd = open_path(parent, root)
                 except OSError:
                     continue
-        return dict(sorted(files.items()))
+                try:
+                    found = read_regular(name, parent_fd, cap)
+                finally:
+                    os.close(parent_fd)
+                if found is None:
+                    continue
+                files[entry.path] = found[0]
+                if entry.path in caps and found[1] > cap:
+                    oversized[entry.path] = found[1]
+        finally:
+            os.close(root)
+        return dict(sorted(files.items())), oversized
+
+
+def graded_caps(program, case):
+    """{file name: bytes the kit reads of it} for the files a case grades or provides:
+    twice the expected size plus 1 MB (enough for any cosmetic difference, and the most
+    a diagnosis is allowed to chew on)."""
+    caps = {}
+    for name, data in list(case.expected.items()) + list(case.files.items()):
+        caps[name] = 2 * len(data) + (1 << 20)
+    for name in _graded_names(program, case):
+        caps.setdefault(name, 1 << 20)
+    return caps
+
+
+def _graded_names(program, case):
+    if program in ("tictactoe", "tmmorris") and len(case.args) > 1:
+        return [case.args[1]]
+    if program == "stake_raid":
+        return ["output.txt"]
+    return []
+
+
+def _too_large(program, case, oversized):
+    """The verdict of a run whose graded files are too large to diagnose."""
+    parts = []
+    for name, size in sorted(oversized.items()):
+        label = "visited file" if _graded_names(program, case)[:1] == [name] and \
+            program in ("tictactoe", "tmmorris") else name
+        expected = len(case.stdout if name == "stdout" else case.expected.get(name, b""))
+        parts.append(f"{label} too large to diagnose: {size:,} bytes, expected {expected:,}")
+    reason = "; ".join(parts)
+    return Verdict(False, reason, reason + " (the kit reads at most twice the expected "
+                   "size plus 1 MB of a graded file)",
+                   unusable_output=program == "stake_raid")
+
+
+def _case_paths(case):
+    """The case's input files and the folders they sit in, relative to the run folder."""
+    paths = set()
+    for name in case.files:
+        parts = name.split("/")
+        for depth in range(1, len(parts) + 1):
+            paths.add("/".join(parts[:depth]))
+    return sorted(paths)
+
+
+def populate(folder, built, shared):
+    """Fill the empty run ``folder`` from the build; return the relative paths the run
+    must own (all of them for a copy; none but the folder itself when ``shared``).
+
+    Without ``shared``, a real copy: links stay links, times are preserved (so that
+    unchanged files can be recognised afterwards). With ``shared`` (see
+    :attr:`Sandbox.shares_builds`), a few system calls whatever the build's size: the
+    top-level files are hard links, the top-level folders symbolic links to the build's
+    own (absolute: the command sees the build at its path, see the ``read_only`` of
+    :meth:`Sandbox.run`). The case can then replace top-level files (it owns the
+    folder) but write into neither: the sandbox user owns none of the build."""
+    source = str(built.folder)
+    if not shared:
+        copied = copy_tree(source, folder, existing=True, entries=list(built.entries))
+        return [entry.path for entry in copied]
+    for entry in built.entries:
+        if "/" in entry.path:
+            continue
+        target = os.path.join(folder, entry.path)
+        if entry.kind == "folder":
+            os.symlink(os.path.join(source, entry.path), target)
+        elif entry.kind == "link":
+            os.symlink(os.readlink(os.path.join(source, entry.path)), target)
+        elif entry.kind == "file":
+            os.link(os.path.join(source, entry.path), target)
+    return []
+
+
+def build_failure(message):
+    """A failed :class:`engine.grading.detect.Build` with ``message`` as its error."""
+    return Build(None, message)
+
+
+def not_graded(name, error):
+    """The record of a case the kit could not grade because of its own ``error``."""
+    reason = f"not graded: {type(error).__name__}: {error}"
+    return {"case": name, "command": "", "passed": False, "reason": reason,
+            "detail": reason, "seconds": 0.0, "cpu": 0.0, "ended": "not run",
+            "lenient": False}

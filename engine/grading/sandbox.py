@@ -1,67 +1,87 @@
-"""Running untrusted code: one command in one folder, fenced in, with every limit enforced.
+"""Running untrusted code: one command at a time in a slot's run folder, fenced in.
 
-:class:`Sandbox` runs a command (a submission's build or one case) in a folder and returns
-a :class:`RunResult`: exit code, output streams (each read up to a cap), wall and CPU
-seconds, and how the run ended (see ``ENDINGS``). Whatever the command does, the call
-returns within the wall-clock limit plus a fraction of a second and leaves no process
-behind.
+:class:`Sandbox` is one slot: a run folder of its own in the kit's workspace
+(:mod:`engine.grading.workspace`) and the fences below. :meth:`Sandbox.run` runs a
+command there and returns a :class:`RunResult` (exit code, output streams read up to a
+cap, wall and CPU seconds, peak memory, how it ended). When it returns, EVERY process of
+the run is dead, so what the run left in its folder can no longer change.
 
-Fences, always:
+The fences (``Sandbox.fences`` names those that run; ``isolation`` can insist on them):
 
-* its own session and process group (``start_new_session``); stdin is /dev/null;
-* a scrubbed environment: ``PATH`` (system folders only), ``LANG=C.UTF-8``, ``HOME`` and
-  ``TMPDIR`` = the run's folder, ``PYTHONDONTWRITEBYTECODE=1``; nothing of ours;
-* rlimits: ``RLIMIT_CPU`` (the timeout, rounded up), ``RLIMIT_DATA`` (the memory limit:
-  DATA rather than AS, because a JVM reserves far more address space than it uses, and
-  malloc/mmap'd heap memory counts against DATA on Linux >= 4.7), ``RLIMIT_FSIZE``,
-  ``RLIMIT_NPROC``, ``RLIMIT_CORE`` = 0;
-* a wall-clock timeout that kills the whole process group, and the group is killed after
-  EVERY run, so children that outlived their parent die too;
-* stdout and stderr read with a cap: past it the run is killed ("output over N MB").
+* ``bwrap`` (bubblewrap namespaces): no network, own pid/ipc/uts/mount namespaces, the
+  system folders read-only with our own files (the reference, the cases) masked, private
+  size-capped /tmp and /dev/shm, the run folder the only writable path.
+* ``landlock`` (where bwrap cannot start, e.g. in most containers): the kernel lets the
+  run read and execute the system folders (our own files carved out), write its run
+  folder, and nothing else: no /tmp, /dev/shm, /proc, home folders, workspace or other
+  runs; no TCP; no signals to or abstract sockets of processes outside the run.
+* ``cgroup`` (root, cgroup v1): memory counting everything the run holds (shared
+  mappings and tmpfs pages included), a process limit, one core, exact CPU time of every
+  process of the run (killed ones included); see :mod:`engine.grading.cgroups`.
+* ``uid`` (root): each run gets a fresh unused uid: it can read or write nothing of ours
+  (0600/0700 files, other runs), its process limit counts only its own processes, and
+  every process of that uid is killed after the run.
+* ``rlimits``, always: CPU seconds, data memory, file size, processes, no core files;
+  and ``no_new_privs`` (setuid programs such as ``su`` do not elevate), its own session,
+  stdin /dev/null, a scrubbed environment, the slot's core as CPU affinity.
 
-The process-count limit needs care: ``RLIMIT_NPROC`` counts every process of the real user
-on the whole machine, and root ignores it. So when the kit runs as root, each run gets a
-dedicated unused uid (a new one per run, from a range of the kit process's own, see
-:meth:`Sandbox.renew`): the limit then counts only that run's processes (a fresh count
-every run, so even a fork bomb's zombies cannot spill into the next case), the submission
-cannot read or write files of ours (root's 0600/0700 files, other runs' folders), and
-without bwrap every process of that uid is killed after the run, which also catches
-children that escaped into a new session. Not as root, the limit is set to the user's
-current process count plus the allowance (best effort: other programs of the same user
-move the count), and ``bwrap``'s pid namespace does the rest.
+Time is charged as CPU time (``Limits.timeout``), with a generous wall-clock cap
+(``Limits.wall_clock``) for runs that sleep or wait. Without cgroups, CPU and memory of
+every process of the run are sampled from /proc every 0.1 s
+(:mod:`engine.grading.processes`).
 
-Where ``bwrap`` (bubblewrap) can create namespaces, the command also runs inside it:
-``--unshare-all`` (no network, own pid/ipc/uts namespaces), ``--die-with-parent``,
-``--new-session``, ``--as-pid-1``, the system folders bound read-only, a private /tmp,
-and the run's folder as the only writable path. When the pid namespace's first process
-ends, the kernel kills everything else in it. ``isolation`` says which of
-"bwrap+rlimits" or "rlimits" ran.
-
-Limits and the uid are applied by ``setpriv`` and ``prlimit`` (util-linux) in front of the
-command, so that Python can start it with vfork: a preexec function would make it fork()
-the whole kit, 20+ ms per case. Where those tools are missing, a preexec function does it;
-it runs between fork and exec in a process that may have threads (the runner drives one
-subprocess per thread) and only calls ``resource.setrlimit`` and ``os.set*id``, already
-imported, which take no Python-level locks.
+Limits and the uid are applied by ``setpriv`` and ``prlimit`` (util-linux) in the exec
+chain, so that Python starts every command with vfork from the slot's launcher thread
+(:mod:`engine.grading.launcher`), which holds the thread-level fences.
 """
 
 import errno
-import itertools
 import os
-import resource
 import select
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
-from typing import NamedTuple, Optional
+from pathlib import Path
+from typing import NamedTuple, Optional, Tuple
+
+from . import cgroups, landlock, processes, seccomp
+from .launcher import Launcher, LauncherError
+from .workspace import new_workspace, slot_folder
+from .untrusted_files import remove_contents, remove_tree
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+                  "/opt")
+# Devices a program may need; everything else under /dev stays out of reach.
+DEVICES = (("/dev/null", landlock.READ_FILE | landlock.WRITE_FILE),
+           ("/dev/zero", landlock.READ_FILE), ("/dev/full", landlock.READ_FILE |
+                                                landlock.WRITE_FILE),
+           ("/dev/random", landlock.READ_FILE), ("/dev/urandom", landlock.READ_FILE))
+# What the joining shell says and exits with when the run could not enter its cgroup.
+JOIN_FAILED = "grading sandbox: cannot join the run's cgroup"
+JOIN_FAILED_EXIT = 125
+# Shared temporary folders a run without bwrap or Landlock may write into.
+TEMPORARY_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
 SANDBOX_UID_BASE = 3_500_000
 UIDS_PER_PROCESS = 100_000
-_uid_counter = itertools.count(1)
+MB = 1024 * 1024
+POLL_SECONDS = 0.1
+FENCE_ORDER = ("bwrap", "landlock", "seccomp", "cgroup", "uid", "rlimits")
+FENCE_WORDS = {
+    "bwrap": "namespaces (bubblewrap): no network, own pid/ipc/mount view, our files and "
+             "other runs invisible, private /tmp and /dev/shm",
+    "landlock": "Landlock: only the system folders readable and the run folder writable; "
+                "no TCP; no signals out",
+    "seccomp": "seccomp: no network sockets of any kind, no io_uring, no leaving the core",
+    "cgroup": "cgroup: memory including shared and tmpfs pages, processes, one core, "
+              "exact CPU time",
+    "uid": "a fresh uid per run: no access to our files or other runs' processes",
+    "rlimits": "rlimits, no_new_privs, scrubbed environment, own session",
+}
+
+_uid_counter = iter(range(1, 1 << 62))
 _uid_lock = threading.Lock()
 
 
@@ -72,7 +92,7 @@ def _next_uid():
         number = next(_uid_counter)
     return SANDBOX_UID_BASE + (os.getpid() % 10_000) * UIDS_PER_PROCESS + (
         number % UIDS_PER_PROCESS)
-MB = 1024 * 1024
+
 
 # How a run ended. Only "exited" and "signal" (the program crashed by itself) are runs
 # that ended by themselves; the others are limits the kit enforced.
@@ -84,19 +104,28 @@ _MEMORY_MESSAGES = (b"MemoryError", b"std::bad_alloc", b"OutOfMemoryError",
 
 
 class Limits(NamedTuple):
-    """Limits of one run: wall-clock seconds, MB of data memory, MB of stdout+stderr,
-    MB per written file, and processes (threads count too)."""
+    """Limits of one run: CPU seconds (``timeout``, all processes together), MB of memory,
+    MB of stdout+stderr, MB per written file, processes (threads count too), and the
+    wall-clock cap (None: :meth:`wall_clock`)."""
     timeout: float = 10.0
     memory_mb: int = 1024
     output_mb: int = 16
     file_mb: int = 64
     processes: int = 64
+    wall: Optional[float] = None
+
+    def wall_clock(self, timeout=None):
+        """Wall-clock seconds a run may take: generous (twice the CPU limit plus 2 s),
+        so that a run is judged by the CPU time it used, not by its neighbours."""
+        timeout = self.timeout if timeout is None else timeout
+        return self.wall if self.wall is not None else 2 * timeout + 2
 
 
 class RunResult(NamedTuple):
     """What a sandboxed run did. ``exit`` is None when a signal ended it (``signal`` then
-    names it); ``ended`` is one of ``ENDINGS``; ``cpu`` is user+system seconds of the
-    command and the descendants it waited for."""
+    names it); ``ended`` is one of ``ENDINGS``; ``cpu`` is user+system seconds of every
+    process of the run; ``memory`` the peak bytes seen (None: not measured); ``fences``
+    the fences that held it."""
     exit: Optional[int]
     stdout: bytes
     stderr: bytes
@@ -104,13 +133,17 @@ class RunResult(NamedTuple):
     cpu: float
     ended: str
     signal: Optional[int] = None
+    memory: Optional[int] = None
+    fences: Tuple[str, ...] = ()
 
-    def describe(self, limits):
+    def describe(self, limits, timeout=None):
         """A one-line verdict reason for a run that did not end by itself."""
+        timeout = limits.timeout if timeout is None else timeout
         if self.ended == "timeout":
-            return f"timed out after {limits.timeout:g} s"
+            return (f"timed out after {limits.wall_clock(timeout):g} s of wall-clock time "
+                    f"(used {self.cpu:.1f} s of CPU)")
         if self.ended == "cpu":
-            return f"CPU time limit ({limits.timeout:g} s) exceeded"
+            return f"CPU time limit ({timeout:g} s) exceeded"
         if self.ended == "memory":
             return f"memory limit ({limits.memory_mb} MB) exceeded"
         if self.ended == "output":
@@ -129,6 +162,40 @@ def _signal_name(number):
         return str(number)
 
 
+class IsolationError(ValueError):
+    """An isolation that was asked for cannot run here (the message says why)."""
+
+
+class SandboxError(RuntimeError):
+    """The sandbox failed to start a run with its fences (the kit's trouble, not the
+    submission's: the run did not happen as promised)."""
+
+
+def parse_isolation(spec):
+    """``(file fence, required fences)`` of an ``--isolation`` value: "auto", or fences
+    joined by "+": "bwrap" or "landlock" (that file fence, insisted on) or "rlimits"
+    (neither), "seccomp", "cgroup" and "uid" (insisted on). Raises IsolationError."""
+    words = [word for word in spec.split("+") if word]
+    unknown = [word for word in words if word not in FENCE_ORDER + ("auto",)]
+    if unknown or not words:
+        raise IsolationError(f"unknown isolation {spec!r}: use auto, or fences joined by "
+                             "'+' from bwrap, landlock, rlimits, seccomp, cgroup, uid")
+    if "bwrap" in words and "seccomp" in words:
+        raise IsolationError("bwrap and seccomp exclude each other here: bwrap needs "
+                             "netlink sockets to set up its network namespace")
+    file_fences = [word for word in words if word in ("bwrap", "landlock")]
+    if len(file_fences) > 1:
+        raise IsolationError("bwrap and landlock exclude each other: bwrap cannot start "
+                             "under Landlock")
+    if file_fences:
+        file_fence = file_fences[0]
+    elif "rlimits" in words and "auto" not in words:
+        file_fence = "none"
+    else:
+        file_fence = "auto"
+    return file_fence, {word for word in words if word in ("seccomp", "cgroup", "uid")}
+
+
 _BWRAP_WORKS = {}
 
 
@@ -137,165 +204,206 @@ def bwrap_works(uid=None):
     the answer is kept for "as root, under some sandbox uid" and "as ourselves")."""
     key = uid is None
     if key not in _BWRAP_WORKS:
-        path = shutil.which("bwrap")
+        path = shutil.which("bwrap", path=SAFE_PATH)
         works = False
         if path:
+            prefix = []
+            setpriv = shutil.which("setpriv", path=SAFE_PATH)
+            if uid is not None and setpriv:
+                prefix = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                          "--no-new-privs", "--"]
             try:
                 works = subprocess.run(
-                    [path, "--unshare-all", "--die-with-parent", "--as-pid-1",
-                     "--ro-bind", "/", "/", "true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL, timeout=10,
-                    preexec_fn=_drop_to(uid)).returncode == 0
+                    prefix + [path, "--unshare-all", "--die-with-parent", "--as-pid-1",
+                              "--ro-bind", "/", "/", "true"], stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    timeout=10).returncode == 0
             except (OSError, subprocess.SubprocessError):
                 works = False
         _BWRAP_WORKS[key] = works
     return _BWRAP_WORKS[key]
 
 
-def _drop_to(uid):
-    if uid is None:
-        return None
-
-    def drop():
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-    return drop
+_LANDLOCK_WORKS = []
 
 
-def _bwrap_prefix(folder, read_only=()):
-    """bwrap's options: the system and the folders ``read_only`` read-only, /tmp
-    private, ``folder`` the only writable."""
-    # --as-pid-1: the command is the namespace's first process, so bwrap waits for it
-    # itself and its CPU time reaches our wait4(); when it ends, the namespace dies.
-    options = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"]
-    for name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt"):
-        path = "/" + name
-        if os.path.islink(path):
-            options += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
-            options += ["--ro-bind", path, path]
-    options += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    for path in read_only:
-        options += ["--ro-bind", path, path]
-    options += ["--bind", folder, folder, "--chdir", folder, "--"]
-    return options
+def landlock_works():
+    """True when Landlock can restrict a thread here (tried once)."""
+    if not _LANDLOCK_WORKS:
+        _LANDLOCK_WORKS.append(landlock.probe())
+    return _LANDLOCK_WORKS[0]
 
 
-def _user_process_count(uid):
-    count = 0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.stat("/proc/" + entry).st_uid == uid:
-                    count += 1
-            except OSError:
-                pass
-    return count
+def reference_paths():
+    """Our own files a submission must never see: the engine package wherever it is
+    installed, and the repository it sits in when it is a checkout."""
+    package = Path(__file__).resolve().parent.parent
+    paths = [str(package)]
+    checkout = package.parent
+    if (checkout / "tictactoe.py").is_file() or (checkout / ".git").exists():
+        paths.append(str(checkout))
+    return paths
 
 
-def kill_uid(uid):
-    """SIGKILL every process owned by ``uid`` (a sandbox uid: nothing else runs as it),
-    and wait (up to a few seconds) until none is left running, so that the next run of
-    the slot starts afresh. Zombies are not waited for: they are already dead, and only
-    their parent (often the machine's init, after bwrap's helper) can reap them."""
-    for attempt in range(300):
-        found = False
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                if os.stat("/proc/" + entry).st_uid != uid:
-                    continue
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    state = handle.read().rsplit(b")", 1)[1].split()[0]
-                if state in (b"Z", b"X"):
-                    continue
-                os.kill(int(entry), signal.SIGKILL)
-                found = True
-            except (OSError, IndexError):
-                pass
-        if not found:
-            return
-        time.sleep(0.001 if attempt < 10 else 0.01)
+def carve(roots, hidden):
+    """Folders and files whose union is everything beneath ``roots`` except ``hidden``
+    (Landlock can only allow, so a hidden folder inside an allowed one is left out by
+    allowing its siblings instead). Paths are resolved; missing roots are dropped."""
+    resolved = []
+    for root in roots:
+        if os.path.exists(root):
+            real = os.path.realpath(root)
+            if real not in resolved:
+                resolved.append(real)
+    hidden = [os.path.realpath(path) for path in hidden]
+    allowed = []
+    for root in resolved:
+        allowed.extend(_carve_one(root, [path for path in hidden
+                                         if path == root or path.startswith(root + "/")]))
+    return allowed
+
+
+def _carve_one(root, hidden):
+    if not hidden:
+        return [root]
+    if root in hidden:
+        return []
+    allowed = []
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return allowed
+    for name in names:
+        child = os.path.join(root, name)
+        inside = [path for path in hidden if path == child or path.startswith(child + "/")]
+        if not inside:
+            allowed.append(child)
+        elif child not in inside and os.path.isdir(child) and not os.path.islink(child):
+            allowed.extend(_carve_one(child, inside))
+    return allowed
 
 
 _LIVE = set()            # pids of the commands running now, in any slot
 _LIVE_LOCK = threading.Lock()
-_SUBREAPER = []
-
-
-def become_subreaper():
-    """Make this process the reaper of its descendants' orphans (Linux prctl
-    PR_SET_CHILD_SUBREAPER), once; True when it is."""
-    if not _SUBREAPER:
-        try:
-            import ctypes
-            libc = ctypes.CDLL(None, use_errno=True)
-            _SUBREAPER.append(libc.prctl(36, 1, 0, 0, 0) == 0)
-        except (OSError, AttributeError):
-            _SUBREAPER.append(False)
-    return _SUBREAPER[0]
-
-
-def kill_orphans():
-    """SIGKILL and reap every child of ours that is not a running command: orphans of
-    earlier runs (e.g. a daemon that left its session), reparented to us as subreaper.
-    (An orphan of a run still going in another slot is killed too: its parent is gone.)"""
-    me = os.getpid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        pid = int(entry)
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-            if int(fields[1]) != me:
-                continue
-        except (OSError, IndexError, ValueError):
-            continue
-        with _LIVE_LOCK:
-            if pid in _LIVE:
-                continue
-        try:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (OSError, ChildProcessError):
-            pass
 
 
 class Sandbox:
-    """Runs commands for one parallel slot (``slot`` picks the dedicated uid as root).
+    """One slot: runs commands in its run folder, one at a time (see the module docstring).
 
-    ``isolation`` is "auto" (bwrap when it works), "bwrap" or "rlimits".
+    ``isolation``: see :func:`parse_isolation`. ``workspace``: the kit's workspace (a new
+    one, removed by :meth:`close`, when None). ``dedicated_uids`` and ``cgroups``: None
+    means "when available". ``hidden``: more paths (e.g. the cases folder) a submission
+    must not see, besides :func:`reference_paths`. ``shared``: a folder of builds the runs
+    may read (as root, cases share their build instead of copying it).
+    Raises IsolationError when a fence that was insisted on cannot run.
     """
 
-    def __init__(self, limits=Limits(), slot=0, isolation="auto", dedicated_uids=None):
+    def __init__(self, limits=Limits(), slot=0, isolation="auto", workspace=None,
+                 dedicated_uids=None, cgroups_wanted=None, hidden=(), shared=None):
         self.limits = limits
+        self.slot = slot
+        file_fence, required = parse_isolation(isolation)
+        root = os.geteuid() == 0
+        if "uid" in required and not root:
+            raise IsolationError("a uid per run needs the kit to run as root")
         if dedicated_uids is None:
-            dedicated_uids = os.geteuid() == 0
+            dedicated_uids = root
         self.uid = _next_uid() if dedicated_uids else None
-        # Without a uid of its own and without bwrap, a child that escaped into a new
-        # session is found as an orphan: the kit becomes their "subreaper".
-        self.reaps_orphans = self.uid is None and isolation != "bwrap" and (
-            isolation == "rlimits" or not bwrap_works(None)) and become_subreaper()
-        if isolation == "auto":
-            isolation = "bwrap" if bwrap_works(self.uid) else "rlimits"
-        elif isolation == "bwrap" and not bwrap_works(self.uid):
-            raise RuntimeError("bwrap is missing or cannot create namespaces here")
-        self.use_bwrap = isolation == "bwrap"
-        # prlimit/setpriv (util-linux) set the limits and the uid between exec calls;
-        # without them a preexec function does it, but a preexec function makes Python
-        # fork() the whole kit instead of vfork() (20+ ms per case instead of 0.3 ms).
-        self.prlimit = shutil.which("prlimit")
-        self.setpriv = shutil.which("setpriv") if self.uid is not None else None
-        self._running = None
-        self._aborted = False
-        self.isolation = "bwrap+rlimits" if self.use_bwrap else "rlimits"
+        self._own_workspace = workspace is None
+        self.workspace = new_workspace() if workspace is None else workspace
+        self.folder = slot_folder(self.workspace, slot)
+        self.shared = shared
+        cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self.cpu = cores[slot % len(cores)] if cores else None
+        self.group = None
+        want_group = cgroups_wanted if cgroups_wanted is not None else True
+        if "cgroup" in required and (not want_group or not cgroups.available()):
+            raise IsolationError("cgroups cannot be created here (cgroup v1 hierarchies "
+                                 "for memory, pids, cpuacct and cpuset, writable by us)")
+        if want_group and cgroups.available():
+            try:
+                self.group = cgroups.SlotGroup(
+                    f"s{slot}", cpu=self.cpu, memory_bytes=limits.memory_mb * MB,
+                    processes=limits.processes)
+            except OSError:
+                if "cgroup" in required:
+                    raise IsolationError("cgroups cannot be created here") from None
+        self.use_bwrap = False
+        self.use_landlock = False
+        if file_fence in ("auto", "bwrap") and bwrap_works(self.uid):
+            self.use_bwrap = True
+        elif file_fence == "bwrap":
+            self.close()
+            raise IsolationError("bwrap is missing or cannot create namespaces here")
+        elif file_fence in ("auto", "landlock") and landlock_works():
+            self.use_landlock = True
+        elif file_fence == "landlock":
+            self.close()
+            raise IsolationError("Landlock is not available in this kernel")
+        if file_fence == "auto" and not (self.use_bwrap or self.use_landlock):
+            self.close()
+            raise IsolationError(
+                "neither bwrap nor Landlock can run here, so submissions could read the "
+                "reference and the cases: install bubblewrap, or pass --isolation rlimits "
+                "to grade without hiding them")
+        # bwrap sets up its network namespace through netlink: no seccomp under it.
+        self.use_seccomp = not self.use_bwrap and seccomp.supported()
+        if "seccomp" in required and not self.use_seccomp:
+            self.close()
+            raise IsolationError(f"no seccomp filter for this machine "
+                                 f"({os.uname().machine})")
+        self.hidden = [path for path in list(reference_paths()) + list(hidden)
+                       if os.path.exists(path)]
+        self.prlimit = shutil.which("prlimit", path=SAFE_PATH)
+        self.setpriv = shutil.which("setpriv", path=SAFE_PATH)
+        self.bwrap = shutil.which("bwrap", path=SAFE_PATH)
+        self.shell = shutil.which("sh", path=SAFE_PATH) or "/bin/sh"
+        if not self.prlimit or (self.uid is not None and not self.setpriv):
+            self.close()
+            raise IsolationError("prlimit and setpriv (util-linux) are needed to set limits")
+        try:
+            self.launcher = Launcher(self._landlock_rules(), self.cpu, f"slot-{slot}",
+                                     use_seccomp=self.use_seccomp)
+        except LauncherError as error:
+            self.close()
+            raise IsolationError(f"cannot fence the launcher: {error}") from None
+        self.reaps_orphans = processes.become_subreaper()
         if self.uid is None:
             self.nproc = _user_process_count(os.getuid()) + limits.processes + 32
         else:
             self.nproc = limits.processes
+        self._running = None
+        self._aborted = False
+
+    # --- what runs -------------------------------------------------------------------
+
+    @property
+    def fences(self):
+        """The fences that hold every run of this sandbox, in FENCE_ORDER."""
+        ran = {"bwrap": self.use_bwrap, "landlock": self.use_landlock,
+               "seccomp": self.use_seccomp, "cgroup": self.group is not None,
+               "uid": self.uid is not None, "rlimits": True}
+        return tuple(name for name in FENCE_ORDER if ran[name])
+
+    @property
+    def isolation(self):
+        """The fences as one word, e.g. ``bwrap+cgroup+uid+rlimits``."""
+        return "+".join(self.fences)
+
+    def _landlock_rules(self):
+        if not self.use_landlock:
+            return None
+        read_only = carve(SYSTEM_FOLDERS, self.hidden)
+        if self.shared is not None:
+            read_only.append(self.shared)
+        files = list(DEVICES)
+        if self.group is not None:
+            # ">" in the joining shell opens with O_TRUNC: TRUNCATE is a right of its own.
+            files += [(path, landlock.WRITE_FILE | landlock.TRUNCATE)
+                      for path in self.group.join_files]
+        return {"read_only": read_only, "writable": [self.folder], "files": files}
+
+    # --- the run folder --------------------------------------------------------------
 
     def renew(self):
         """As root, take the slot's next uid for the next run (call before :meth:`give`).
@@ -306,24 +414,39 @@ class Sandbox:
         if self.uid is not None:
             self.uid = _next_uid()
 
-    def give(self, folder, directories_only=False):
-        """Make ``folder`` (and everything in it, or only its folders) the sandbox user's,
-        so that it can write there."""
+    def clear(self):
+        """Empty the run folder (whatever the last run left, however deep; links are
+        removed, never followed) and make it ours again."""
+        try:
+            descriptor = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            # Replaced by a link or a file (possible only without bwrap and Landlock,
+            # when the run shares our uid): start again with a new folder.
+            remove_tree(self.folder)
+            os.mkdir(self.folder, 0o700)
+            descriptor = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            if self.uid is not None:
+                os.fchown(descriptor, 0, 0)
+            os.fchmod(descriptor, 0o700)
+            remove_contents(descriptor)
+        finally:
+            os.close(descriptor)
+
+    def give(self, paths=()):
+        """Make the run folder, and the ``paths`` in it (relative; not followed), the
+        sandbox user's, so that the next run can write there."""
         if self.uid is None:
             return
-        os.chown(folder, self.uid, self.uid)
-        for root, dirs, files in os.walk(folder):
-            for name in dirs + ([] if directories_only else files):
-                os.chown(os.path.join(root, name), self.uid, self.uid, follow_symlinks=False)
+        os.chown(self.folder, self.uid, self.uid)
+        for relative in paths:
+            os.chown(os.path.join(self.folder, relative), self.uid, self.uid,
+                     follow_symlinks=False)
 
-    def give_file(self, path):
-        """Make the single file ``path`` the sandbox user's."""
-        if self.uid is not None:
-            os.chown(path, self.uid, self.uid, follow_symlinks=False)
-
-    def take_back(self, folder):
-        """Make a built ``folder`` ours again, for cases to share (see :func:`fresh_copy`)
-        and return the group id that may read it (None when not running as root).
+    def take_back(self, folder, entries):
+        """Make the built ``folder`` (whose contents are ``entries``, from
+        :func:`engine.grading.untrusted_files.walk`) ours again, for cases to share, and
+        return the group id that may read it (None when not running as root).
 
         Everything inside becomes root's, readable by all and writable by none but us;
         ``folder`` itself is root's with mode 0750 and, as group, the build's own
@@ -331,15 +454,13 @@ class Sandbox:
         build (``groups``) and nobody else: other submissions cannot look in."""
         if self.uid is None:
             return None
-        for root, dirs, files in os.walk(folder):
-            for name in [os.path.join(root, entry) for entry in dirs + files]:
-                os.chown(name, 0, 0, follow_symlinks=False)
-                if not os.path.islink(name):
-                    mode = os.stat(name).st_mode
-                    # Read (and, for folders and programs, run) by all: the build's
-                    # own folder below keeps out everyone but its cases.
-                    readable = 0o555 if os.path.isdir(name) or mode & 0o111 else 0o444
-                    os.chmod(name, (mode | readable) & ~0o022)
+        for entry in entries:
+            path = os.path.join(folder, entry.path)
+            os.chown(path, 0, 0, follow_symlinks=False)
+            if entry.kind in ("file", "folder"):
+                mode = entry.status.st_mode
+                readable = 0o555 if entry.kind == "folder" or mode & 0o111 else 0o444
+                os.chmod(path, (mode | readable) & 0o755)
         os.chown(folder, 0, self.uid)
         os.chmod(folder, 0o750)
         return self.uid
@@ -347,119 +468,124 @@ class Sandbox:
     @property
     def shares_builds(self):
         """True when a case may share the build's files and folders instead of copying
-        them (see :func:`fresh_copy`): the commands run as another uid, which cannot write
-        what we own (mode go-w)."""
+        them: the commands run as another uid, which cannot write what we own."""
         return self.uid is not None
 
-    def environment(self, folder):
-        return {"PATH": SAFE_PATH, "LANG": "C.UTF-8", "HOME": folder, "TMPDIR": folder,
-                "PYTHONDONTWRITEBYTECODE": "1"}
+    def environment(self):
+        return {"PATH": SAFE_PATH, "LANG": "C.UTF-8", "HOME": self.folder,
+                "TMPDIR": self.folder, "PYTHONDONTWRITEBYTECODE": "1"}
 
-    def _limits(self, timeout):
+    # --- one run ---------------------------------------------------------------------
+
+    def _rlimits(self, timeout):
         cpu = max(1, int(timeout + 0.999))
         return (
-            (resource.RLIMIT_CPU, (cpu, cpu + 1), "--cpu"),
-            (resource.RLIMIT_DATA, (self.limits.memory_mb * MB,) * 2, "--data"),
-            (resource.RLIMIT_FSIZE, (self.limits.file_mb * MB,) * 2, "--fsize"),
-            (resource.RLIMIT_NPROC, (self.nproc,) * 2, "--nproc"),
-            (resource.RLIMIT_CORE, (0, 0), "--core"),
+            ("--cpu", cpu, cpu + 1),
+            ("--data", self.limits.memory_mb * MB, self.limits.memory_mb * MB),
+            ("--fsize", self.limits.file_mb * MB, self.limits.file_mb * MB),
+            ("--nproc", self.nproc, self.nproc),
+            ("--core", 0, 0),
         )
 
-    def _launch(self, timeout, groups=()):
-        """(argv prefix, preexec function) that apply the limits, the uid and, as the
-        only supplementary ``groups``, e.g. the group of a shared build."""
-        prefix = []
-        need_preexec = False
-        groups = list(groups) if self.uid is not None else []
+    def _command(self, argv, timeout, read_only, groups):
+        """The exec chain: join the cgroup, take the uid, set the limits, enter bwrap."""
+        chain = []
+        if self.group is not None:
+            # A run that cannot join its group must not run outside it.
+            joins = " && ".join(f"echo $$ > {path}" for path in self.group.join_files)
+            chain += [self.shell, "-c", f'{joins} && exec "$@"; echo "{JOIN_FAILED}" >&2; '
+                      f"exit {JOIN_FAILED_EXIT}", "sh"]
         if self.uid is not None:
-            if self.setpriv:
-                prefix += [self.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}"]
-                prefix += ([f"--groups={','.join(map(str, groups))}"] if groups
-                           else ["--clear-groups"]) + ["--"]
-            else:
-                need_preexec = True
-        if self.prlimit:
-            prefix += [self.prlimit] + [f"{option}={soft}:{hard}" for _, (soft, hard), option
-                                        in self._limits(timeout)] + ["--"]
-        else:
-            need_preexec = True
-        if not need_preexec:
-            return prefix, None
-        prefix = []
-        limits = [(which, value) for which, value, _ in self._limits(timeout)]
-        uid = self.uid
-        setrlimit, setgroups, setgid, setuid = (resource.setrlimit, os.setgroups,
-                                                os.setgid, os.setuid)
+            chain += [self.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}"]
+            chain += ([f"--groups={','.join(map(str, groups))}"] if groups
+                      else ["--clear-groups"]) + ["--no-new-privs", "--"]
+        chain += [self.prlimit] + [f"{option}={soft}:{hard}" for option, soft, hard
+                                   in self._rlimits(timeout)] + ["--"]
+        if self.use_bwrap:
+            chain += self._bwrap_prefix(read_only)
+        return chain + list(argv)
 
-        def apply():
-            for which, value in limits:
-                setrlimit(which, value)
-            if uid is not None:
-                setgroups(groups)
-                setgid(uid)
-                setuid(uid)
-        return prefix, apply
+    def _bwrap_prefix(self, read_only):
+        """bwrap's options: the system and the folders ``read_only`` read-only with our
+        own files masked, /tmp and /dev/shm private and size-capped, the run folder the
+        only writable."""
+        # --as-pid-1: the command is the namespace's first process; when it ends, the
+        # kernel kills everything else in the namespace.
+        options = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+                   "--as-pid-1"]
+        for path in SYSTEM_FOLDERS:
+            if os.path.islink(path):
+                options += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
+                options += ["--ro-bind", path, path]
+        for path in self.hidden:
+            if any(path == root or path.startswith(root + "/") for root in SYSTEM_FOLDERS):
+                options += (["--tmpfs", path] if os.path.isdir(path)
+                            else ["--ro-bind", "/dev/null", path])
+        size = str(self.limits.memory_mb * MB)
+        options += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/tmp",
+                    "--size", size, "--tmpfs", "/dev/shm"]
+        for path in read_only:
+            options += ["--ro-bind", path, path]
+        options += ["--bind", self.folder, self.folder, "--chdir", self.folder, "--"]
+        return options
 
-    def run(self, argv, folder, timeout=None, read_only=(), groups=()):
-        """Run ``argv`` in ``folder`` (absolute; already given to the sandbox user) and
-        return its :class:`RunResult`. ``timeout`` overrides the limits' wall clock;
-        ``read_only`` are absolute folders (outside ``folder``) the command may read
-        under bwrap too, and ``groups`` its supplementary groups: e.g. the build a shared
-        case folder links to, and its group (see :meth:`take_back`)."""
+    def run(self, argv, timeout=None, read_only=(), groups=()):
+        """Run ``argv`` in the run folder (given to the sandbox user, see :meth:`give`)
+        and return its :class:`RunResult`; every process of the run is dead when it
+        returns. ``timeout`` overrides the limits' CPU seconds; ``read_only`` are
+        absolute folders (outside the run folder) the command may read under bwrap too,
+        and ``groups`` its supplementary groups: e.g. the build a case folder links to,
+        and its group (see :meth:`take_back`)."""
         timeout = self.limits.timeout if timeout is None else timeout
-        folder = os.path.abspath(folder)
         if self._aborted:
-            return RunResult(None, b"", b"", 0.0, 0.0, "aborted")
-        prefix, preexec = self._launch(timeout, groups)
-        isolate = _bwrap_prefix(folder, read_only) if self.use_bwrap else []
-        command = prefix + isolate + list(argv)
-        cap = self.limits.output_mb * MB
+            return RunResult(None, b"", b"", 0.0, 0.0, "aborted", fences=self.fences)
+        command = self._command(argv, timeout, read_only, groups)
+        counters = self.group.start() if self.group is not None else None
         start = time.perf_counter()
         try:
-            process = subprocess.Popen(
-                command, cwd=folder, env=self.environment(folder), stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                preexec_fn=preexec, close_fds=True)
+            process = self.launcher.popen(
+                args=command, cwd=self.folder, env=self.environment(),
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, close_fds=True)
         except OSError as error:
-            # e.g. the command's program does not exist: the shell would say 127.
             return RunResult(127, b"", f"cannot run {argv[0]}: {error.strerror}\n".encode(),
-                             time.perf_counter() - start, 0.0, "exited")
+                             time.perf_counter() - start, 0.0, "exited", fences=self.fences)
         self._running = process
         with _LIVE_LOCK:
             _LIVE.add(process.pid)
+        peak = [0]
         try:
             # abort() sets the flag before it looks for the running process, and this
             # run set the process before it looks at the flag: one of the two sees the
             # other, so a command started as abort() ran does not run to its timeout.
             if self._aborted:
-                os.killpg(process.pid, signal.SIGKILL)
-            streams, killed_for = self._collect(process, start + timeout, cap)
+                _kill_group(process.pid)
+            streams, killed_for = self._collect(process, start, timeout, counters, peak)
             if self._aborted:
                 killed_for = "aborted"
             wall = time.perf_counter() - start
         finally:
-            # The command is a zombie or still running: its group id is still ours.
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except OSError as error:
-                if error.errno not in (errno.ESRCH, errno.EPERM):
-                    raise
+            others_cpu = self._kill_everything(process.pid)
             _, status, usage = os.wait4(process.pid, 0)
             process.returncode = 0  # reaped here; keep Popen from waiting again
             self._running = None
             with _LIVE_LOCK:
                 _LIVE.discard(process.pid)
-            # Inside bwrap the pid namespace dies with its first process, taking every
-            # child with it; outside, children that escaped into a new session are found
-            # by their uid.
-            if self.uid is not None and not self.use_bwrap:
-                kill_uid(self.uid)
-            if self.reaps_orphans:
-                kill_orphans()
-        for stream in (process.stdout, process.stderr):
-            stream.close()
-        cpu = usage.ru_utime + usage.ru_stime
+            for stream in (process.stdout, process.stderr):
+                stream.close()
+        memory = peak[0] or None
+        if self.group is not None:
+            used = self.group.usage(counters)
+            cpu, memory = used.cpu, used.peak_memory
+            if used.oom_killed and killed_for is None:
+                killed_for = "memory"
+        else:
+            cpu = usage.ru_utime + usage.ru_stime + others_cpu
         stdout, stderr = bytes(streams[0]), bytes(streams[1])
+        if self.group is not None and os.WIFEXITED(status) and os.WEXITSTATUS(
+                status) == JOIN_FAILED_EXIT and stderr.endswith(JOIN_FAILED.encode() + b"\n"):
+            raise SandboxError(stderr.decode("utf-8", "replace").strip().split("\n")[0])
         exit_code, signal_number = None, None
         if os.WIFEXITED(status):
             exit_code = os.WEXITSTATUS(status)
@@ -468,40 +594,69 @@ class Sandbox:
                 exit_code, signal_number = None, exit_code - 128
         elif os.WIFSIGNALED(status):
             signal_number = os.WTERMSIG(status)
+        if killed_for is None and cpu > timeout + 0.05 and signal_number in (
+                signal.SIGKILL, signal.SIGXCPU):
+            killed_for = "cpu"
         ended = killed_for or self._ending(exit_code, signal_number, stderr)
-        return RunResult(exit_code, stdout, stderr, wall, cpu, ended, signal_number)
+        return RunResult(exit_code, stdout, stderr, wall, cpu, ended, signal_number,
+                         memory, self.fences)
 
-    def abort(self):
-        """Kill the running command (from another thread, e.g. on Ctrl-C); its run
-        returns with ``ended`` = "aborted" and no more runs start."""
-        self._aborted = True
-        process = self._running
-        if process is not None:
+    def _sweep_temporary(self):
+        """Without bwrap or Landlock the run could write into the machine's shared
+        temporary folders: remove what its uid left there (top-level entries it owns)."""
+        for folder in TEMPORARY_FOLDERS:
             try:
-                os.killpg(process.pid, signal.SIGKILL)
+                names = os.listdir(folder)
             except OSError:
-                pass
+                continue
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    if os.lstat(path).st_uid == self.uid:
+                        remove_tree(path)
+                except OSError:
+                    pass
 
-    @staticmethod
-    def _ending(exit_code, signal_number, stderr):
-        if signal_number == signal.SIGXCPU:
-            return "cpu"
-        if signal_number == signal.SIGXFSZ:
-            return "file size"
-        if exit_code != 0 and any(message in stderr[-4096:] for message in _MEMORY_MESSAGES):
-            return "memory"
-        if signal_number is not None:
-            return "signal"
-        return "exited"
+    def _run_processes(self, first):
+        """The live processes of the run whose first process is ``first`` (cgroup aside)."""
+        if self.uid is not None:
+            return processes.by_uid(self.uid)
+        with _LIVE_LOCK:
+            others = set(_LIVE) - {first}
+        return processes.descendants(first, os.getpid() if self.reaps_orphans else None,
+                                     others)
 
-    def _collect(self, process, deadline, cap):
-        """Read both streams until the command exits, the deadline passes or the output
-        goes over ``cap``; return the bytes read and why we stopped it (None: it exited).
+    def _kill_everything(self, first):
+        """Kill every process of the run and wait until none is left; the CPU seconds of
+        those that were still running, ``first`` left out (its own CPU time comes from
+        wait4)."""
+        _kill_group(first)
+        others = 0.0
+        if self.group is not None:
+            self.group.kill_all()
+        else:
+            others = processes.stop_and_kill(
+                lambda: [pid for pid in self._run_processes(first) if pid != first])
+        if self.reaps_orphans:
+            with _LIVE_LOCK:
+                live = set(_LIVE)
+            processes.reap_children(live)
+        if self.uid is not None and not (self.use_bwrap or self.use_landlock):
+            self._sweep_temporary()
+        return others
+
+    def _collect(self, process, start, timeout, counters, peak):
+        """Read both streams until the command exits, the wall clock or the CPU limit
+        runs out, memory (sampled, without cgroups) goes over, or the output goes over its
+        cap; return the bytes read and why we stopped it (None: it exited).
 
         The command's exit is noticed even while a left-behind child holds the pipes open
         (a pidfd where Python has one, else a poll every few milliseconds)."""
         buffers = [bytearray(), bytearray()]
         descriptors = {process.stdout.fileno(): 0, process.stderr.fileno(): 1}
+        deadline = start + self.limits.wall_clock(timeout)
+        cap = self.limits.output_mb * MB
+        memory_cap = self.limits.memory_mb * MB
         pidfd = None
         if hasattr(os, "pidfd_open"):
             try:
@@ -510,13 +665,23 @@ class Sandbox:
                 pidfd = None
         total = 0
         poll_interval = 0.002
+        next_check = start + POLL_SECONDS
         try:
             while True:
-                remaining = deadline - time.perf_counter()
+                now = time.perf_counter()
+                remaining = deadline - now
                 if remaining <= 0:
                     return buffers, "timeout"
+                if now >= next_check:
+                    next_check = now + POLL_SECONDS
+                    over = self._over_limits(process.pid, timeout, counters, memory_cap,
+                                             peak)
+                    if over:
+                        return buffers, over
                 watched = list(descriptors) + ([pidfd] if pidfd is not None else [])
-                wait = remaining if pidfd is not None else min(remaining, poll_interval)
+                wait = min(remaining, max(0.0, next_check - now))
+                if pidfd is None:
+                    wait = min(wait, poll_interval)
                 ready, _, _ = select.select(watched, [], [], wait)
                 for descriptor in ready:
                     if descriptor == pidfd:
@@ -531,155 +696,112 @@ class Sandbox:
                         return buffers, "output"
                 if pidfd is None:
                     poll_interval = min(poll_interval * 1.5, 0.005)
-                if self._exited(process.pid):
-                    self._drain(descriptors, buffers, cap - total)
+                if _exited(process.pid):
+                    _drain(descriptors, buffers, cap - total)
                     return buffers, None
         finally:
             if pidfd is not None:
                 os.close(pidfd)
 
-    @staticmethod
-    def _exited(pid):
-        """True when ``pid`` has ended; it stays a zombie (WNOWAIT), so that its process
-        group id cannot be reused before we kill the group."""
-        if hasattr(os, "waitid"):
-            try:
-                return os.waitid(os.P_PID, pid,
-                                 os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-            except ChildProcessError:
-                return True
-        # PyPy has no os.waitid: an exited, unreaped child is a zombie in /proc.
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as handle:
-                return handle.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
-        except (OSError, IndexError):
-            return True
-
-    @staticmethod
-    def _drain(descriptors, buffers, room):
-        """Take what is already in the pipes without waiting for writers that live on."""
-        while descriptors and room > 0:
-            ready, _, _ = select.select(list(descriptors), [], [], 0)
-            if not ready:
-                return
-            for descriptor in ready:
-                chunk = os.read(descriptor, min(1 << 16, room))
-                if not chunk:
-                    del descriptors[descriptor]
-                    continue
-                buffers[descriptors[descriptor]] += chunk
-                room -= len(chunk)
-
-
-def list_top(source):
-    """``(folders, symlinks, files)`` at the top of the folder ``source``: names of its
-    folders, of its symbolic links with their targets, and of its other files. A build is
-    listed once and shared by every case (see :func:`fresh_copy`)."""
-    folders, symlinks, files = [], [], []
-    for entry in sorted(os.scandir(source), key=lambda entry: entry.name):
-        if entry.is_symlink():
-            symlinks.append((entry.name, os.readlink(entry.path)))
-        elif entry.is_dir():
-            folders.append(entry.name)
+    def _over_limits(self, first, timeout, counters, memory_cap, peak):
+        """"cpu" or "memory" when the run as a whole is over a limit now, else None."""
+        if self.group is not None:
+            return "cpu" if self.group.cpu_seconds(counters) > timeout else None
+        if self.uid is not None:
+            pids = processes.by_uid(self.uid, thorough=False)
         else:
-            files.append(entry.name)
-    return folders, symlinks, files
+            pids = self._run_processes(first)
+        if processes.cpu_seconds(pids) > timeout:
+            return "cpu"
+        memory = processes.memory_bytes(pids)
+        peak[0] = max(peak[0], memory)
+        return "memory" if memory > memory_cap else None
+
+    def abort(self):
+        """Kill the running command (from another thread, e.g. on Ctrl-C); its run
+        returns with ``ended`` = "aborted" and no more runs start."""
+        self._aborted = True
+        process = self._running
+        if process is not None:
+            _kill_group(process.pid)
+
+    def close(self):
+        """Release the slot: its launcher thread, its cgroup and (when the sandbox made
+        it) the workspace."""
+        launcher = getattr(self, "launcher", None)
+        if launcher is not None:
+            launcher.close()
+            self.launcher = None
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
+        if self._own_workspace and self.workspace is not None:
+            remove_tree(self.workspace)
+            self.workspace = None
+
+    @staticmethod
+    def _ending(exit_code, signal_number, stderr):
+        if signal_number == signal.SIGXCPU:
+            return "cpu"
+        if signal_number == signal.SIGXFSZ:
+            return "file size"
+        if exit_code != 0 and any(message in stderr[-4096:] for message in _MEMORY_MESSAGES):
+            return "memory"
+        if signal_number is not None:
+            return "signal"
+        return "exited"
 
 
-def fresh_copy(source, destination, shared=False, listing=None):
-    """Make the new folder ``destination`` a copy of the built folder ``source``.
-
-    Without ``shared``, a real copy: symlinks stay links, times are preserved (so that
-    unchanged files can be recognised afterwards). With ``shared`` (see
-    :attr:`Sandbox.shares_builds`), a few system calls whatever the build's size: the
-    top-level files are hard links, the top-level folders symbolic links to the build's
-    own (absolute, so the command must see ``source`` at its path: see the ``read_only``
-    of :meth:`Sandbox.run`). The case can then replace top-level files (it owns the
-    folder) but write into neither: the sandbox user owns none of the build. ``listing``
-    is ``list_top(source)`` when the caller has it already (``source`` unchanged since)."""
-    if not shared:
-        shutil.copytree(source, destination, symlinks=True)
-        return
-    folders, symlinks, files = listing or list_top(source)
-    os.mkdir(destination)
-    for name in folders:
-        os.symlink(os.path.join(source, name), os.path.join(destination, name))
-    for name, target in symlinks:
-        os.symlink(target, os.path.join(destination, name))
-    for name in files:
-        os.link(os.path.join(source, name), os.path.join(destination, name))
-
-
-# A grading run's workspace is named after its process, so that a later run can tell a
-# workspace whose kit was killed outright (SIGKILL: no cleanup) from a live one.
-WORKSPACE_PREFIX = "grade-"
-# ... and only a workspace unchanged for this many seconds is stale: a kit in another PID
-# namespace sharing /dev/shm (a container) has a pid this one cannot see, but a live run
-# creates and removes a case folder in its workspace at least every case.
-STALE_AFTER = 3600.0
-
-
-def new_workspace(root=None):
-    """A fresh workspace folder ``grade-<pid>-XXXX`` in ``root`` (default
-    :func:`workspace_root`), after removing the ones left by dead grading runs there."""
-    root = workspace_root() if root is None else root
-    remove_stale_workspaces(root)
-    folder = tempfile.mkdtemp(prefix=f"{WORKSPACE_PREFIX}{os.getpid()}-", dir=root)
-    os.chmod(folder, 0o755)
-    return folder
-
-
-def remove_stale_workspaces(root=None, min_age=STALE_AFTER):
-    """Remove the workspaces in ``root`` (default: the temporary folder) that belong to
-    this user, have not changed for ``min_age`` seconds and whose process is gone.
-    Returns the folders removed. A workspace whose pid is alive (even if reused by
-    another program) is left alone."""
-    root = tempfile.gettempdir() if root is None else root
-    removed = []
+def _kill_group(pid):
     try:
-        names = os.listdir(root)
-    except OSError:
-        return removed
-    for name in names:
-        if not name.startswith(WORKSPACE_PREFIX):
-            continue
-        pid_text = name[len(WORKSPACE_PREFIX):].split("-", 1)[0]
-        if not pid_text.isdigit():
-            continue
-        path = os.path.join(root, name)
+        os.killpg(pid, signal.SIGKILL)
+    except OSError as error:
+        if error.errno not in (errno.ESRCH, errno.EPERM):
+            raise
+
+
+def _exited(pid):
+    """True when ``pid`` has ended; it stays a zombie (WNOWAIT), so that its process
+    group id cannot be reused before we kill the group."""
+    if hasattr(os, "waitid"):
         try:
-            status = os.lstat(path)
-            if (status.st_uid != os.getuid() or time.time() - status.st_mtime < min_age
-                    or _alive(int(pid_text))):
+            return os.waitid(os.P_PID, pid,
+                             os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+    # PyPy has no os.waitid: an exited, unreaped child is a zombie in /proc.
+    return not processes.is_running(pid)
+
+
+def _drain(descriptors, buffers, room):
+    """Take what is already in the pipes without waiting for writers that live on."""
+    while descriptors and room > 0:
+        ready, _, _ = select.select(list(descriptors), [], [], 0)
+        if not ready:
+            return
+        for descriptor in ready:
+            chunk = os.read(descriptor, min(1 << 16, room))
+            if not chunk:
+                del descriptors[descriptor]
                 continue
-        except OSError:
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        removed.append(path)
-    return removed
+            buffers[descriptors[descriptor]] += chunk
+            room -= len(chunk)
 
 
-def _alive(pid):
-    """True when a process ``pid`` exists (ours or not) and is not a zombie (a killed
-    kit whose parent has not reaped it yet)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            # "pid (command) state ...": the command may hold spaces and parentheses.
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
+def _user_process_count(uid):
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat("/proc/" + entry).st_uid == uid:
+                    count += 1
+            except OSError:
+                pass
+    return count
 
 
-def workspace_root():
-    """Where run folders go: a RAM-backed /dev/shm when it is there and writable (runs
-    create and delete thousands of small files), else the temporary folder."""
-    shared = "/dev/shm"
-    if os.path.isdir(shared) and os.access(shared, os.W_OK | os.X_OK):
-        return shared
-    return None
+def close_all(sandboxes):
+    """Close every sandbox of ``sandboxes`` (see :meth:`Sandbox.close`)."""
+    for sandbox in sandboxes:
+        sandbox.close()
+

@@ -48,13 +48,22 @@ def write_atomically(path, data):
     if isinstance(data, str):
         data = data.encode("utf-8")
     folder = os.path.dirname(os.path.abspath(path))
-    # A unique name in the same folder, so that the final rename is atomic. (Not the
-    # tempfile module: importing it costs more than many a whole run.)
-    temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except OSError as error:
-        raise UsageError(f"cannot write {path}: {error.strerror}") from None
+    # A new file in the same folder, so that the final rename is atomic, under a name
+    # nobody can guess and created exclusively: a link planted there is never written
+    # through. (Not the tempfile module: importing it costs more than many a whole run.)
+    for _ in range(100):
+        temporary = os.path.join(
+            folder, f".{os.path.basename(path)}.{os.urandom(6).hex()}.tmp")
+        try:
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                                 | os.O_NOFOLLOW, 0o644)
+            break
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise UsageError(f"cannot write {path}: {error.strerror}") from None
+    else:
+        raise UsageError(f"cannot write {path}: no free temporary name")
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)

@@ -26,7 +26,8 @@ from ..grading import exports, report_html, results as results_module
 from ..grading.generate import PROGRAMS, generate_cases, write_cases
 from ..grading.runner import (GRADER_SCRIPTS, Runner, find_submissions, gradable,
                               load_cases, shard)
-from ..grading.sandbox import Limits
+from ..grading.printable import printable
+from ..grading.sandbox import IsolationError, Limits, parse_isolation
 from .common import parse_positive_int, run_program, write_atomically
 
 NAME = "grade"
@@ -55,6 +56,14 @@ def _positive_int(text):
         return parse_positive_int(text, "the value")
     except UsageError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _isolation(text):
+    try:
+        parse_isolation(text)
+    except IsolationError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def _shard(text):
@@ -88,13 +97,17 @@ def parser():
                      help="run every submission with CMD ({args} = the case's arguments)")
     run.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1)
     run.add_argument("--timeout", type=_positive_number, default=10.0,
-                     help="wall-clock seconds per case (default 10)")
+                     help="CPU seconds per case (default 10; the wall clock allows "
+                          "twice that plus 2 s)")
     run.add_argument("--memory", type=_positive_int, default=1024,
                      help="MB of memory per case (default 1024)")
     run.add_argument("--output-limit", type=_positive_int, default=16,
                      help="MB of stdout+stderr per case (default 16)")
     run.add_argument("--build-timeout", type=_positive_number, default=120.0)
-    run.add_argument("--isolation", choices=("auto", "bwrap", "rlimits"), default="auto")
+    run.add_argument("--isolation", type=_isolation, default="auto",
+                     metavar="auto|bwrap|landlock|rlimits[+cgroup][+uid][+seccomp]",
+                     help="the fences to insist on (default auto: bwrap, else Landlock; "
+                          "cgroups, a uid per run and seccomp wherever they can run)")
     run.add_argument("--lenient", action="store_true",
                      help="ignore trailing blanks and a missing final newline")
     run.add_argument("--shard", type=_shard, metavar="I/K",
@@ -200,7 +213,7 @@ def _cases_for(options):
         if skipped:
             print(f"grade: skipped {len(skipped)} case(s) that do not run "
                   f"{GRADER_SCRIPTS[options.program]} without stdin: "
-                  + ", ".join(case.name for case in skipped), file=sys.stderr)
+                  + ", ".join(printable(case.name) for case in skipped), file=sys.stderr)
         if not cases:
             raise UsageError(f"--cases {options.cases}: no case runs "
                              f"{GRADER_SCRIPTS[options.program]}")
@@ -240,13 +253,23 @@ def run_grading(options):
         raise UsageError(str(error)) from None
     if options.shard:
         runner_results.document["shard"] = "%d/%d" % options.shard
-    runner = Runner(options.program, cases, runner_results, limits, options.jobs,
-                    options.lenient, options.run_command, options.isolation,
-                    options.build_timeout, progress)
+    hidden = [os.path.realpath(options.cases)] if options.cases else []
+    try:
+        runner = Runner(options.program, cases, runner_results, limits, options.jobs,
+                        options.lenient, options.run_command, options.isolation,
+                        options.build_timeout, progress, hidden=hidden)
+    except IsolationError as error:
+        raise UsageError(f"--isolation {options.isolation}: {error}") from None
     runner_results.document["isolation"] = runner.isolation
+    runner_results.document["fences"] = list(runner.fences)
     if not options.quiet:
         print(f"grade: {len(submissions)} submission(s) x {len(cases)} cases, "
               f"{runner.jobs} at a time, isolation {runner.isolation}", file=sys.stderr)
+    if not set(runner.fences) & {"bwrap", "landlock"}:
+        print("grade: warning: neither bwrap nor Landlock runs: submissions can read every "
+              "world-readable file (the reference, the cases)"
+              + ("" if "seccomp" in runner.fences else " and reach the network"),
+              file=sys.stderr)
     interrupted = False
     try:
         runner.run(submissions)
@@ -267,21 +290,21 @@ def print_summary(document, out):
     entries = document["submissions"]
     lenient = " (lenient comparison)" if document.get("lenient") else ""
     for entry in entries:
-        out.write(f"{entry['submission']}: {entry['score']:g}/{entry['max_score']:g} "
-                  f"cases passed, {entry['points']:g}/{entry['max_points']:g} points"
-                  f"{lenient}\n")
+        out.write(f"{printable(entry['submission'])}: {entry['score']:g}/"
+                  f"{entry['max_score']:g} cases passed, {entry['points']:g}/"
+                  f"{entry['max_points']:g} points{lenient}\n")
     if len(entries) == 1:
         for case in entries[0]["cases"]:
             if case["passed"]:
                 continue
-            out.write(f"\nFAILED {case['case']}: {case['reason']}\n")
+            out.write(f"\nFAILED {printable(case['case'])}: {printable(case['reason'])}\n")
             if case.get("command"):
-                out.write(f"  command: {case['command']}\n")
+                out.write(f"  command: {printable(case['command'])}\n")
             detail = case.get("detail") or ""
             if detail and detail != case["reason"]:
                 lines = detail.split("\n")
                 for line in lines[:20]:
-                    out.write(f"  {line}\n")
+                    out.write(f"  {printable(line)}\n")
                 if len(lines) > 20:
                     out.write(f"  ... ({len(lines) - 20} more lines in the report)\n")
 

@@ -1,0 +1,297 @@
+"""Control groups for sandbox slots: memory that counts everything, processes, a core, CPU.
+
+A :class:`SlotGroup` is one cgroup per slot, created beside the kit's own, in which every
+run of the slot is started (its first process writes its pid into ``join_files``, see
+:mod:`engine.grading.sandbox`). The kernel then
+
+* counts every page the run holds (anonymous memory, shared mappings, files it writes into
+  a tmpfs such as /dev/shm or the workspace) against ``memory.limit_in_bytes``, and kills
+  it when it goes over (the OOM killer of the group only);
+* limits its processes and threads (``pids.max``);
+* keeps it on one core (``cpuset.cpus``), so a neighbour cannot take that core;
+* adds up the CPU time of every process that ran in it, killed ones included
+  (``cpuacct.usage``).
+
+Only cgroup v1 hierarchies are used (memory, pids, cpuacct, cpuset; freezer when present
+for an atomic kill), and only where the kit may create groups (usually as root).
+:func:`available` says whether that is the case; every failure to set one up makes the
+fence unavailable, never an error. cgroup v2 (a single hierarchy whose controllers need a
+delegated subtree) is not used yet: there the sandbox falls back to /proc sampling.
+"""
+
+import os
+import time
+
+CONTROLLERS = ("memory", "pids", "cpuacct", "cpuset")
+GROUP_PREFIX = "grade-"
+
+
+def _mounts():
+    """{controller: (mount point, mount root)} of the cgroup v1 hierarchies."""
+    found = {}
+    try:
+        with open("/proc/self/mountinfo") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        head, _, tail = line.partition(" - ")
+        fields, kinds = head.split(), tail.split()
+        if len(fields) < 5 or len(kinds) < 3 or kinds[0] != "cgroup":
+            continue
+        for option in kinds[2].split(","):
+            found.setdefault(option, (fields[4], fields[3]))
+    return found
+
+
+def _own_paths():
+    """{controller: the path of our cgroup in its v1 hierarchy}."""
+    found = {}
+    try:
+        with open("/proc/self/cgroup") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) == 3 and parts[1]:
+            for controller in parts[1].split(","):
+                found[controller] = parts[2]
+    return found
+
+
+def _parent_folders():
+    """{controller: the folder of our own cgroup} for the controllers we use (freezer
+    too when mounted), or None when one of CONTROLLERS is missing."""
+    mounts, own = _mounts(), _own_paths()
+    folders = {}
+    for controller in CONTROLLERS + ("freezer",):
+        if controller not in mounts or controller not in own:
+            if controller == "freezer":
+                continue
+            return None
+        point, root = mounts[controller]
+        relative = own[controller]
+        if root != "/" and relative.startswith(root):
+            relative = relative[len(root):]
+        folders[controller] = os.path.join(point, relative.lstrip("/"))
+    return folders
+
+
+def _write(path, value):
+    with open(path, "w") as handle:
+        handle.write(str(value))
+
+
+def _read(path):
+    with open(path) as handle:
+        return handle.read()
+
+
+_AVAILABLE = []
+
+
+def available():
+    """True when slot groups can be created here (tried once, with a throw-away group)."""
+    if not _AVAILABLE:
+        try:
+            group = SlotGroup(f"probe-{os.getpid()}", cpu=None, memory_bytes=64 << 20,
+                              processes=4)
+            group.remove()
+            _AVAILABLE.append(True)
+        except OSError:
+            _AVAILABLE.append(False)
+    return _AVAILABLE[0]
+
+
+class Usage:
+    """What a run used, from the group's counters: CPU seconds, peak memory bytes, and
+    whether the group's OOM killer struck."""
+
+    __slots__ = ("cpu", "peak_memory", "oom_killed")
+
+    def __init__(self, cpu, peak_memory, oom_killed):
+        self.cpu, self.peak_memory, self.oom_killed = cpu, peak_memory, oom_killed
+
+
+class SlotGroup:
+    """One cgroup in each hierarchy (see the module docstring), named
+    ``grade-<kit pid>-<name>``. Raises OSError when it cannot be set up."""
+
+    def __init__(self, name, cpu, memory_bytes, processes):
+        parents = _parent_folders()
+        if parents is None:
+            raise OSError("no cgroup v1 hierarchy for " + ", ".join(CONTROLLERS))
+        self.name = f"{GROUP_PREFIX}{os.getpid()}-{name}"
+        self.folders = {}
+        try:
+            for controller, parent in parents.items():
+                folder = os.path.join(parent, self.name)
+                os.mkdir(folder)
+                self.folders[controller] = folder
+            cpuset = self.folders["cpuset"]
+            parent_cpus = _read(os.path.join(parents["cpuset"], "cpuset.effective_cpus"))
+            _write(os.path.join(cpuset, "cpuset.cpus"),
+                   parent_cpus.strip() if cpu is None else cpu)
+            _write(os.path.join(cpuset, "cpuset.mems"),
+                   _read(os.path.join(parents["cpuset"], "cpuset.effective_mems")).strip())
+            memory = self.folders["memory"]
+            _write(os.path.join(memory, "memory.limit_in_bytes"), memory_bytes)
+            swap = os.path.join(memory, "memory.memsw.limit_in_bytes")
+            if os.path.exists(swap):
+                _write(swap, memory_bytes)
+            # +1: the first process (a shell that joins the group) counts while it runs.
+            _write(os.path.join(self.folders["pids"], "pids.max"), processes + 1)
+        except OSError:
+            self.remove()
+            raise
+        self.cpu = cpu
+        self.join_files = [os.path.join(folder, "cgroup.procs")
+                           for controller, folder in sorted(self.folders.items())]
+
+    def start(self):
+        """Reset the counters for the next run; return the state :meth:`usage` needs."""
+        memory = self.folders["memory"]
+        for name in ("memory.max_usage_in_bytes", "memory.failcnt"):
+            try:
+                _write(os.path.join(memory, name), 0)
+            except OSError:
+                pass
+        return (self._cpu_ns(), self._oom_kills())
+
+    def usage(self, started):
+        """The :class:`Usage` of the run since :meth:`start` returned ``started``."""
+        cpu_ns, ooms = started
+        try:
+            peak = int(_read(os.path.join(self.folders["memory"],
+                                          "memory.max_usage_in_bytes")))
+        except (OSError, ValueError):
+            peak = 0
+        return Usage((self._cpu_ns() - cpu_ns) / 1e9, peak, self._oom_kills() > ooms)
+
+    def cpu_seconds(self, started):
+        """CPU seconds used since :meth:`start` (cheap enough to poll)."""
+        return (self._cpu_ns() - started[0]) / 1e9
+
+    def _cpu_ns(self):
+        try:
+            return int(_read(os.path.join(self.folders["cpuacct"], "cpuacct.usage")))
+        except (OSError, ValueError):
+            return 0
+
+    def _oom_kills(self):
+        try:
+            for line in _read(os.path.join(self.folders["memory"],
+                                           "memory.oom_control")).splitlines():
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def processes(self):
+        """Pids in the group now (zombies not reaped yet may still be listed)."""
+        try:
+            return [int(pid) for pid in _read(
+                os.path.join(self.folders["pids"], "cgroup.procs")).split()]
+        except (OSError, ValueError):
+            return []
+
+    def kill_all(self, patience=10.0):
+        """Kill every process of the group and wait until none is left; True when the
+        group is empty. With the freezer, the group is frozen first, so that nothing
+        forks between the listing and the kill."""
+        import signal
+        freezer = self.folders.get("freezer")
+        deadline = time.monotonic() + patience
+        frozen = False
+        if freezer and self.processes():
+            try:
+                _write(os.path.join(freezer, "freezer.state"), "FROZEN")
+                frozen = True
+                while (_read(os.path.join(freezer, "freezer.state")).strip() != "FROZEN"
+                       and time.monotonic() < deadline):
+                    time.sleep(0.001)
+            except OSError:
+                pass
+        delay = 0.0005
+        try:
+            while True:
+                pids = self._live(self.processes())
+                if not pids:
+                    return True
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                if frozen:
+                    # Killed tasks die only once thawed.
+                    _write(os.path.join(freezer, "freezer.state"), "THAWED")
+                    frozen = False
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(delay)
+                delay = min(delay * 2, 0.02)
+        finally:
+            if frozen:
+                try:
+                    _write(os.path.join(freezer, "freezer.state"), "THAWED")
+                except OSError:
+                    pass
+
+    @staticmethod
+    def _live(pids):
+        from .processes import is_running
+        return [pid for pid in pids if is_running(pid)]
+
+    def remove(self):
+        """Kill what is left and remove the group (best effort)."""
+        if getattr(self, "join_files", None):
+            self.kill_all(patience=2.0)
+        for folder in list(self.folders.values()):
+            for attempt in range(50):
+                try:
+                    os.rmdir(folder)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
+        self.folders = {}
+
+
+def remove_stale_groups():
+    """Remove the slot groups of kits that are gone (killed before they could); returns
+    how many were removed."""
+    parents = _parent_folders()
+    if parents is None:
+        return 0
+    removed = 0
+    for controller, parent in parents.items():
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            if not name.startswith(GROUP_PREFIX):
+                continue
+            pid_text = name[len(GROUP_PREFIX):].split("-", 1)[0]
+            if not pid_text.isdigit() or os.path.exists(f"/proc/{pid_text}"):
+                continue
+            folder = os.path.join(parent, name)
+            for attempt in range(100):
+                try:
+                    for pid in _read(os.path.join(folder, "cgroup.procs")).split():
+                        try:
+                            os.kill(int(pid), 9)
+                        except OSError:
+                            pass
+                    os.rmdir(folder)
+                    removed += 1
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)     # killed processes take a moment to leave
+    return removed

@@ -1,0 +1,102 @@
+"""A thread that starts a slot's commands, fenced in at the thread level.
+
+Some fences are properties of a thread that every process it starts inherits: the
+Landlock domain (:mod:`engine.grading.landlock`), ``no_new_privs``, the CPU affinity. A
+:class:`Launcher` is one long-lived thread per sandbox slot that takes those fences once,
+at start, and then does nothing but ``subprocess.Popen`` on behalf of the slot (Python
+starts the child with vfork from that thread, so it inherits them). The rest of the kit
+is untouched: its other threads keep full access to read cases, write reports and clean
+up.
+
+Fencing the thread itself, rather than each child between fork and exec, keeps every
+start a vfork (a preexec function would make Python fork the whole kit) and needs no
+helper program.
+"""
+
+import ctypes
+import os
+import queue
+import subprocess
+import threading
+
+from . import landlock, seccomp
+
+PR_SET_NO_NEW_PRIVS = 38
+
+
+class LauncherError(OSError):
+    """The launcher could not take a fence it was asked for."""
+
+
+class Launcher:
+    """Starts commands from one fenced thread.
+
+    ``cpu`` (a core number, or None), ``landlock_rules`` (a dict of
+    :func:`engine.grading.landlock.restrict_thread` arguments, or None) and
+    ``use_seccomp`` (:mod:`engine.grading.seccomp`) are applied once, at start, in that
+    order; ``no_new_privs`` always. Raises LauncherError when a fence cannot be applied.
+    """
+
+    def __init__(self, landlock_rules=None, cpu=None, name="launcher", use_seccomp=False):
+        self._requests = queue.Queue()
+        self._ready = threading.Event()
+        self._failure = None
+        self.landlock_abi = 0
+        self._thread = threading.Thread(target=self._serve, name=name, daemon=True,
+                                        args=(landlock_rules, cpu, use_seccomp))
+        self._thread.start()
+        self._ready.wait()
+        if self._failure is not None:
+            raise LauncherError(self._failure)
+
+    def _serve(self, landlock_rules, cpu, use_seccomp):
+        try:
+            if cpu is not None and hasattr(os, "sched_setaffinity"):
+                os.sched_setaffinity(0, {cpu})      # 0: this thread only
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+            if landlock_rules is not None:
+                self.landlock_abi = landlock.restrict_thread(**landlock_rules)
+            if use_seccomp:
+                # Last: it forbids sched_setaffinity, used above.
+                seccomp.restrict_thread()
+        except (OSError, ValueError) as error:
+            self._failure = str(error)
+            self._ready.set()
+            return
+        self._ready.set()
+        while True:
+            request = self._requests.get()
+            if request is None:
+                return
+            arguments, answer = request
+            try:
+                answer.append((subprocess.Popen(**arguments), None))
+            except BaseException as error:  # noqa: BLE001 - handed to the caller
+                answer.append((None, error))
+            finally:
+                answer.event.set()
+
+    def popen(self, **arguments):
+        """``subprocess.Popen(**arguments)`` started from the fenced thread; raises what
+        Popen raises."""
+        answer = _Answer()
+        self._requests.put((arguments, answer))
+        answer.event.wait()
+        process, error = answer[0]
+        if error is not None:
+            raise error
+        return process
+
+    def close(self):
+        """Let the thread end (it holds no process)."""
+        self._requests.put(None)
+
+
+class _Answer(list):
+    """A one-slot reply box with an event set when it is filled."""
+
+    def __init__(self):
+        super().__init__()
+        self.event = threading.Event()

@@ -1,0 +1,217 @@
+"""Finding, measuring and killing the processes of one sandboxed run, through /proc.
+
+A run's processes are identified in one of three ways, the first that applies:
+
+* by cgroup (:mod:`engine.grading.cgroups`): exact, done there;
+* by uid (:func:`by_uid`): as root every run has a uid of its own; a process counts when
+  its real, effective, saved or filesystem uid is the run's, so a setuid program it
+  started (``su``, which keeps the caller's real uid) is found too;
+* by descent (:func:`descendants`): every process below the run's first process, plus the
+  orphans reparented to us (the kit is a "child subreaper", :func:`become_subreaper`), for
+  an ordinary user without cgroups.
+
+:func:`stop_and_kill` stops (SIGSTOP) every process found until no new one appears (a
+stopped process cannot fork), samples their CPU time, kills them all (SIGKILL), and
+waits until none is left running. Nothing here raises on a process that vanished
+meanwhile: /proc is read as a snapshot that may go stale at any moment.
+"""
+
+import errno
+import os
+import signal
+import time
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _pids():
+    try:
+        return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return []
+
+
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command name (state is [0], ppid [1],
+    utime [11], stime [12], cutime [13], cstime [14]), or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def is_running(pid):
+    """True when ``pid`` exists and is neither a zombie nor dead."""
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] not in (b"Z", b"X")
+
+
+def _uids(pid):
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Uid:"):
+                    return {int(value) for value in line.split()[1:]}
+    except (OSError, ValueError):
+        pass
+    return set()
+
+
+def by_uid(uid, thorough=True):
+    """Pids of the live processes any of whose uids (real, effective, saved, fs) is
+    ``uid``; with ``thorough`` False only the effective uid is looked at (cheaper: enough
+    when the processes run with no_new_privs, so that no setuid program elevates)."""
+    found = []
+    for pid in _pids():
+        try:
+            owner = os.stat(f"/proc/{pid}").st_uid
+        except OSError:
+            continue
+        # /proc/PID is owned by the effective uid (root for a non-dumpable one): a
+        # setuid program keeps the caller's real uid, found in status.
+        if owner == uid or (thorough and owner == 0 and uid in _uids(pid)):
+            if is_running(pid):
+                found.append(pid)
+    return found
+
+
+def _parents():
+    """{pid: ppid} of every process now."""
+    table = {}
+    for pid in _pids():
+        fields = stat_fields(pid)
+        if fields is not None:
+            try:
+                table[pid] = int(fields[1])
+            except (ValueError, IndexError):
+                pass
+    return table
+
+
+def descendants(root, orphans_of=None, exclude=()):
+    """Pids of the live processes below ``root`` (``root`` included), and, when
+    ``orphans_of`` is our pid, of every process below a child of ours that is not in
+    ``exclude`` (the first processes of other runs still going)."""
+    parents = _parents()
+    children = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    starts = [root]
+    if orphans_of is not None:
+        starts += [pid for pid in children.get(orphans_of, ())
+                   if pid != root and pid not in exclude]
+    found, pending = [], list(starts)
+    seen = set()
+    while pending:
+        pid = pending.pop()
+        if pid in seen or pid not in parents:
+            continue
+        seen.add(pid)
+        if is_running(pid):
+            found.append(pid)
+        pending.extend(children.get(pid, ()))
+    return found
+
+
+def cpu_seconds(pids):
+    """User + system CPU seconds of ``pids`` and of the children they have waited for."""
+    ticks = 0
+    for pid in pids:
+        fields = stat_fields(pid)
+        if fields is not None:
+            try:
+                ticks += sum(int(value) for value in fields[11:15])
+            except ValueError:
+                pass
+    return ticks / _CLOCK_TICKS
+
+
+def memory_bytes(pids):
+    """Resident anonymous and shared-memory bytes of ``pids`` (what a run's processes hold
+    in RAM of their own, shared mappings and /dev/shm pages they touched included)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status", "rb") as handle:
+                for line in handle:
+                    if line.startswith((b"RssAnon:", b"RssShmem:")):
+                        total += int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def _signal_all(pids, number):
+    for pid in pids:
+        try:
+            os.kill(pid, number)
+        except OSError as error:
+            if error.errno not in (errno.ESRCH, errno.EPERM):
+                raise
+
+
+def stop_and_kill(find, settle=0.002, patience=10.0):
+    """Kill every process ``find()`` returns, until it returns none; return the CPU
+    seconds they had used when they were stopped.
+
+    The processes are stopped first and found again until the set no longer grows, so a
+    fork bomb cannot outrun the kill; then all are killed at once. Waits up to
+    ``patience`` seconds for them to be gone (zombies count as gone: only their parent can
+    reap them, and they hold nothing)."""
+    stopped = set()
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        found = set(find())
+        new = found - stopped
+        if not new:
+            break
+        _signal_all(new, signal.SIGSTOP)
+        stopped |= new
+        time.sleep(settle)
+    cpu = cpu_seconds(stopped)
+    delay = 0.001
+    while True:
+        found = find()
+        if not found:
+            return cpu
+        _signal_all(found, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            return cpu
+        time.sleep(delay)
+        delay = min(delay * 2, 0.02)
+
+
+_SUBREAPER = []
+
+
+def become_subreaper():
+    """Make this process the reaper of its descendants' orphans (Linux prctl
+    PR_SET_CHILD_SUBREAPER), once; True when it is."""
+    if not _SUBREAPER:
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            _SUBREAPER.append(libc.prctl(36, 1, 0, 0, 0) == 0)
+        except (OSError, AttributeError):
+            _SUBREAPER.append(False)
+    return _SUBREAPER[0]
+
+
+def reap_children(exclude=()):
+    """Reap every exited child of ours that is not in ``exclude`` (orphans of runs the
+    kit adopted as subreaper); never blocks."""
+    me = os.getpid()
+    for pid in _pids():
+        if pid in exclude:
+            continue
+        fields = stat_fields(pid)
+        if fields is None or fields[0] not in (b"Z", b"X"):
+            continue
+        try:
+            if int(fields[1]) != me:
+                continue
+            os.waitpid(pid, os.WNOHANG)
+        except (OSError, ValueError, ChildProcessError):
+            pass
