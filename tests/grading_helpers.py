@@ -51,13 +51,14 @@ def our_copy(folder, script, replace=None):
 
 
 def grade(program, submissions, cases, isolation="auto", json_path=None, previous=None,
-          jobs=2, command=None, lenient=False, **limits):
+          jobs=2, command=None, lenient=False, hidden=(), **limits):
     """Grade ``submissions`` (paths) on ``cases``; return the results document."""
     limits = Limits(**dict(dict(timeout=5.0, memory_mb=512, output_mb=2), **limits))
     results = Results(program, json_path, lenient=lenient, previous=previous)
     runner = Runner(program, cases, results, limits, jobs=jobs, lenient=lenient,
-                    command=command, isolation=isolation, build_timeout=60)
+                    command=command, isolation=isolation, build_timeout=60, hidden=hidden)
     results.document["isolation"] = runner.isolation
+    results.document["fences"] = list(runner.fences)
     runner.run([str(path) for path in submissions])
     return results.document
 

@@ -159,6 +159,14 @@ def _graded_files(program, case):
     return []
 
 
+def affordable(expected, actual):
+    """True when ``actual`` is small enough for a content diagnosis (a search trace
+    rebuilt as a tree costs time and memory in proportion to its size): at most a
+    quarter larger than ``expected``, plus 64 KB. A larger output is judged by its first
+    differing line, so a submission cannot make the kit's diagnosis its weapon."""
+    return len(actual) <= len(expected) * 5 // 4 + (64 << 10)
+
+
 def judge_text(where, expected, actual, lenient, content=None):
     """The Finding for one text output compared byte for byte.
 
@@ -176,8 +184,9 @@ def judge_text(where, expected, actual, lenient, content=None):
                     f"{where}: {notes}; otherwise the same bytes")
     expected, actual = comparison.expected, comparison.actual
     if content is None or not is_text(actual) or actual.startswith(expected) \
-            or expected.startswith(actual):
-        # Garbage, extra bytes at the end and output that stops early say it all.
+            or expected.startswith(actual) or not affordable(expected, actual):
+        # Garbage, extra bytes at the end and output that stops early say it all; so
+        # does the first differing line of an output too large to rebuild as a tree.
         reason, detail = content_difference(expected, actual, where)
         if where != "stdout":
             reason = f"{where}: {reason}"

@@ -105,7 +105,8 @@ def restrict_thread(read_only=(), writable=(), files=(), deny_tcp=True, scope=Tr
     """Restrict the calling thread for good (see the module docstring).
 
     ``read_only`` and ``writable`` are folders; ``files`` is a list of ``(path, rights)``
-    for single files (rights from FILE_RIGHTS). Paths that do not exist are skipped.
+    for single files (rights from FILE_RIGHTS) or folders (any rights, e.g. READ_DIR
+    alone: list it, read nothing in it). Paths that do not exist are skipped.
     Returns the ABI version used. Raises LandlockError when Landlock is unavailable.
     """
     abi = abi_version()
@@ -145,6 +146,8 @@ def _add_path_rule(libc, ruleset, path, rights):
     try:
         if not os.path.isdir(path):
             rights &= FILE_RIGHTS
+            if not rights:
+                return
         beneath = _PathBeneathAttr(allowed_access=rights, parent_fd=descriptor)
         _check(libc.syscall(ctypes.c_long(SYS_ADD_RULE), ctypes.c_int(ruleset),
                             ctypes.c_int(RULE_PATH_BENEATH), ctypes.byref(beneath),

@@ -6,9 +6,9 @@ A run's processes are identified in one of three ways, the first that applies:
 * by uid (:func:`by_uid`): as root every run has a uid of its own; a process counts when
   its real, effective, saved or filesystem uid is the run's, so a setuid program it
   started (``su``, which keeps the caller's real uid) is found too;
-* by descent (:func:`descendants`): every process below the run's first process, plus the
-  orphans reparented to us (the kit is a "child subreaper", :func:`become_subreaper`), for
-  an ordinary user without cgroups.
+* by descent (:class:`Tree`): every process below the run's first process, plus the
+  orphans reparented to us that it started (the kit is a "child subreaper",
+  :func:`become_subreaper`), for an ordinary user without cgroups.
 
 :func:`stop_and_kill` stops (SIGSTOP) every process found until no new one appears (a
 stopped process cannot fork), samples their CPU time, kills them all (SIGKILL), and
@@ -59,10 +59,11 @@ def _uids(pid):
     return set()
 
 
-def by_uid(uid, thorough=True):
+def by_uid(uid, thorough=True, zombies=False):
     """Pids of the live processes any of whose uids (real, effective, saved, fs) is
     ``uid``; with ``thorough`` False only the effective uid is looked at (cheaper: enough
-    when the processes run with no_new_privs, so that no setuid program elevates)."""
+    when the processes run with no_new_privs, so that no setuid program elevates). With
+    ``zombies``, dead processes not reaped yet too (they still hold their CPU time)."""
     found = []
     for pid in _pids():
         try:
@@ -72,7 +73,7 @@ def by_uid(uid, thorough=True):
         # /proc/PID is owned by the effective uid (root for a non-dumpable one): a
         # setuid program keeps the caller's real uid, found in status.
         if owner == uid or (thorough and owner == 0 and uid in _uids(pid)):
-            if is_running(pid):
+            if zombies or is_running(pid):
                 found.append(pid)
     return found
 
@@ -90,29 +91,43 @@ def _parents():
     return table
 
 
-def descendants(root, orphans_of=None, exclude=()):
-    """Pids of the live processes below ``root`` (``root`` included), and, when
-    ``orphans_of`` is our pid, of every process below a child of ours that is not in
-    ``exclude`` (the first processes of other runs still going)."""
-    parents = _parents()
-    children = {}
-    for pid, parent in parents.items():
-        children.setdefault(parent, []).append(pid)
-    starts = [root]
-    if orphans_of is not None:
-        starts += [pid for pid in children.get(orphans_of, ())
-                   if pid != root and pid not in exclude]
-    found, pending = [], list(starts)
-    seen = set()
-    while pending:
-        pid = pending.pop()
-        if pid in seen or pid not in parents:
-            continue
-        seen.add(pid)
-        if is_running(pid):
-            found.append(pid)
-        pending.extend(children.get(pid, ()))
-    return found
+class Tree:
+    """The processes of one run found by descent (no cgroup, no uid of its own): every
+    process below its first one, and the orphans reparented to us (the kit is their
+    subreaper) that this run is known to have started.
+
+    An orphan belongs to a run once it has been seen below that run's first process (at
+    an earlier look, before its parent died). Other orphans of ours (not first processes
+    of runs going on, ``live``) are ``strays``: nobody's CPU time, killed when any run
+    ends. A process that leaves its run faster than two looks (a double fork) is such a
+    stray: killed, never counted."""
+
+    def __init__(self, first):
+        self.first = first
+        self.known = {first}
+
+    def find(self, live=(), zombies=False, strays=False):
+        """Pids of the run's processes now (and of strays, with ``strays``)."""
+        parents = _parents()
+        children = {}
+        for pid, parent in parents.items():
+            children.setdefault(parent, []).append(pid)
+        me = os.getpid()
+        orphans = [pid for pid in children.get(me, ())
+                   if pid != self.first and pid not in live]
+        starts = [self.first] + [pid for pid in orphans if strays or pid in self.known]
+        found, pending, seen = [], list(starts), set()
+        while pending:
+            pid = pending.pop()
+            if pid in seen or pid not in parents:
+                continue
+            seen.add(pid)
+            if zombies or is_running(pid):
+                found.append(pid)
+            pending.extend(children.get(pid, ()))
+        if not strays:
+            self.known.update(found)
+        return found
 
 
 def cpu_seconds(pids):
@@ -152,9 +167,10 @@ def _signal_all(pids, number):
                 raise
 
 
-def stop_and_kill(find, settle=0.002, patience=10.0):
+def stop_and_kill(find, settle=0.002, patience=10.0, uncounted=(), count=None):
     """Kill every process ``find()`` returns, until it returns none; return the CPU
-    seconds they had used when they were stopped.
+    seconds that the processes ``count()`` returns (default: those stopped) had used
+    once all were stopped, ``uncounted`` pids left out.
 
     The processes are stopped first and found again until the set no longer grows, so a
     fork bomb cannot outrun the kill; then all are killed at once. Waits up to
@@ -170,7 +186,7 @@ def stop_and_kill(find, settle=0.002, patience=10.0):
         _signal_all(new, signal.SIGSTOP)
         stopped |= new
         time.sleep(settle)
-    cpu = cpu_seconds(stopped)
+    cpu = cpu_seconds((set(count()) if count is not None else stopped) - set(uncounted))
     delay = 0.001
     while True:
         found = find()

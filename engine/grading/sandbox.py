@@ -246,9 +246,11 @@ def reference_paths():
 
 
 def carve(roots, hidden):
-    """Folders and files whose union is everything beneath ``roots`` except ``hidden``
-    (Landlock can only allow, so a hidden folder inside an allowed one is left out by
-    allowing its siblings instead). Paths are resolved; missing roots are dropped."""
+    """``(readable, listable)``: folders and files whose union is everything beneath
+    ``roots`` except ``hidden``, and the folders on the way to a hidden path. Landlock can
+    only allow, so a hidden folder inside an allowed one is left out by allowing its
+    siblings instead; its ancestors stay listable (names only: Python's import system
+    lists every folder on its path). Paths are resolved; missing roots are dropped."""
     resolved = []
     for root in roots:
         if os.path.exists(root):
@@ -256,31 +258,32 @@ def carve(roots, hidden):
             if real not in resolved:
                 resolved.append(real)
     hidden = [os.path.realpath(path) for path in hidden]
-    allowed = []
+    readable, listable = [], []
     for root in resolved:
-        allowed.extend(_carve_one(root, [path for path in hidden
-                                         if path == root or path.startswith(root + "/")]))
-    return allowed
+        _carve_one(root, [path for path in hidden
+                          if path == root or path.startswith(root + "/")],
+                   readable, listable)
+    return readable, listable
 
 
-def _carve_one(root, hidden):
+def _carve_one(root, hidden, readable, listable):
     if not hidden:
-        return [root]
+        readable.append(root)
+        return
     if root in hidden:
-        return []
-    allowed = []
+        return
+    listable.append(root)
     try:
         names = sorted(os.listdir(root))
     except OSError:
-        return allowed
+        return
     for name in names:
         child = os.path.join(root, name)
         inside = [path for path in hidden if path == child or path.startswith(child + "/")]
         if not inside:
-            allowed.append(child)
+            readable.append(child)
         elif child not in inside and os.path.isdir(child) and not os.path.islink(child):
-            allowed.extend(_carve_one(child, inside))
-    return allowed
+            _carve_one(child, inside, readable, listable)
 
 
 _LIVE = set()            # pids of the commands running now, in any slot
@@ -393,10 +396,10 @@ class Sandbox:
     def _landlock_rules(self):
         if not self.use_landlock:
             return None
-        read_only = carve(SYSTEM_FOLDERS, self.hidden)
+        read_only, listable = carve(SYSTEM_FOLDERS, self.hidden)
         if self.shared is not None:
             read_only.append(self.shared)
-        files = list(DEVICES)
+        files = list(DEVICES) + [(path, landlock.READ_DIR) for path in listable]
         if self.group is not None:
             # ">" in the joining shell opens with O_TRUNC: TRUNCATE is a right of its own.
             files += [(path, landlock.WRITE_FILE | landlock.TRUNCATE)
@@ -543,30 +546,36 @@ class Sandbox:
         command = self._command(argv, timeout, read_only, groups)
         counters = self.group.start() if self.group is not None else None
         start = time.perf_counter()
-        try:
-            process = self.launcher.popen(
-                args=command, cwd=self.folder, env=self.environment(),
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, close_fds=True)
-        except OSError as error:
-            return RunResult(127, b"", f"cannot run {argv[0]}: {error.strerror}\n".encode(),
-                             time.perf_counter() - start, 0.0, "exited", fences=self.fences)
-        self._running = process
+        # Started and registered under the lock: another slot looking for orphans of
+        # ours (see _run_processes) never takes this run's first process for one.
         with _LIVE_LOCK:
+            try:
+                process = self.launcher.popen(
+                    args=command, cwd=self.folder, env=self.environment(),
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, start_new_session=True, close_fds=True)
+            except OSError as error:
+                return RunResult(127, b"",
+                                 f"cannot run {argv[0]}: {error.strerror}\n".encode(),
+                                 time.perf_counter() - start, 0.0, "exited",
+                                 fences=self.fences)
             _LIVE.add(process.pid)
+        self._running = process
         peak = [0]
+        tree = processes.Tree(process.pid)
         try:
             # abort() sets the flag before it looks for the running process, and this
             # run set the process before it looks at the flag: one of the two sees the
             # other, so a command started as abort() ran does not run to its timeout.
             if self._aborted:
                 _kill_group(process.pid)
-            streams, killed_for = self._collect(process, start, timeout, counters, peak)
+            streams, killed_for = self._collect(process, tree, start, timeout, counters,
+                                                peak)
             if self._aborted:
                 killed_for = "aborted"
             wall = time.perf_counter() - start
         finally:
-            others_cpu = self._kill_everything(process.pid)
+            others_cpu = self._kill_everything(tree)
             _, status, usage = os.wait4(process.pid, 0)
             process.returncode = 0  # reaped here; keep Popen from waiting again
             self._running = None
@@ -617,35 +626,38 @@ class Sandbox:
                 except OSError:
                     pass
 
-    def _run_processes(self, first):
-        """The live processes of the run whose first process is ``first`` (cgroup aside)."""
+    def _run_processes(self, tree, zombies=False, thorough=True, strays=False):
+        """The live processes of the run (cgroup aside) whose :class:`processes.Tree` is
+        ``tree``; with ``zombies``, also those dead but not reaped yet; with ``strays``,
+        orphans nobody claims too (see :class:`processes.Tree`)."""
         if self.uid is not None:
-            return processes.by_uid(self.uid)
+            return processes.by_uid(self.uid, thorough, zombies)
         with _LIVE_LOCK:
-            others = set(_LIVE) - {first}
-        return processes.descendants(first, os.getpid() if self.reaps_orphans else None,
-                                     others)
+            return tree.find(_LIVE, zombies, strays and self.reaps_orphans)
 
-    def _kill_everything(self, first):
+    def _kill_everything(self, tree):
         """Kill every process of the run and wait until none is left; the CPU seconds of
-        those that were still running, ``first`` left out (its own CPU time comes from
+        those that were still running, the first left out (its own CPU time comes from
         wait4)."""
-        _kill_group(first)
+        first = tree.first
         others = 0.0
         if self.group is not None:
+            _kill_group(first)
             self.group.kill_all()
         else:
+            # Stopped before they are killed, so that their CPU time can still be read.
             others = processes.stop_and_kill(
-                lambda: [pid for pid in self._run_processes(first) if pid != first])
+                lambda: self._run_processes(tree, strays=True), uncounted=(first,),
+                count=lambda: self._run_processes(tree, zombies=True))
+            _kill_group(first)
         if self.reaps_orphans:
             with _LIVE_LOCK:
-                live = set(_LIVE)
-            processes.reap_children(live)
+                processes.reap_children(_LIVE)
         if self.uid is not None and not (self.use_bwrap or self.use_landlock):
             self._sweep_temporary()
         return others
 
-    def _collect(self, process, start, timeout, counters, peak):
+    def _collect(self, process, tree, start, timeout, counters, peak):
         """Read both streams until the command exits, the wall clock or the CPU limit
         runs out, memory (sampled, without cgroups) goes over, or the output goes over its
         cap; return the bytes read and why we stopped it (None: it exited).
@@ -674,8 +686,7 @@ class Sandbox:
                     return buffers, "timeout"
                 if now >= next_check:
                     next_check = now + POLL_SECONDS
-                    over = self._over_limits(process.pid, timeout, counters, memory_cap,
-                                             peak)
+                    over = self._over_limits(tree, timeout, counters, memory_cap, peak)
                     if over:
                         return buffers, over
                 watched = list(descriptors) + ([pidfd] if pidfd is not None else [])
@@ -703,14 +714,11 @@ class Sandbox:
             if pidfd is not None:
                 os.close(pidfd)
 
-    def _over_limits(self, first, timeout, counters, memory_cap, peak):
+    def _over_limits(self, tree, timeout, counters, memory_cap, peak):
         """"cpu" or "memory" when the run as a whole is over a limit now, else None."""
         if self.group is not None:
             return "cpu" if self.group.cpu_seconds(counters) > timeout else None
-        if self.uid is not None:
-            pids = processes.by_uid(self.uid, thorough=False)
-        else:
-            pids = self._run_processes(first)
+        pids = self._run_processes(tree, zombies=True, thorough=False)
         if processes.cpu_seconds(pids) > timeout:
             return "cpu"
         memory = processes.memory_bytes(pids)

@@ -186,7 +186,7 @@ def copy_tree(source, destination, bounds=Bounds(), skip=(), keep=None, existing
     try:
         for entry in entries:
             parts = entry.path.split("/")
-            if any(part in skip for part in parts) or (
+            if entry.kind == "other" or any(part in skip for part in parts) or (
                     keep is not None and parts[0] not in keep):
                 continue
             copied.append(entry)

@@ -225,9 +225,21 @@ def _cases_for(options):
         raise UsageError(f"cannot generate cases ({error}); give --cases DIR") from None
 
 
+def check_output_folders(options):
+    """Refuse, before any grading, an output whose folder does not exist (rather than
+    failing after every case was graded)."""
+    for option in ("json", "csv", "report", "gradescope"):
+        path = getattr(options, option, None)
+        if path:
+            folder = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(folder):
+                raise UsageError(f"--{option} {path}: no folder {folder}")
+
+
 def run_grading(options):
     if options.resume and not options.json:
         raise UsageError("--resume needs --json FILE (the results to resume)")
+    check_output_folders(options)
     missing = [path for path in options.submissions if not os.path.exists(path)]
     if missing:
         # Most likely a typo: grading it would "run" and exit 0 with a zero score.
@@ -310,6 +322,7 @@ def print_summary(document, out):
 
 
 def run_merge(options):
+    check_output_folders(options)
     documents = []
     for path in options.shards:
         try:
