@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from engine.grading.generate import generate_cases  # noqa: E402
 from engine.grading.results import Results  # noqa: E402
 from engine.grading.runner import Runner  # noqa: E402
-from engine.grading.sandbox import SAFE_PATH, Limits, Sandbox  # noqa: E402
+from engine.grading.sandbox import SAFE_PATH, Limits, bwrap_works, landlock_works  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def tictactoe_cases(count, seed):
@@ -76,9 +76,10 @@ def overhead(cases, runs):
         subprocess.run([python, "-m", "compileall", "-q", "."], cwd=ours, check=True)
         trivial = os.path.join(workspace, "trivial")
         os.makedirs(trivial)
-        for isolation in ("rlimits", "bwrap"):
-            if isolation == "bwrap" and not Sandbox(Limits()).use_bwrap:
-                print("bwrap: not available here, skipped")
+        available = {"rlimits": True, "landlock": landlock_works(), "bwrap": bwrap_works()}
+        for isolation in ("rlimits", "landlock", "bwrap"):
+            if not available[isolation]:
+                print(f"{isolation}: not available here, skipped")
                 continue
             for label, folder, command, direct in (
                     ("true", trivial, "exec true", ["true"]),
@@ -97,7 +98,7 @@ def overhead(cases, runs):
                 started, cpu_started = time.perf_counter(), cpu_now()
                 alone = direct_wall(direct, folder, runs)
                 alone_cpu = (cpu_now() - cpu_started) / runs
-                print(f"overhead {isolation:<8} {label:<14} wall: kit {per_case * 1000:6.1f} ms"
+                print(f"overhead {runner.isolation:<34} {label:<14} wall: kit {per_case * 1000:6.1f} ms"
                       f" vs direct {alone * 1000:6.1f} ms = +{(per_case - alone) * 1000:5.1f} ms;"
                       f" CPU: kit {kit_cpu * 1000:6.1f} ms vs direct {alone_cpu * 1000:6.1f} ms"
                       f" = +{(kit_cpu - alone_cpu) * 1000:5.1f} ms (run itself "
@@ -148,7 +149,7 @@ def main(argv):
     if options.overhead:
         overhead(cases, options.overhead)
     if options.size:
-        for isolation in ("rlimits", "auto"):
+        for isolation in ("rlimits", "landlock", "bwrap"):
             if options.size >= 50:
                 klass(cases[:10], 10, options.jobs, isolation)
             klass(cases, options.size, options.jobs, isolation)
