@@ -215,19 +215,30 @@ def become_subreaper():
     return _SUBREAPER[0]
 
 
+def children_of_self():
+    """Pids of this process's children (of any of its threads), from
+    /proc/self/task/*/children where the kernel has it, else from a scan of /proc."""
+    try:
+        found = []
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children", "rb") as handle:
+                found.extend(int(pid) for pid in handle.read().split())
+        return found
+    except (OSError, ValueError):
+        me = os.getpid()
+        return [pid for pid, parent in _parents().items() if parent == me]
+
+
 def reap_children(exclude=()):
     """Reap every exited child of ours that is not in ``exclude`` (orphans of runs the
     kit adopted as subreaper); never blocks."""
-    me = os.getpid()
-    for pid in _pids():
+    for pid in children_of_self():
         if pid in exclude:
             continue
         fields = stat_fields(pid)
         if fields is None or fields[0] not in (b"Z", b"X"):
             continue
         try:
-            if int(fields[1]) != me:
-                continue
             os.waitpid(pid, os.WNOHANG)
-        except (OSError, ValueError, ChildProcessError):
+        except (OSError, ChildProcessError):
             pass
