@@ -106,11 +106,15 @@ target = {target!r}
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
-        # A grandchild in its own session keeps turning the graded file into a link.
+        # A grandchild in its own session keeps turning the graded file into a link and
+        # back, so that whoever lists a file may find a link when it opens it.
         while True:
             for name in ('output.txt', 'notes.txt'):
                 try:
                     os.symlink(target, name + '.new')
+                    os.replace(name + '.new', name)
+                    with open(name + '.new', 'w') as plain:
+                        plain.write('ok\n')
                     os.replace(name + '.new', name)
                 except OSError:
                     pass

@@ -92,8 +92,10 @@ _AVAILABLE = []
 
 
 def available():
-    """True when slot groups can be created here (tried once, with a throw-away group)."""
+    """True when slot groups can be created here (tried once, with a throw-away group,
+    after removing the groups of kits that died without removing theirs)."""
     if not _AVAILABLE:
+        remove_stale_groups()
         try:
             group = SlotGroup(f"probe-{os.getpid()}", cpu=None, memory_bytes=64 << 20,
                               processes=4)

@@ -273,8 +273,10 @@ class Runner:
                 thread.join(5)
             raise
         finally:
-            self.results.finish(self.scores())
-            self.close()
+            try:
+                self.results.finish(self.scores())
+            finally:
+                self.close()
         if errors:
             raise errors[0]
 

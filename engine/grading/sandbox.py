@@ -303,6 +303,19 @@ class Sandbox:
 
     def __init__(self, limits=Limits(), slot=0, isolation="auto", workspace=None,
                  dedicated_uids=None, cgroups_wanted=None, hidden=(), shared=None):
+        self.group = None
+        self.launcher = None
+        self._own_workspace = workspace is None
+        self.workspace = workspace
+        try:
+            self._setup(limits, slot, isolation, dedicated_uids, cgroups_wanted, hidden,
+                        shared)
+        except BaseException:
+            self.close()
+            raise
+
+    def _setup(self, limits, slot, isolation, dedicated_uids, cgroups_wanted, hidden,
+               shared):
         self.limits = limits
         self.slot = slot
         file_fence, required = parse_isolation(isolation)
@@ -312,13 +325,12 @@ class Sandbox:
         if dedicated_uids is None:
             dedicated_uids = root
         self.uid = _next_uid() if dedicated_uids else None
-        self._own_workspace = workspace is None
-        self.workspace = new_workspace() if workspace is None else workspace
+        if self.workspace is None:
+            self.workspace = new_workspace()
         self.folder = slot_folder(self.workspace, slot)
         self.shared = shared
         cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self.cpu = cores[slot % len(cores)] if cores else None
-        self.group = None
         want_group = cgroups_wanted if cgroups_wanted is not None else True
         if "cgroup" in required and (not want_group or not cgroups.available()):
             raise IsolationError("cgroups cannot be created here (cgroup v1 hierarchies "
@@ -336,15 +348,12 @@ class Sandbox:
         if file_fence in ("auto", "bwrap") and bwrap_works(self.uid):
             self.use_bwrap = True
         elif file_fence == "bwrap":
-            self.close()
             raise IsolationError("bwrap is missing or cannot create namespaces here")
         elif file_fence in ("auto", "landlock") and landlock_works():
             self.use_landlock = True
         elif file_fence == "landlock":
-            self.close()
             raise IsolationError("Landlock is not available in this kernel")
         if file_fence == "auto" and not (self.use_bwrap or self.use_landlock):
-            self.close()
             raise IsolationError(
                 "neither bwrap nor Landlock can run here, so submissions could read the "
                 "reference and the cases: install bubblewrap, or pass --isolation rlimits "
@@ -352,7 +361,6 @@ class Sandbox:
         # bwrap sets up its network namespace through netlink: no seccomp under it.
         self.use_seccomp = not self.use_bwrap and seccomp.supported()
         if "seccomp" in required and not self.use_seccomp:
-            self.close()
             raise IsolationError(f"no seccomp filter for this machine "
                                  f"({os.uname().machine})")
         self.hidden = [path for path in list(reference_paths()) + list(hidden)
@@ -362,13 +370,11 @@ class Sandbox:
         self.bwrap = shutil.which("bwrap", path=SAFE_PATH)
         self.shell = shutil.which("sh", path=SAFE_PATH) or "/bin/sh"
         if not self.prlimit or (self.uid is not None and not self.setpriv):
-            self.close()
             raise IsolationError("prlimit and setpriv (util-linux) are needed to set limits")
         try:
             self.launcher = Launcher(self._landlock_rules(), self.cpu, f"slot-{slot}",
                                      use_seccomp=self.use_seccomp)
         except LauncherError as error:
-            self.close()
             raise IsolationError(f"cannot fence the launcher: {error}") from None
         self.reaps_orphans = processes.become_subreaper()
         if self.uid is None:

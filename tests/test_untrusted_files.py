@@ -1,0 +1,99 @@
+"""Reading, copying and removing what a submission controls (engine.grading.untrusted_files)."""
+
+import os
+import stat
+
+import pytest
+
+from engine.grading.untrusted_files import (Bounds, TooLarge, copy_tree, open_path,
+                                            read_regular, read_text_file, remove_tree,
+                                            walk)
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A submission with a file, a sub-folder, a link out, a FIFO and a link to a FIFO."""
+    root = tmp_path / "sub"
+    (root / "inner").mkdir(parents=True)
+    (root / "main.py").write_text("print(1)\n")
+    (root / "main.py").chmod(0o755)
+    (root / "inner" / "data.txt").write_text("data\n")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("secret\n")
+    (root / "link").symlink_to(secret)
+    (root / "inner" / "up").symlink_to(tmp_path)
+    os.mkfifo(root / "fifo")
+    (root / "to-fifo").symlink_to(root / "fifo")
+    yield root
+    remove_tree(str(tmp_path))
+
+
+def test_only_regular_files_are_read_and_links_never_followed(tree):
+    folder = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert read_regular("main.py", folder) == (b"print(1)\n", 9)
+        assert read_regular("main.py", folder, cap=5) == (b"print", 9)
+        assert read_regular("link", folder) is None
+        assert read_regular("fifo", folder) is None          # and does not block
+        assert read_regular("to-fifo", folder) is None
+        assert read_regular("inner", folder) is None
+    finally:
+        os.close(folder)
+    assert read_text_file(str(tree / "link")) is None
+    assert read_text_file(str(tree / "fifo")) is None
+    assert read_text_file("/proc/self/mem") in (None, "")
+
+
+def test_a_link_on_the_way_is_refused(tree):
+    folder = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with pytest.raises(OSError):
+            open_path("inner/up", folder)
+        inner = open_path("inner", folder)
+        os.close(inner)
+    finally:
+        os.close(folder)
+
+
+def test_walk_lists_without_entering_links_and_stops_at_its_bounds(tree):
+    kinds = {entry.path: entry.kind for entry in walk(str(tree))}
+    assert kinds == {"fifo": "other", "inner": "folder", "inner/data.txt": "file",
+                     "inner/up": "link", "link": "link", "main.py": "file",
+                     "to-fifo": "link"}
+    with pytest.raises(TooLarge, match="more than 3 files and folders"):
+        walk(str(tree), Bounds(entries=3))
+    with pytest.raises(TooLarge, match="nested more than 0 deep"):
+        walk(str(tree), Bounds(depth=0))
+    with pytest.raises(TooLarge, match="of files"):
+        walk(str(tree), Bounds(bytes=10))
+
+
+def test_copy_keeps_files_modes_and_links_but_no_special_files(tree, tmp_path):
+    copied = copy_tree(str(tree), str(tmp_path / "copy"), skip=("inner",))
+    target = tmp_path / "copy"
+    assert sorted(os.listdir(target)) == ["link", "main.py", "to-fifo"]
+    assert os.readlink(target / "link") == str(tmp_path / "secret.txt")
+    assert stat.S_IMODE((target / "main.py").stat().st_mode) == 0o755
+    assert sorted(entry.path for entry in copied) == ["link", "main.py", "to-fifo"]
+
+
+def test_remove_tree_takes_any_depth_and_locked_folders(tmp_path):
+    victim = tmp_path / "outside"
+    victim.mkdir()
+    (victim / "keep").write_text("keep")
+    top = tmp_path / "top"
+    top.mkdir()
+    folder = os.open(top, os.O_RDONLY)
+    for _ in range(5000):
+        os.mkdir("d", dir_fd=folder)
+        inner = os.open("d", os.O_RDONLY, dir_fd=folder)
+        os.close(folder)
+        folder = inner
+    os.symlink(victim, "escape", dir_fd=folder)
+    os.close(folder)
+    (top / "locked").mkdir()
+    (top / "locked" / "x").write_text("x")
+    (top / "locked").chmod(0)
+    remove_tree(str(top))
+    assert not top.exists()
+    assert (victim / "keep").read_text() == "keep"
