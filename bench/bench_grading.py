@@ -24,7 +24,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from engine.grading.generate import generate_cases  # noqa: E402
 from engine.grading.results import Results  # noqa: E402
 from engine.grading.runner import Runner  # noqa: E402
-from engine.grading.sandbox import SAFE_PATH, Limits, bwrap_works, landlock_works  # noqa: E402
+from engine.grading.fences import SAFE_PATH, bwrap_works, landlock_works  # noqa: E402
+from engine.grading.sandbox import Limits  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def tictactoe_cases(count, seed):

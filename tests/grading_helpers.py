@@ -8,7 +8,8 @@ from golden import REPO
 from engine.grading.case import Case
 from engine.grading.results import Results
 from engine.grading.runner import Runner
-from engine.grading.sandbox import Limits, bwrap_works, landlock_works
+from engine.grading.fences import bwrap_works, landlock_works
+from engine.grading.sandbox import Limits
 
 # Every file fence this machine offers (cgroups and a uid per run join each when they
 # can run here).

@@ -39,7 +39,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple, Optional, Tuple
 
-from .sandbox import SAFE_PATH
+from .fences import SAFE_PATH
 from .untrusted_files import Bounds, TooLarge, copy_tree, read_text_file, walk
 
 # How much of a submission is copied: past this it is not graded (its verdict says why).

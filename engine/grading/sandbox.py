@@ -32,7 +32,8 @@ every process of the run are sampled from /proc every 0.1 s
 
 Limits and the uid are applied by ``setpriv`` and ``prlimit`` (util-linux) in the exec
 chain, so that Python starts every command with vfork from the slot's launcher thread
-(:mod:`engine.grading.launcher`), which holds the thread-level fences.
+(:mod:`engine.grading.launcher`), which holds the thread-level fences. Which fences can
+run here, and which files they hide: :mod:`engine.grading.fences`.
 """
 
 import errno
@@ -43,17 +44,14 @@ import signal
 import subprocess
 import threading
 import time
-from pathlib import Path
 from typing import NamedTuple, Optional, Tuple
 
-from . import cgroups, landlock, processes, seccomp
+from . import cgroups, fences, landlock, processes, seccomp
+from .fences import FENCE_ORDER, SAFE_PATH, SYSTEM_FOLDERS, IsolationError, parse_isolation
 from .launcher import Launcher, LauncherError
-from .workspace import new_workspace, slot_folder
 from .untrusted_files import remove_contents, remove_tree
+from .workspace import new_workspace, slot_folder
 
-SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
-SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
-                  "/opt")
 # Devices a program may need; everything else under /dev stays out of reach.
 DEVICES = (("/dev/null", landlock.READ_FILE | landlock.WRITE_FILE),
            ("/dev/zero", landlock.READ_FILE), ("/dev/full", landlock.READ_FILE |
@@ -68,19 +66,6 @@ SANDBOX_UID_BASE = 3_500_000
 UIDS_PER_PROCESS = 100_000
 MB = 1024 * 1024
 POLL_SECONDS = 0.1
-FENCE_ORDER = ("bwrap", "landlock", "seccomp", "cgroup", "uid", "rlimits")
-FENCE_WORDS = {
-    "bwrap": "namespaces (bubblewrap): no network, own pid/ipc/mount view, our files and "
-             "other runs invisible, private /tmp and /dev/shm",
-    "landlock": "Landlock: only the system folders readable and the run folder writable; "
-                "no TCP; no signals out",
-    "seccomp": "seccomp: no network sockets of any kind, no io_uring, no leaving the core",
-    "cgroup": "cgroup: memory including shared and tmpfs pages, processes, one core, "
-              "exact CPU time",
-    "uid": "a fresh uid per run: no access to our files or other runs' processes",
-    "rlimits": "rlimits, no_new_privs, scrubbed environment, own session",
-}
-
 _uid_counter = iter(range(1, 1 << 62))
 _uid_lock = threading.Lock()
 
@@ -162,128 +147,9 @@ def _signal_name(number):
         return str(number)
 
 
-class IsolationError(ValueError):
-    """An isolation that was asked for cannot run here (the message says why)."""
-
-
 class SandboxError(RuntimeError):
     """The sandbox failed to start a run with its fences (the kit's trouble, not the
     submission's: the run did not happen as promised)."""
-
-
-def parse_isolation(spec):
-    """``(file fence, required fences)`` of an ``--isolation`` value: "auto", or fences
-    joined by "+": "bwrap" or "landlock" (that file fence, insisted on) or "rlimits"
-    (neither), "seccomp", "cgroup" and "uid" (insisted on). Raises IsolationError."""
-    words = [word for word in spec.split("+") if word]
-    unknown = [word for word in words if word not in FENCE_ORDER + ("auto",)]
-    if unknown or not words:
-        raise IsolationError(f"unknown isolation {spec!r}: use auto, or fences joined by "
-                             "'+' from bwrap, landlock, rlimits, seccomp, cgroup, uid")
-    if "bwrap" in words and "seccomp" in words:
-        raise IsolationError("bwrap and seccomp exclude each other here: bwrap needs "
-                             "netlink sockets to set up its network namespace")
-    file_fences = [word for word in words if word in ("bwrap", "landlock")]
-    if len(file_fences) > 1:
-        raise IsolationError("bwrap and landlock exclude each other: bwrap cannot start "
-                             "under Landlock")
-    if file_fences:
-        file_fence = file_fences[0]
-    elif "rlimits" in words and "auto" not in words:
-        file_fence = "none"
-    else:
-        file_fence = "auto"
-    return file_fence, {word for word in words if word in ("seccomp", "cgroup", "uid")}
-
-
-_BWRAP_WORKS = {}
-
-
-def bwrap_works(uid=None):
-    """True when ``bwrap`` is on PATH and can create its namespaces here (as ``uid``;
-    the answer is kept for "as root, under some sandbox uid" and "as ourselves")."""
-    key = uid is None
-    if key not in _BWRAP_WORKS:
-        path = shutil.which("bwrap", path=SAFE_PATH)
-        works = False
-        if path:
-            prefix = []
-            setpriv = shutil.which("setpriv", path=SAFE_PATH)
-            if uid is not None and setpriv:
-                prefix = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                          "--no-new-privs", "--"]
-            try:
-                works = subprocess.run(
-                    prefix + [path, "--unshare-all", "--die-with-parent", "--as-pid-1",
-                              "--ro-bind", "/", "/", "true"], stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                    timeout=10).returncode == 0
-            except (OSError, subprocess.SubprocessError):
-                works = False
-        _BWRAP_WORKS[key] = works
-    return _BWRAP_WORKS[key]
-
-
-_LANDLOCK_WORKS = []
-
-
-def landlock_works():
-    """True when Landlock can restrict a thread here (tried once)."""
-    if not _LANDLOCK_WORKS:
-        _LANDLOCK_WORKS.append(landlock.probe())
-    return _LANDLOCK_WORKS[0]
-
-
-def reference_paths():
-    """Our own files a submission must never see: the engine package wherever it is
-    installed, and the repository it sits in when it is a checkout."""
-    package = Path(__file__).resolve().parent.parent
-    paths = [str(package)]
-    checkout = package.parent
-    if (checkout / "tictactoe.py").is_file() or (checkout / ".git").exists():
-        paths.append(str(checkout))
-    return paths
-
-
-def carve(roots, hidden):
-    """``(readable, listable)``: folders and files whose union is everything beneath
-    ``roots`` except ``hidden``, and the folders on the way to a hidden path. Landlock can
-    only allow, so a hidden folder inside an allowed one is left out by allowing its
-    siblings instead; its ancestors stay listable (names only: Python's import system
-    lists every folder on its path). Paths are resolved; missing roots are dropped."""
-    resolved = []
-    for root in roots:
-        if os.path.exists(root):
-            real = os.path.realpath(root)
-            if real not in resolved:
-                resolved.append(real)
-    hidden = [os.path.realpath(path) for path in hidden]
-    readable, listable = [], []
-    for root in resolved:
-        _carve_one(root, [path for path in hidden
-                          if path == root or path.startswith(root + "/")],
-                   readable, listable)
-    return readable, listable
-
-
-def _carve_one(root, hidden, readable, listable):
-    if not hidden:
-        readable.append(root)
-        return
-    if root in hidden:
-        return
-    listable.append(root)
-    try:
-        names = sorted(os.listdir(root))
-    except OSError:
-        return
-    for name in names:
-        child = os.path.join(root, name)
-        inside = [path for path in hidden if path == child or path.startswith(child + "/")]
-        if not inside:
-            readable.append(child)
-        elif child not in inside and os.path.isdir(child) and not os.path.islink(child):
-            _carve_one(child, inside, readable, listable)
 
 
 _LIVE = set()            # pids of the commands running now, in any slot
@@ -296,7 +162,7 @@ class Sandbox:
     ``isolation``: see :func:`parse_isolation`. ``workspace``: the kit's workspace (a new
     one, removed by :meth:`close`, when None). ``dedicated_uids`` and ``cgroups``: None
     means "when available". ``hidden``: more paths (e.g. the cases folder) a submission
-    must not see, besides :func:`reference_paths`. ``shared``: a folder of builds the runs
+    must not see, besides :func:`engine.grading.fences.reference_paths`. ``shared``: a folder of builds the runs
     may read (as root, cases share their build instead of copying it).
     Raises IsolationError when a fence that was insisted on cannot run.
     """
@@ -345,11 +211,11 @@ class Sandbox:
                     raise IsolationError("cgroups cannot be created here") from None
         self.use_bwrap = False
         self.use_landlock = False
-        if file_fence in ("auto", "bwrap") and bwrap_works(self.uid):
+        if file_fence in ("auto", "bwrap") and fences.bwrap_works(self.uid):
             self.use_bwrap = True
         elif file_fence == "bwrap":
             raise IsolationError("bwrap is missing or cannot create namespaces here")
-        elif file_fence in ("auto", "landlock") and landlock_works():
+        elif file_fence in ("auto", "landlock") and fences.landlock_works():
             self.use_landlock = True
         elif file_fence == "landlock":
             raise IsolationError("Landlock is not available in this kernel")
@@ -363,7 +229,7 @@ class Sandbox:
         if "seccomp" in required and not self.use_seccomp:
             raise IsolationError(f"no seccomp filter for this machine "
                                  f"({os.uname().machine})")
-        self.hidden = [path for path in list(reference_paths()) + list(hidden)
+        self.hidden = [path for path in list(fences.reference_paths()) + list(hidden)
                        if os.path.exists(path)]
         self.prlimit = shutil.which("prlimit", path=SAFE_PATH)
         self.setpriv = shutil.which("setpriv", path=SAFE_PATH)
@@ -402,7 +268,7 @@ class Sandbox:
     def _landlock_rules(self):
         if not self.use_landlock:
             return None
-        read_only, listable = carve(SYSTEM_FOLDERS, self.hidden)
+        read_only, listable = fences.carve(SYSTEM_FOLDERS, self.hidden)
         if self.shared is not None:
             read_only.append(self.shared)
         files = list(DEVICES) + [(path, landlock.READ_DIR) for path in listable]

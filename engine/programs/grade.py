@@ -27,7 +27,8 @@ from ..grading.generate import PROGRAMS, generate_cases, write_cases
 from ..grading.runner import (GRADER_SCRIPTS, Runner, find_submissions, gradable,
                               load_cases, shard)
 from ..grading.printable import printable
-from ..grading.sandbox import IsolationError, Limits, parse_isolation
+from ..grading.fences import IsolationError, parse_isolation
+from ..grading.sandbox import Limits
 from .common import parse_positive_int, run_program, write_atomically
 
 NAME = "grade"
