@@ -4,7 +4,7 @@
 
 Games are decided by how deep the agent searches in its time, and arena series are too
 noisy to see a 10% change of speed. This benchmark runs the agent's own search (its
-deepening, table, move order, beam and reductions: ``agent(..., max_depth=D)``, no
+deepening, table, move order, beam and reductions: ``agent`` with ``max_depth=D``, no
 solve) to a fixed depth on two positions a board size, one early (70% of the squares
 empty) and one in the middle game (45%), reached by the agent playing both sides at
 depth 3 on the arena's boards. It prints each position's depth, move, value, positions
@@ -23,8 +23,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from engine.games.stake_raid import EMPTY, MAX, MIN, StakeRaid  # noqa: E402
-from engine.games.stake_raid_agents import agent  # noqa: E402
-from engine.programs.stake_raid_arena import board_for  # noqa: E402
+from engine.programs.stake_raid.agent import AGENT, agent  # noqa: E402
+from engine.programs.stake_raid.arena import board_for  # noqa: E402
 
 SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
 # Shares of the squares still empty in the benchmark's positions.
@@ -32,6 +32,8 @@ STAGES = (0.70, 0.45)
 # The fixed depth by board size: about what the agent (with ProbCut) reaches in 0.5-2 s
 # a move there.
 DEPTHS = {6: 13, 7: 12, 8: 12, 9: 11, 10: 11, 11: 11, 12: 11}
+# The agent as it plays, but deepening to a fixed depth: no solve, no stopping rule.
+FIXED = AGENT.but(overrun=0, solve_cells=0)
 # Enough time that no fixed-depth search here meets the deadline (checked: the depth
 # reached is printed and must be the one asked for).
 AMPLE_SECONDS = 1e6
@@ -50,7 +52,7 @@ def positions(size, seed):
             found.append((game, state))
             wanted.pop(0)
             continue
-        _, child = agent(game, state, AMPLE_SECONDS, overrun=0, solve_cells=0, max_depth=3)
+        _, child = agent(game, state, AMPLE_SECONDS, settings=FIXED.but(max_depth=3))
         board = child[0] if mover == MAX else child[0].translate(SWAP)
         mover = MAX + MIN - mover
     return found
@@ -60,8 +62,8 @@ def search_once(game, state, depth):
     """(move, value, depth reached, positions, CPU seconds) of one fixed-depth search."""
     reached = []
     started = time.process_time()
-    action, _ = agent(game, state, AMPLE_SECONDS, overrun=0, solve_cells=0,
-                      max_depth=depth, on_iteration=reached.append)
+    action, _ = agent(game, state, AMPLE_SECONDS, settings=FIXED.but(max_depth=depth),
+                      on_iteration=reached.append)
     seconds = time.process_time() - started
     last = reached[-1]
     return action, last.result.value, last.depth, last.result.stats.nodes, seconds

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.games.stake_raid import EMPTY, MAX, MIN, StakeRaid  # noqa: E402
-from engine.games.stake_raid_player import (SAFETY, STARTUP_COST,  # noqa: E402
+from engine.programs.stake_raid.player import (SAFETY, STARTUP_COST,  # noqa: E402
                                             competition_move)
 from engine.search import search  # noqa: E402
 

@@ -13,8 +13,9 @@ its CPU time only (no start-up is reserved or charged), so 1 s a game is 1 s of 
 A and B are strategy names of homework.py (``agent``, ``classic``, ``greedy``, ``depthD``;
 by default ``agent`` against ``classic``). The default 8 pairs are a smoke run (``make
 bench``); the series behind a decision used ``--pairs 40`` (80 games).
-``--set NAME=VALUE`` changes a keyword argument of ``agent`` for A only (e.g. ``--set
-beam=6 --set threat_weight=0.5``), so variants are tried without editing the code.
+``--set NAME=VALUE`` changes a field of the agent's settings (engine.programs.stake_raid.
+agent.AgentSettings) for A only (e.g. ``--set beam=6 --set gain_weight=0.4``), so variants
+are tried without editing the code.
 Games come in colour-swapped pairs on the arena's boards (same seed, same values); a game
 lost on time counts as a loss. ``--only O`` (or ``X``) plays only the game of each pair
 where A has that colour: half the time, where the other colour's games are not in doubt.
@@ -31,10 +32,10 @@ from multiprocessing import Pool
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from engine.games import stake_raid_agents as agents  # noqa: E402
-from engine.games import stake_raid_player as player  # noqa: E402
+from engine.programs.stake_raid import agent as agents  # noqa: E402
+from engine.programs.stake_raid import player  # noqa: E402
 from engine.games.stake_raid import EMPTY, MAX, MIN, StakeRaid  # noqa: E402
-from engine.programs.stake_raid_arena import board_for  # noqa: E402
+from engine.programs.stake_raid.arena import board_for  # noqa: E402
 
 SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
 
@@ -46,8 +47,14 @@ def _no_startup():
 
 
 def strategy(name, settings):
+    """The strategy ``name``; with ``settings`` (only for the agent), the agent with its
+    settings changed so."""
     play = agents.STRATEGIES[name]
-    return functools.partial(play, **settings) if settings else play
+    if not settings:
+        return play
+    if play is not agents.agent:
+        raise SystemExit(f"--set applies to the agent only, not to {name}")
+    return functools.partial(play, settings=agents.AGENT.but(**settings))
 
 
 def play_game(job):

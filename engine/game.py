@@ -82,12 +82,6 @@ class Game:
     # it into a list), in which case ``actions`` need only support ``actions[index]``.
     # Not defined here so that the search can tell whether a game offers it.
 
-    def pass_turn(self, state):
-        """The position after the side to move passes (same board, the other side to
-        move), for the search's null-move pruning; None when there is no such position
-        (the default: the assignments' games have no pass)."""
-        return None
-
     def key(self, state):
         """Transposition-table key of ``state``; override to merge symmetric states."""
         return state

@@ -6,8 +6,8 @@ and returns the result of the deepest iteration that COMPLETED before the deadli
 search that runs past the deadline is abandoned (engine.search raises SearchTimeout
 inside it) and its partial result is thrown away.
 
-Time is read only through ``clock`` (default ``time.perf_counter``), so tests inject a
-fake clock and never depend on real time. Budgeting (how much of a game's time to give a
+Time is read only through the time limit's ``clock`` (default ``time.perf_counter``), so
+tests inject a fake clock and never depend on real time. Budgeting (how much of a game's time to give a
 move, safety margins) belongs to the program; this module only honours a deadline.
 """
 
@@ -40,22 +40,23 @@ class DeepeningResult(namedtuple("DeepeningResult",
     __slots__ = ()
 
 
-def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.perf_counter,
-                        table=None, order=None, window=(-INF, INF), tracer_factory=None,
-                        stats=None, min_depth=1, on_iteration=None, prune=True,
-                        stop_when=None, expand=None, reduce=None, null_move=None,
-                        bounds=None, probcut=None):
-    """Deepen from ``min_depth`` to ``max_depth`` until ``deadline`` (a ``clock()`` time).
+def iterative_deepening(game, state, *, max_depth, time_limit=None, table=None, order=None,
+                        window=(-INF, INF), tracer_factory=None, stats=None, min_depth=1,
+                        on_iteration=None, prune=True, stop_when=None, selective=None):
+    """Deepen from ``min_depth`` to ``max_depth`` until ``time_limit`` (a
+    :class:`engine.search.TimeLimit`; its clock also times the iterations).
 
     ``table`` (a TranspositionTable, created if None) is kept across iterations.
     ``tracer_factory(depth)`` may give each iteration its own tracer; ``on_iteration``
     is called with each completed :class:`Iteration`. Stops early once an iteration
     is exact (no evaluation and no table answer used: searched to the game's end).
-    ``order``, ``expand``, ``reduce``, ``null_move``, ``bounds`` and ``probcut`` are passed to
-    the search (see engine.search; a cut by true ``bounds`` keeps an iteration exact).
-    ``prune=False`` deepens plain minimax instead of alpha-beta. ``stop_when(iteration)``
-    returning True ends the deepening after that completed iteration (e.g. a proven win).
+    ``order`` and ``selective`` are passed to the search (see engine.search; a cut by true
+    ``bounds`` keeps an iteration exact). ``prune=False`` deepens plain minimax instead
+    of alpha-beta. ``stop_when(iteration)`` returning True ends the deepening after that
+    completed iteration (e.g. a proven win).
     """
+    deadline = time_limit.deadline if time_limit is not None else None
+    clock = time_limit.clock if time_limit is not None else time.perf_counter
     if table is None:
         table = TranspositionTable()
     if stats is None:
@@ -73,9 +74,7 @@ def iterative_deepening(game, state, *, max_depth, deadline=None, clock=time.per
         try:
             result = search(game, state, prune=prune, depth=depth, window=window,
                             tracer=tracer, stats=stats, table=table, order=order,
-                            expand=expand, reduce=reduce, null_move=null_move,
-                            bounds=bounds, probcut=probcut, deadline=deadline,
-                            clock=clock)
+                            time_limit=time_limit, selective=selective)
         except SearchTimeout:
             timed_out = True
             break

@@ -1,100 +1,25 @@
 """The ONE minimax / alpha-beta search of the project (AIMA form).
 
-Every program searches through :func:`search`. It is minimax when ``prune=False`` and
-alpha-beta when ``prune=True``; everything else is optional and costs nothing when off:
+Every program searches through :func:`search`: minimax with ``prune=False``, alpha-beta
+with ``prune=True``. Rules graders depend on (docs/engine.md, "The search"):
 
-* ``depth``     depth cut-off. The root is depth 0; a node at depth == ``depth`` is a leaf
-                valued by ``game.evaluate``. The terminal test comes FIRST, so a terminal
-                node at the cut-off gets ``game.terminal_value``.
-* ``window``    the root's (alpha, beta); the assignments use (-inf, inf) or e.g.
-                (-1000, 1000). ``v`` always starts at -inf (Max) / +inf (Min) as in AIMA:
-                the same values whenever the game's values lie inside the window, and a
-                sound bound when a narrowed window is reached (a node that started at the
-                window's edge could report that edge as a bound it never proved).
-* ``tracer``    an observer (see :class:`Tracer` below; engine.trace holds the recorders)
-                told about every visited node:
-                ``enter(state, action, depth, alpha, beta)`` before the node is examined,
-                ``leave(state, action, depth, value, alpha, beta, kind)`` just before it
-                returns (post-order; ``alpha``/``beta`` are the node's final bounds, a leaf's
-                are the ones it was called with; ``kind`` says where the value came from),
-                and ``pruned(state, depth, actions)`` with the children a cut skipped (only
-                when it skipped any; it comes right before that node's ``leave``).
-                A tracer that defines ``leaves(state, depth, count)`` accepts the game's
-                bulk ``horizon_values``: instead of enter/leave for each child on the
-                cut-off it is told once that ``count`` of them were valued at ``depth``.
-* ``stats``     a :class:`Statistics` object that receives the counts (accumulates).
-* ``memo``      a dict memoising whole subtrees by (key, depth left, alpha, beta), where the
-                key is ``memo_key(state)`` if that option is given, else the state itself.
-                With a tracer, the tracer must be replayable (``mark``/``capture``/
-                ``replay``): the subtree's trace is recorded once and replayed on every
-                later visit, so the output is byte-identical to a full search. Only valid
-                for games whose subtree depends on the key alone (no path-dependent rules).
-* ``memo_key``  e.g. a game's ``subtree_key``: a key shared by states whose subtrees have
-                the same shape and values. With a tracer, states sharing a key may print
-                differently: ``replay(segment, state)`` must adapt the text to ``state``.
-* ``table``     a :class:`TranspositionTable` (values with bound flags and best moves).
-* ``order``     ``order(state, children, hint, depth) -> children``: move ordering; ``hint`` is
-                the transposition table's best action for the state (or None).
-* ``expand``    ``expand(state, hint, depth) -> children``: replaces ``game.successors``
-                followed by ``order`` at interior nodes and the root, for players that
-                choose which children to build at all (ordering and forward pruning
-                before any child state is made). Not for the grader modes: their visit
-                order is the spec's.
-* ``reduce``    ``(after, plies)``: late-move reductions, for players only (with
-                ``prune``). Below the root, every child after the first ``after`` is first
-                searched ``plies`` shallower, and searched again at full depth only when
-                that value would raise alpha (Max) or lower beta (Min): a move that the
-                ordering put late rarely matters, and when it does the re-search finds out.
-                Children with ``plies`` or fewer levels left are never reduced. Not
-                with a tracer (a ValueError): a reduced search is not the visit order
-                a trace describes.
-* ``null_move`` ``plies``: null-move pruning, for players only (with ``prune``), for games
-                where moving is practically never worse than passing. Below the root,
-                at a node with more than ``plies + 1`` levels left whose parent was not
-                itself a pass, the side to move first passes (``game.pass_turn(state)``,
-                the same position with the other side to move; None: no pass there)
-                and that position is searched ``plies`` shallower than a child would
-                be, with a window one unit wide at the node's far edge. If even the
-                pass reaches the edge (>= beta for Max, <= alpha for Min) the node
-                returns that value at once, a bound (stored as one in ``table``): the
-                node would cut anyway, and a real move would do at least as well.
-                Not with a tracer (a ValueError).
-* ``probcut``   ``(min_left, plies, margin)``: ProbCut, for players only (with
-                ``prune``), for games whose values change little from one depth to one
-                a few plies deeper. Below the root, at a node with at least ``min_left``
-                levels left, the node itself is first searched ``plies`` shallower with
-                a window one unit wide at the side to move's far edge moved ``margin``
-                beyond it (beta + margin for Max, alpha - margin for Min). If that
-                shallow search reaches it, the node returns its edge (beta or alpha)
-                at once: the full search would most probably cut there too. A guess,
-                not a proof (unlike ``bounds``). With a ``table``, a deeper entry of
-                the node that the shallow search replaced is put back. Not with a
-                tracer (a ValueError).
-* ``bounds``    ``bounds(state) -> (low, high)``, for players only (with ``prune``): every
-                value the search could give ``state`` (any position reachable from
-                it, or any blend of their values a horizon makes) lies within
-                [low, high]. An interior node whose ``high`` is at or below alpha, or
-                whose ``low`` is at or above beta, returns that bound at once without
-                expanding (a solve far from its window ends early). Not with a tracer
-                (a ValueError): the trace would skip nodes the spec visits.
-* ``deadline``  with ``clock``: raise :class:`SearchTimeout` once ``clock() >= deadline``
-                (checked each time ``check_every`` more nodes have been counted).
-* ``root_cut``  with ``prune``, for players only: the root stops at the first child whose
-                value reaches the window's far edge (``>= beta`` for Max, ``<= alpha`` for
-                Min) and returns that child, its value a bound. A null-window test such as
-                "is there a winning move?" needs one such child, not the rest searched
-                against an empty window. Not the grader modes' root (see below).
+* children are visited in ``game.successors`` order (or ``order``'s);
+* a Max node returns as soon as ``v >= beta``, a Min node as soon as ``v <= alpha``, the
+  test made BEFORE alpha/beta is updated, and a cut node returns ``v`` (not the bound);
+* ``v`` starts at -inf (Max) / +inf (Min) whatever the window, as in AIMA;
+* the terminal test comes FIRST: a terminal node at the cut-off gets
+  ``game.terminal_value``, other nodes at the cut-off ``game.evaluate``;
+* the root never cuts (see :func:`_search_root`), later root children get the tightened
+  window, and the root keeps the FIRST strictly better child, so alpha-beta chooses
+  exactly the move minimax chooses.
 
-Rules graders depend on (docs/engine.md, "The search"): children are visited in
-``game.successors`` order; a Max node returns as soon as ``v >= beta`` and a Min node as
-soon as ``v <= alpha``, the test made BEFORE alpha/beta is updated; a cut node returns
-``v`` (not the bound); the root never cuts but later root children get the tightened
-window; the root keeps the FIRST strictly better child, so alpha-beta chooses exactly the
-move minimax chooses.
+Game-playing agents search less than everything through the ``selective`` hooks
+(:mod:`engine.selective`); the grader modes never do, and the hooks cost them nothing.
 """
 
 import time
 from collections import namedtuple
+from typing import Callable, NamedTuple
 
 from .errors import SearchTimeout
 
@@ -155,8 +80,18 @@ class TranspositionTable(dict):
         return entry[3] if entry is not None else None
 
 
+class TimeLimit(NamedTuple):
+    """When a search must give up: :class:`SearchTimeout` is raised once
+    ``clock() >= deadline``, the clock being read each time ``check_every`` more nodes
+    have been counted. The clock is injectable, so tests never depend on real time."""
+    deadline: float
+    clock: Callable[[], float] = time.perf_counter
+    check_every: int = 256
+
+
 class Tracer:
-    """No-op observer; subclasses override the events they need."""
+    """No-op observer; subclasses override the events they need (engine.trace holds the
+    recorders)."""
 
     def enter(self, state, action, depth, alpha, beta):
         """Called before ``state`` (reached by ``action``; None at the root) is examined."""
@@ -169,7 +104,8 @@ class Tracer:
         """
 
     def pruned(self, state, depth, actions):
-        """Called when a cut at ``state`` skips the children reached by ``actions``."""
+        """Called when a cut at ``state`` skips the children reached by ``actions``
+        (only when it skipped any; right before that node's ``leave``)."""
 
     # A tracer MAY define ``leaves(state, depth, count)``: the search then uses the
     # game's bulk ``horizon_values`` and, instead of enter/leave for each child of
@@ -196,28 +132,54 @@ def _overrides(tracer, event):
     return getattr(type(tracer), event, None) is not getattr(Tracer, event)
 
 
-def _report_pruned(tracer, state, depth, rest):
-    """Tell ``tracer`` which children a cut skipped: those ``rest`` (the iterator over
-    the children, stopped at the cut) has not yielded yet, if any."""
-    skipped = [pair[0] for pair in rest]
-    if skipped:
-        tracer.pruned(state, depth, skipped)
-
-
 def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=None,
-           stats=None, memo=None, memo_key=None, table=None, order=None, deadline=None,
-           clock=time.perf_counter, check_every=256, expand=None, reduce=None,
-           root_cut=False, null_move=None, bounds=None, probcut=None):
-    """Search ``state`` of ``game`` and return a :class:`SearchResult` (see module doc)."""
+           stats=None, memo=None, memo_key=None, table=None, order=None, time_limit=None,
+           selective=None):
+    """Search ``state`` of ``game``; return a :class:`SearchResult`.
+
+    Arguments (all but the first two are keywords, and optional):
+
+    prune       alpha-beta (True) or minimax (False)
+    depth       the cut-off: the root is depth 0 and a node at depth == ``depth`` is a leaf
+                valued by ``game.evaluate`` (None: search to the end of the game)
+    window      the root's (alpha, beta), e.g. (-1000, 1000). Inside it the values are
+                those of the full window; a narrowed window gives sound bounds
+    tracer      a :class:`Tracer`, told about every visited node: ``enter`` before it is
+                examined, ``leave`` just before it returns (post-order), ``pruned`` with
+                the children a cut skipped
+    stats       a :class:`Statistics` the counts are added to (a new one by default)
+    memo        a dict memoising whole subtrees by (key, depth left, alpha, beta), the key
+                being ``memo_key(state)`` (default: the state). With a tracer, the tracer
+                must be replayable (``mark``/``capture``/``replay``, engine.trace): a
+                subtree's trace is recorded once and replayed on every later visit, so the
+                output is byte-identical to a full search. Only for games whose subtrees
+                depend on the key alone
+    memo_key    e.g. a game's ``subtree_key``: states sharing it have subtrees of the same
+                shape and values (``replay(segment, state)`` adapts the text to ``state``)
+    table       a :class:`TranspositionTable`: values with bound flags, and best moves
+                that are tried first
+    order       ``order(state, children, hint, depth) -> children``: move ordering, with
+                ``hint`` the table's best action for the state (or None)
+    time_limit  a :class:`TimeLimit`
+    selective   hooks of a game-playing agent that searches less than everything
+                (:class:`engine.selective.Selective`): its own children, forward pruning,
+                reductions, cuts by bounds. Never with a tracer (a ValueError): the trace
+                would not be the visit order a spec describes
+
+    Raises SearchTimeout past the time limit (the counts made so far are in ``stats``).
+    A game with ``horizon_values`` (see engine.game) has the children of a node on the
+    cut-off valued in bulk, unless a tracer without ``leaves`` or a memo needs them one
+    by one.
+    """
     if stats is None:
         stats = Statistics()
+    if selective is not None and tracer is not None:
+        raise ValueError("a selective search cannot be traced")
     successors = game.successors
     terminal_value = game.terminal_value
     is_max = game.is_maxs_turn
     evaluate = game.evaluate
     key_of = game.key
-    # Bulk horizon evaluation only when nobody needs to see the horizon nodes one by one.
-    # A tracer may still take them in bulk if it has a ``leaves`` method (see Tracer).
     horizon_values = getattr(game, "horizon_values", None)
     tracer_leaves = getattr(tracer, "leaves", None) if tracer is not None else None
     if (tracer is not None and tracer_leaves is None) or memo is not None:
@@ -233,22 +195,15 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
     # The depth left is part of a memo key only under a cut-off; without one, 0 (an int:
     # INF - d would make and hash a float at every node).
     bounded = depth is not None
-    low, high = window
-    if reduce is not None and tracer is not None:
-        raise ValueError("late-move reductions (reduce) cannot be traced")
-    reduce_after, reduce_plies = reduce if reduce is not None and prune else (0, 0)
-    if null_move is not None and tracer is not None:
-        raise ValueError("null-move pruning (null_move) cannot be traced")
-    null_plies = null_move if null_move and prune else 0
-    if bounds is not None and tracer is not None:
-        raise ValueError("static bounds (bounds) cannot be traced")
-    if not prune:
-        bounds = None
-    if probcut is not None and tracer is not None:
-        raise ValueError("ProbCut (probcut) cannot be traced")
-    probe_left, probe_plies, probe_margin = (probcut if probcut is not None and prune
-                                             else (0, 0, 0))
-    pass_turn = game.pass_turn if null_plies else None
+    expand = cut = search_children = None
+    cut_from = reduce_plies = 0
+    if selective is not None and prune:
+        expand, cut, cut_from = selective.expand, selective.cut, selective.cut_from
+        search_children, reduce_plies = selective.search_children, selective.reduce_plies
+    elif selective is not None:
+        expand = selective.expand
+    deadline, clock, check_every = (time_limit if time_limit is not None
+                                    else (None, time.perf_counter, 256))
     nodes = evaluations = terminals = cutoffs = table_hits = memo_hits = 0
     # The clock is read once ``check_every`` more nodes have been counted. A threshold,
     # not ``nodes % check_every == 0``: bulk horizon values add many nodes at once and
@@ -291,7 +246,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
             kind = EVALUATED
         else:
             kind = INTERIOR
-            hint = None
+            hint = entry = table_key = None
             if table is not None:
                 table_key = key_of(state)
                 entry = table.get(table_key)
@@ -310,100 +265,30 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                                     capture(start)
                             return stored
                 alpha_in, beta_in = alpha, beta
-            if bounds is not None:
-                low_bound, high_bound = bounds(state)
-                if high_bound <= alpha or low_bound >= beta:
-                    cutoffs += 1
-                    return high_bound if high_bound <= alpha else low_bound
             maximizing = is_max(state)
-            if probe_plies and action is not None and limit - d >= probe_left:
-                # ProbCut: the shallow search of this very node, at the side to move's
-                # edge pushed ``probe_margin`` further. A deeper table entry it replaced
-                # is put back (its move comes from the deeper search); otherwise the
-                # probe's entry gives the full search its first move.
-                if maximizing:
-                    cut = beta < INF
-                    if cut:
-                        edge = beta + probe_margin
-                        cut = visit(state, action, d + probe_plies, edge - 1, edge) >= edge
-                else:
-                    cut = alpha > -INF
-                    if cut:
-                        edge = alpha - probe_margin
-                        cut = visit(state, action, d + probe_plies, edge, edge + 1) <= edge
-                if table is not None:
-                    if entry is not None and entry[0] > limit - d - probe_plies:
-                        table[table_key] = entry
-                    else:
-                        entry = table.get(table_key)
-                        if entry is not None:
-                            hint = entry[3]
-                if cut:
+            if cut is not None and limit - d >= cut_from:
+                v = cut(visit, state, action, d, limit - d, alpha, beta, maximizing, table,
+                        table_key, entry)
+                if v is not None:
                     cutoffs += 1
-                    return beta if maximizing else alpha
-            best = None
-            bulk = None
-            null_cut = False
-            # Null move: ``action`` is None at the root and after a pass, so neither
-            # passes. With the one-unit window the pass's value is a bound, enough to
-            # tell whether it reaches the edge.
-            if null_plies and action is not None and limit - d > null_plies + 1:
-                passed = pass_turn(state)
-                if passed is not None:
-                    if maximizing:
-                        if beta == INF:
-                            passed = None   # no edge to reach
-                    elif alpha == -INF:
-                        passed = None
-                if passed is not None:
-                    if maximizing:
-                        v = visit(passed, None, d + 1 + null_plies, beta - 1, beta)
-                        null_cut = v >= beta
-                    else:
-                        v = visit(passed, None, d + 1 + null_plies, alpha, alpha + 1)
-                        null_cut = v <= alpha
+                    return v
+                if table is not None:
+                    # The hook may have searched this node shallower: its best move first.
+                    entry = table.get(table_key)
+                    if entry is not None:
+                        hint = entry[3]
             if horizon_values is not None and d + 1 >= limit:
-                bulk = horizon_values(state)
-            if null_cut:
-                cutoffs += 1        # even a pass reaches the edge: v is its bound
-            elif bulk is not None:
-                # Children sit on the cut-off: same loop over precomputed values.
-                actions, values = bulk
-                if not prune:
-                    if not isinstance(values, list):
-                        values = list(values)   # a lazy iterator (see Game docs)
-                    v = max(values) if maximizing else min(values)
-                    index = values.index(v)
-                    visited = len(values)
-                else:
-                    v = -INF if maximizing else INF
-                    index = visited = 0
-                    for cv in values:
-                        visited += 1
-                        if maximizing:
-                            if cv > v:
-                                v, index = cv, visited - 1
-                            if v >= beta:
-                                cutoffs += 1
-                                break
-                            if v > alpha:
-                                alpha = v
-                        else:
-                            if cv < v:
-                                v, index = cv, visited - 1
-                            if v <= alpha:
-                                cutoffs += 1
-                                break
-                            if v < beta:
-                                beta = v
+                # Children sit on the cut-off: their values come in bulk.
+                actions, values = horizon_values(state)
+                v, index, visited = _bulk_value(values, prune, maximizing, alpha, beta)
+                cutoffs += visited < 0
+                visited = abs(visited)
                 nodes += visited
                 evaluations += visited
                 best = actions[index] if visited else None
                 if tracer is not None:
                     tracer_leaves(state, d + 1, visited)
             else:
-                # A generator of children is pulled only up to a cut; to report what
-                # the cut skipped, the loop runs on an iterator whose rest is just that.
                 if expand is not None:
                     children = expand(state, hint, d)
                 else:
@@ -412,15 +297,17 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                         children = order(state, children, hint, d)
                     elif hint is not None:
                         children = _hint_first(children, hint)
+                # A generator of children is pulled only up to a cut; to report what
+                # the cut skipped, the loop runs on an iterator whose rest is just that.
                 if report_pruned:
                     children = iter(children)
                 d1 = d + 1
                 if reduce_plies and limit - d1 > reduce_plies:
-                    v, best, cut = _reduced_children(visit, children, d1, alpha, beta,
-                                                     maximizing, reduce_after, reduce_plies)
-                    cutoffs += cut
+                    v, best, was_cut = search_children(visit, children, d1, alpha, beta,
+                                                       maximizing)
+                    cutoffs += was_cut
                 elif maximizing:
-                    v = -INF
+                    v, best = -INF, None
                     for a, child in children:
                         cv = visit(child, a, d1, alpha, beta)
                         if cv > v:
@@ -434,7 +321,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                             if v > alpha:
                                 alpha = v
                 else:
-                    v = INF
+                    v, best = INF, None
                     for a, child in children:
                         cv = visit(child, a, d1, alpha, beta)
                         if cv < v:
@@ -448,12 +335,7 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
                             if v < beta:
                                 beta = v
             if table is not None:
-                if v <= alpha_in:
-                    flag = UPPER
-                elif v >= beta_in:
-                    flag = LOWER
-                else:
-                    flag = EXACT
+                flag = UPPER if v <= alpha_in else LOWER if v >= beta_in else EXACT
                 table[table_key] = (limit - d, v, flag, best)
 
         if tracer is not None:
@@ -470,8 +352,8 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
 
     try:
         value, action, child, root_values = _search_root(
-            game, state, visit, prune, limit, low, high, tracer, table, order, expand,
-            root_cut)
+            game, state, visit, prune, limit, window, tracer, table, order, expand,
+            selective is not None and prune and selective.root_cut)
     finally:
         stats.nodes += nodes + 1          # + the root
         stats.evaluations += evaluations
@@ -486,34 +368,41 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
     return SearchResult(value, action, child, root_values, stats)
 
 
-def _reduced_children(visit, children, d1, alpha, beta, maximizing, after, plies):
-    """The child loop of an alpha-beta node under late-move reductions (see ``reduce``):
-    (value, best action, 1 if it cut else 0). Children after the first ``after`` are
-    searched at depth ``d1 + plies`` first, and again at ``d1`` when that value would
-    improve the node's bound."""
-    v, best = (-INF if maximizing else INF), None
-    for index, (a, child) in enumerate(children):
-        if index >= after:
-            cv = visit(child, a, d1 + plies, alpha, beta)
-            if cv > alpha if maximizing else cv < beta:
-                cv = visit(child, a, d1, alpha, beta)
-        else:
-            cv = visit(child, a, d1, alpha, beta)
+def _bulk_value(values, prune, maximizing, alpha, beta):
+    """The loop over children on the cut-off, on their precomputed ``values``:
+    (value, index of the best, children visited; negative when it cut)."""
+    if not prune:
+        if not isinstance(values, list):
+            values = list(values)   # a lazy iterator (see engine.game)
+        v = max(values) if maximizing else min(values)
+        return v, values.index(v), len(values)
+    v = -INF if maximizing else INF
+    index = visited = 0
+    for cv in values:
+        visited += 1
         if maximizing:
             if cv > v:
-                v, best = cv, a
+                v, index = cv, visited - 1
             if v >= beta:
-                return v, best, 1
+                return v, index, -visited
             if v > alpha:
                 alpha = v
         else:
             if cv < v:
-                v, best = cv, a
+                v, index = cv, visited - 1
             if v <= alpha:
-                return v, best, 1
+                return v, index, -visited
             if v < beta:
                 beta = v
-    return v, best, 0
+    return v, index, visited
+
+
+def _report_pruned(tracer, state, depth, rest):
+    """Tell ``tracer`` which children a cut skipped: those ``rest`` (the iterator over
+    the children, stopped at the cut) has not yielded yet, if any."""
+    skipped = [pair[0] for pair in rest]
+    if skipped:
+        tracer.pruned(state, depth, skipped)
 
 
 def _hint_first(children, hint):
@@ -527,15 +416,17 @@ def _hint_first(children, hint):
     return children
 
 
-def _search_root(game, state, visit, prune, limit, low, high, tracer, table, order,
-                 expand=None, root_cut=False):
-    """The root: like an interior node, but it never cuts (unless ``root_cut``: see
-    search) and it remembers the move.
+def _search_root(game, state, visit, prune, limit, window, tracer, table, order, expand,
+                 root_cut):
+    """The root: like an interior node, but it never cuts and it remembers the move.
 
     The root keeps the FIRST child whose value is strictly better than every earlier
     child's; later children are searched with the tightened window (alpha-beta only).
-    Returns (value, action, child, root_values).
+    With ``root_cut`` (a selective search's null-window test) it stops at the first child
+    whose value reaches the window's far edge. Returns (value, action, child,
+    root_values).
     """
+    low, high = window
     alpha, beta = low, high
     if tracer is not None:
         tracer.enter(state, None, 0, alpha, beta)

@@ -93,7 +93,7 @@ MUTANTS = {
          "        stakes = len(self.empties(cells))\n"
          "        return children[stakes:] + children[:stakes]\n", 1)],
     "missing final newline": [
-        ("engine/programs/stake_raid.py",
+        ("engine/programs/stake_raid/homework.py",
          'return move_name(size, action) + "\\n" + "\\n".join(rows) + "\\n"',
          'return move_name(size, action) + "\\n" + "\\n".join(rows)', 1)],
 }

@@ -13,7 +13,7 @@ from engine.games.morris import moves as morris_moves, solve
 from engine.games.tictactoe import TicTacToe, winner
 from engine.grading.diagnose import diagnose
 from engine.grading.generate import PROGRAMS, generate_cases, run_in_process
-from engine.programs.stake_raid import parse_input, render, setup
+from engine.programs.stake_raid.homework import parse_input, render, setup
 from engine.search import search
 from engine.trace import Tracer
 

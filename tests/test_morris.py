@@ -15,8 +15,9 @@ from hypothesis import given, settings, strategies as st
 
 from engine.games.morris import (DECISIVE_HORIZON, LONGEST_FORCED_WIN, Morris,
                                  MorrisLookahead, WIN, EVAL_LIMIT, line_owner, moves, solve)
-from engine.programs._morris_play import parse_move, play
-from engine.programs.morris import best_move, main
+from engine.programs.morris.play import parse_move, play
+from engine.programs.morris import main
+from engine.programs.morris.lookahead import best_move
 from engine.search import search
 from engine.trace import TraceRecorder
 

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from engine.errors import UsageError
 from engine.games.stake_raid import (EMPTY, MAX, MIN, OCCUPIED, RAID, StakeRaid,
                                      code_digits)
-from engine.programs.stake_raid import Problem, move_name, parse_input, render, setup
+from engine.programs.stake_raid.homework import (Problem, move_name, parse_input, render,
+                                                setup)
 from engine.search import search
 from golden import program_cases
 

@@ -1,5 +1,6 @@
-"""COMPETITION strategies of Stake/Raid: legality, the swing order, the threat horizon,
-the exact endgame and the strategy choice of homework.py."""
+"""COMPETITION strategies of Stake/Raid: legality, the swing order, the agent's horizon,
+the exact endgame, the settings it hands the search and the strategy choice of
+homework.py."""
 
 import io
 import itertools
@@ -11,11 +12,15 @@ import time
 
 import pytest
 
-from engine.games import stake_raid_agents as agents
 from engine.games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid
-from engine.programs import stake_raid as homework
 from engine.iterative import iterative_deepening
+from engine.programs.stake_raid import agent as agents
+from engine.programs.stake_raid import homework
 from engine.search import TranspositionTable, search
+from engine.selective import Selective
+
+AGENT = agents.AGENT
+ENDGAME_CELLS = AGENT.endgame_cells
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -44,83 +49,30 @@ def test_no_time_means_the_greedy_move():
     assert agents.agent(game, state, 0.0) == agents.greedy(game, state)
 
 
-def test_threat_horizon_without_weight_is_the_plain_horizon():
-    rng = random.Random(11)
-    for _ in range(20):
-        game, state = random_state(rng, 5, rng.randint(1, 20), rng.choice((MAX, MIN)))
-        plain = StakeRaid(game.size, game.values)
-        threat = agents.ThreatGame(game.size, game.values, threat_weight=0)
-        actions, values = plain.horizon_values(state)
-        t_actions, t_values = threat.threat_values(state)
-        values, t_values = list(values), list(t_values)
-        assert t_values == values
-        assert [t_actions[i] for i in range(len(values))] == \
-            [actions[i] for i in range(len(values))]
-
-
-def test_threat_horizon_charges_the_opponents_best_reply():
-    # 1x3 board, values 10 50 1: MAX on the left, MIN to move on the right.
-    game = agents.ThreatGame(3, [10, 50, 1, 1, 1, 1, 1, 1, 1], threat_weight=1)
-    cells = bytes([MAX, EMPTY, MIN] + [EMPTY] * 6)
-    state = game.initial_state(cells, MIN)
-    actions, values = game.threat_values(state)
-    values = list(values)
-    score = 10 - 1
-    # MIN's Stake on B1 (50) takes the best square: MAX's best reply is then a 1.
-    stake_b1 = values[0]
-    assert stake_b1 == score - 50 + 1
-    # MIN's Stake on A2 (1) leaves B1 to MAX: a Raid there gains 50 + 2 * 1.
-    stake_a2 = values[1]
-    assert stake_a2 == score - 1 + 52
-
-
-def threat_values_by_hand(game, state):
-    """Every child's threat value, from its definition: the child's score less the
-    weight times the opponent's best next gain on any other empty square."""
-    cells, score, mover = state
-    enemy = MAX + MIN - mover
-    values, neighbours = game.values, game.neighbours
-    replies = {}
-    for cell in game.empties(cells):
-        near = [cells[other] for other in neighbours[cell]]
-        gain = values[cell]
-        if enemy in near and mover in near:
-            gain += 2 * sum(values[other] for other in neighbours[cell]
-                            if cells[other] == mover)
-        replies[cell] = gain
-    sign = 1 if mover == MAX else -1
-    found = []
-    for action, child in game.successors(state):
-        square = action - RAID if action >= RAID else action
-        threat = max([gain for cell, gain in replies.items() if cell != square], default=0)
-        found.append(score + sign * ((child[1] - score) * sign - game.threat_weight * threat))
-    return found
-
-
 def random_position(rng):
     n = rng.randint(1, 7)
     # Some small values make ties and near-ties common.
-    game = agents.ThreatGame(n, [rng.choice((rng.randint(1, 99), rng.randint(1, 3)))
-                                 for _ in range(n * n)], rng.choice((0, 0.3, 0.5, 1)),
-                             rng.choice((1, 0.5, 0.7)))
+    game = agents.HorizonGame(n, [rng.choice((rng.randint(1, 99), rng.randint(1, 3)))
+                                  for _ in range(n * n)], rng.choice((1, 0.5, 0.7)))
     cells = [EMPTY] * (n * n)
     for cell in rng.sample(range(n * n), n * n - rng.randint(1, n * n)):
         cells[cell] = rng.choice((MAX, MIN))
     return game, game.initial_state(bytes(cells), rng.choice((MAX, MIN)))
 
 
-def test_the_horizon_picks_the_best_threat_value_without_visiting_every_move():
+def test_the_horizon_picks_the_best_child_without_visiting_every_move():
+    """The first best child of the plain horizon (every child's score, in the spec's
+    order), valued at the score plus the weighted gain unless it fills the board."""
     rng = random.Random(17)
     for _ in range(600):
         game, state = random_position(rng)
-        expected = threat_values_by_hand(game, state)
-        actions, values = game.threat_values(state)
-        assert list(values) == expected
+        plain = StakeRaid(game.size, game.values)
+        actions, values = plain.horizon_values(state)
+        values = list(values)
+        best = (max if state[2] == MAX else min)(values)
         [action], [value] = game.horizon_values(state)
-        best = (max if state[2] == MAX else min)(expected)
-        assert expected[[actions[i] for i in range(len(expected))].index(action)] == best
-        if game.threat_weight == 0 and state[0].count(EMPTY) > 1:
-            # only a share of the best gain (see the next test)
+        assert action == actions[values.index(best)]
+        if state[0].count(EMPTY) > 1:
             best = state[1] + (best - state[1]) * game.gain_weight
         assert value == best
 
@@ -129,18 +81,19 @@ def test_the_horizon_adds_a_share_of_the_gain_but_values_the_last_move_exactly()
     rng = random.Random(19)
     for _ in range(200):
         game, state = random_state(rng, 4, rng.randint(1, 6), rng.choice((MAX, MIN)))
-        threat = agents.ThreatGame(game.size, game.values, 0, 0.5)
+        horizon = agents.HorizonGame(game.size, game.values, 0.5)
         best = (max if state[2] == MAX else min)(
             child[1] for _, child in game.successors(state))
-        [_], [value] = threat.horizon_values(state)
+        [_], [value] = horizon.horizon_values(state)
         if state[0].count(EMPTY) == 1:
             assert value == best            # the move fills the board: its real score
         else:
             assert value == state[1] + (best - state[1]) / 2
         # a search to the end of the game stays exact
         assert iterative_deepening(
-            threat, state, max_depth=state[0].count(EMPTY), table=TranspositionTable(),
-            expand=agents.swing_expand(threat)).value == search(game, state).value
+            horizon, state, max_depth=state[0].count(EMPTY), table=TranspositionTable(),
+            selective=Selective(expand=agents.swing_expand(horizon))).value == \
+            search(game, state).value
 
 
 def test_top_moves_are_the_head_of_the_full_swing_order():
@@ -172,7 +125,7 @@ def test_swing_expand_prefers_blocking_a_big_raid():
 
 def test_swing_expand_puts_the_table_move_first_and_prunes_below_the_root():
     rng = random.Random(5)
-    game, state = random_state(rng, 6, agents.ENDGAME_CELLS + 10)
+    game, state = random_state(rng, 6, ENDGAME_CELLS + 10)
     children = game.successors(state)
     hint = children[-1][0]
     expand = agents.swing_expand(game, beam=4)
@@ -206,7 +159,7 @@ def test_agent_keeps_the_outcome_of_the_endgame(seed):
 def test_solve_outcome_proves_what_a_full_search_finds(seed):
     rng = random.Random(seed)
     game, state = random_state(rng, 4, 8, rng.choice((MAX, MIN)))
-    game = agents.ThreatGame(game.size, game.values)
+    game = agents.HorizonGame(game.size, game.values)
     exact = search(game, state, prune=True, table=TranspositionTable()).value
     solved = agents.solve_outcome(game, state, time.process_time() + 60,
                                   time.process_time, TranspositionTable())
@@ -224,7 +177,7 @@ def test_solve_outcome_gives_up_at_the_deadline():
     rng = random.Random(3)
     game, state = random_state(rng, 6, 20)
     ticks = iter(range(10 ** 6))
-    assert agents.solve_outcome(agents.ThreatGame(game.size, game.values), state, 5,
+    assert agents.solve_outcome(agents.HorizonGame(game.size, game.values), state, 5,
                                 lambda: next(ticks), TranspositionTable()) is None
 
 
@@ -245,7 +198,7 @@ def test_homework_strategy_from_option_and_environment(tmp_path):
 
 
 def test_expand_hook_replaces_successors_and_order():
-    """engine.search's ``expand``: the same children give the same search; fewer
+    """engine.selective's ``expand``: the same children give the same search; fewer
     children are all the search visits."""
     rng = random.Random(8)
     game, state = random_state(rng, 4, 9)
@@ -256,7 +209,7 @@ def test_expand_hook_replaces_successors_and_order():
         calls.append(depth)
         return game.successors(node)
 
-    hooked = search(game, state, prune=True, depth=4, expand=same)
+    hooked = search(game, state, prune=True, depth=4, selective=Selective(expand=same))
     assert (hooked.value, hooked.action, hooked.stats.nodes) == \
         (plain.value, plain.action, plain.stats.nodes)
     assert calls and min(calls) == 0
@@ -264,7 +217,7 @@ def test_expand_hook_replaces_successors_and_order():
     def first_two(node, hint, depth):
         return game.successors(node)[:2]
 
-    pruned = search(game, state, prune=True, depth=4, expand=first_two)
+    pruned = search(game, state, prune=True, depth=4, selective=Selective(expand=first_two))
     assert pruned.action in [a for a, _ in game.successors(state)[:2]]
     assert pruned.stats.nodes < plain.stats.nodes
 
@@ -288,7 +241,7 @@ def test_deepening_stops_when_the_next_iteration_would_not_finish():
 
 def test_the_opponents_nodes_can_have_their_own_beam():
     rng = random.Random(8)
-    game, ours = random_state(rng, 6, agents.ENDGAME_CELLS + 12)
+    game, ours = random_state(rng, 6, ENDGAME_CELLS + 12)
     # The agent plays MAX: a node is the opponent's when MIN moves there, at any depth
     # (late-move reductions change the depth's parity).
     theirs = (ours[0], ours[1], MIN)
@@ -301,18 +254,19 @@ def test_the_opponents_nodes_can_have_their_own_beam():
 
 
 def fixed_depth_positions(seed, count, depth, **options):
-    """Positions visited by the agent's deepening (beam 8) to ``depth`` on ``count``
-    random 6x6 positions, summed; each search must reach ``depth`` with a legal move."""
-    from engine.games.stake_raid_player import BoundedTable
+    """Positions visited by the agent's deepening (beam 8, with the selective ``options``)
+    to ``depth`` on ``count`` random 6x6 positions, summed; each search must reach
+    ``depth`` with a legal move."""
+    from engine.programs.stake_raid.player import BoundedTable
 
     rng = random.Random(seed)
     nodes = 0
     for _ in range(count):
-        game, state = random_state(rng, 6, agents.ENDGAME_CELLS + 14)
-        threat = agents.ThreatGame(game.size, game.values)
-        result = iterative_deepening(threat, state, max_depth=depth,
-                                     table=BoundedTable(10 ** 5),
-                                     expand=agents.swing_expand(threat, beam=8), **options)
+        game, state = random_state(rng, 6, ENDGAME_CELLS + 14)
+        horizon = agents.HorizonGame(game.size, game.values)
+        selective = Selective(expand=agents.swing_expand(horizon, beam=8), **options)
+        result = iterative_deepening(horizon, state, max_depth=depth,
+                                     table=BoundedTable(10 ** 5), selective=selective)
         assert result.depth == depth
         assert result.action in [a for a, _ in game.successors(state)]
         nodes += result.stats.nodes
@@ -324,9 +278,9 @@ def test_late_move_reductions_reach_the_same_depth_with_fewer_positions():
             < 0.8 * fixed_depth_positions(31, 6, 6))
 
 
-def search_options(monkeypatch, game, state, **settings):
-    """The options ``agents.agent(game, state, 30.0, **settings)`` hands the deepening
-    (which is replaced by a stub that records them and stops the agent)."""
+def selectivity(monkeypatch, game, state, **settings):
+    """The Selective that ``agents.agent(game, state, 30.0, AGENT.but(**settings))`` hands
+    the deepening (which is replaced by a stub that records it and stops the agent)."""
     seen = {}
 
     def deepening(*args, **options):
@@ -335,56 +289,34 @@ def search_options(monkeypatch, game, state, **settings):
 
     monkeypatch.setattr(agents, "iterative_deepening", deepening)
     with pytest.raises(StopIteration):
-        agents.agent(game, state, 30.0, **settings)
-    return seen
+        agents.agent(game, state, 30.0, settings=AGENT.but(**settings))
+    return seen["selective"]
 
 
 def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):
     game, state = random_state(random.Random(3), 6, 20)
-    seen = search_options(monkeypatch, game, state, reduce_after=3, reduce_plies=2)
-    assert seen["reduce"] == (3, 2)
-    seen = search_options(monkeypatch, game, state, reduce_plies=0)
-    assert seen["reduce"] is None
+    assert selectivity(monkeypatch, game, state, reduce_after=3,
+                       reduce_plies=2).reduce == (3, 2)
+    assert selectivity(monkeypatch, game, state, reduce_plies=0).reduce is None
     # none in the endgame, which must be solved exactly
-    _, endgame = random_state(random.Random(4), 6, agents.ENDGAME_CELLS)
-    seen = search_options(monkeypatch, game, endgame, reduce_after=3, reduce_plies=2,
-                          solve_cells=0, null_move=2)
-    assert seen["reduce"] is None and seen["null_move"] is None
-    # score bounds in the endgame only, and only with the horizon they hold for
-    assert seen["bounds"] is not None
-    seen = search_options(monkeypatch, game, endgame, solve_cells=0, threat_weight=0.5)
-    assert seen["bounds"] is None
-    # null-move pruning: off by default (measured, not kept), passed on when asked for
-    seen = search_options(monkeypatch, game, state)
-    assert not seen["null_move"] and seen["bounds"] is None
-    seen = search_options(monkeypatch, game, state, null_move=2)
-    assert seen["null_move"] == 2
+    _, endgame = random_state(random.Random(4), 6, ENDGAME_CELLS)
+    seen = selectivity(monkeypatch, game, endgame, reduce_after=3, reduce_plies=2,
+                       solve_cells=0)
+    assert seen.reduce is None
+    # score bounds in the endgame only
+    assert seen.bounds is not None
+    assert selectivity(monkeypatch, game, state).bounds is None
 
 
 def test_the_agent_passes_probcut_to_the_search_outside_the_endgame(monkeypatch):
     game, state = random_state(random.Random(3), 6, 20)
-    seen = search_options(monkeypatch, game, state, probcut_left=5, probcut_plies=4,
-                          probcut_margin=30)
-    assert seen["probcut"] == (5, 4, 30)
-    seen = search_options(monkeypatch, game, state, probcut_plies=0)
-    assert seen["probcut"] is None
-    _, endgame = random_state(random.Random(4), 6, agents.ENDGAME_CELLS)
-    seen = search_options(monkeypatch, game, endgame, solve_cells=0, probcut_plies=4)
-    assert seen["probcut"] is None
-
-
-def test_a_pass_keeps_the_board_and_hands_over_the_move():
-    game, state = random_state(random.Random(5), 5, 12)
-    cells, score, mover = state
-    assert game.pass_turn(state) == (cells, score, 3 - mover)
-    assert game.pass_turn(game.pass_turn(state)) == state
-
-
-def test_null_move_pruning_saves_positions_at_a_fixed_depth():
-    # Moving nearly always beats passing here: where even a pass fails high, the node
-    # is cut without searching its moves.
-    assert (fixed_depth_positions(17, 4, 7, null_move=2)
-            < fixed_depth_positions(17, 4, 7))
+    seen = selectivity(monkeypatch, game, state, probcut_left=5, probcut_plies=4,
+                       probcut_margin=30)
+    assert seen.probcut == (5, 4, 30)
+    assert selectivity(monkeypatch, game, state, probcut_plies=0).probcut is None
+    _, endgame = random_state(random.Random(4), 6, ENDGAME_CELLS)
+    seen = selectivity(monkeypatch, game, endgame, solve_cells=0, probcut_plies=4)
+    assert seen.probcut is None
 
 
 class Terminal(io.StringIO):
@@ -451,7 +383,8 @@ def test_the_tuning_series_can_play_one_colour_only(colour):
 def test_max_depth_makes_the_agent_a_fixed_depth_search():
     game, state = random_state(random.Random(12), 6, 24)
     reached = []
-    action, child = agents.agent(game, state, 1e6, overrun=0, solve_cells=0, max_depth=4,
+    action, child = agents.agent(game, state, 1e6,
+                                 settings=AGENT.but(overrun=0, solve_cells=0, max_depth=4),
                                  on_iteration=reached.append)
     assert [iteration.depth for iteration in reached] == [1, 2, 3, 4]
     assert (action, child) == (reached[-1].result.action, reached[-1].result.child)

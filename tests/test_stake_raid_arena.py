@@ -10,7 +10,7 @@ import time
 import pytest
 
 from engine.games.stake_raid import RAID, StakeRaid
-from engine.programs import stake_raid_arena as arena
+from engine.programs.stake_raid import arena
 from engine.programs.stake_raid import main as homework_main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

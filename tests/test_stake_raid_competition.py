@@ -6,7 +6,7 @@ import random
 import pytest
 
 from engine.games.stake_raid import EMPTY, MAX, MIN, StakeRaid
-from engine.games.stake_raid_player import (FINISH, FINISH_FRACTION, SAFETY, STARTUP_COST,
+from engine.programs.stake_raid.player import (FINISH, FINISH_FRACTION, SAFETY, STARTUP_COST,
                                             BoundedTable, competition_move, greedy_move,
                                             move_budget, moves_left, order_by_score,
                                             table_for)

@@ -23,7 +23,6 @@ that repetition, "sooner wins score higher" and the evaluation can be stated per
 """
 
 from ..game import Game
-from ..search import search
 
 ROWS_AND_COLUMNS = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8))
 # Orthogonal neighbours of each cell, in raster order (so slides come out in spec order).
@@ -354,15 +353,3 @@ class MorrisLookahead(Game):
             return depth - WIN if turn == "x" else WIN - depth
         return None
 
-
-def best_move(board, turn, ply, history=(), tracer=None, game=None):
-    """Alpha-beta from ``(board, turn)`` to depth ``min(ply, DECISIVE_HORIZON)``.
-
-    ``history``: earlier positions (``board + turn``) of the game, which count for the
-    repetition rule. Returns the engine's SearchResult, or None for a terminal position.
-    """
-    game = game if game is not None else MorrisLookahead()
-    root = game.root(board, turn, history)
-    if game.terminal_value(root) is not None:
-        return None
-    return search(game, root, prune=True, depth=min(ply, DECISIVE_HORIZON), tracer=tracer)

@@ -244,20 +244,13 @@ class StakeRaid(Game):
     def is_maxs_turn(self, state):
         return state[2] == MAX
 
-    def pass_turn(self, state):
-        """The same board with the other side to move. Not a legal move (nobody may
-        pass): a player's search uses it for null-move pruning, since a move is nearly
-        always worth more than no move here."""
-        cells, score, mover = state
-        return (cells, score, MAX + MIN - mover)
-
     def score_bounds(self, state):
         """(low, high): the least and the most score (MAX's view) of any position
         reachable from ``state``, whoever plays what. An empty square can still go
         either way (its value at most); a piece can flip only by a Raid on an empty
         square next to it, so a piece without an empty neighbour is settled and one
         with an empty neighbour can at most change hands (twice its value). A search
-        to the end of the game cuts with these (engine.search's ``bounds``)."""
+        to the end of the game cuts with these (engine.selective's ``bounds``)."""
         cells, score, _ = state
         values, area = self.values, self.area
         empty_flags = cells.translate(_ONLY[EMPTY])

@@ -39,7 +39,7 @@ from ..games.morris import OTHER, moves as morris_moves, solve
 from ..games.stake_raid import RAID, action_cell
 from ..games.take_stones import TakeStones
 from ..games.tictactoe import TicTacToe
-from ..programs.stake_raid import parse_input, setup
+from ..programs.stake_raid.homework import parse_input, setup
 from ..search import search
 from .textdiff import compare_text, content_difference, first_line_difference, is_text
 from .traces import Entry, diagnose_trace

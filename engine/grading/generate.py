@@ -48,7 +48,7 @@ from ..errors import SearchTimeout, UsageError
 from ..games.morris import Morris, line_owner, moves as morris_moves, solve
 from ..games.take_stones import TakeStones
 from ..games.tictactoe import TicTacToe, winner
-from ..search import search
+from ..search import TimeLimit, search
 from .case import Case, Outcome, prepare, run_reference, snapshot, write_case
 
 PROGRAMS = ("tictactoe", "tmmorris", "take_stones", "stake_raid")
@@ -160,7 +160,7 @@ def _program_main(script):
         from ..programs.take_stones import main
         return lambda argv: main(argv, fast_exit=False)
     if script == "homework.py":
-        from ..programs.stake_raid import main
+        from ..programs.stake_raid.homework import main
         return lambda argv: main(argv, fast_exit=False)
     raise ValueError(f"no in-process entry point for {script!r}")
 
@@ -362,9 +362,10 @@ def take_stones_nodes(n, taken, depth):
 
     limit = depth or n + 1
     try:
+        # The "clock" counts its readings: the time limit is a budget of nodes.
         result = search(game, state, prune=True, depth=limit, window=(-1000, 1000),
-                        deadline=TAKE_STONES_MAX_NODES // check_every + 1, clock=clock,
-                        check_every=check_every)
+                        time_limit=TimeLimit(TAKE_STONES_MAX_NODES // check_every + 1,
+                                             clock, check_every))
     except SearchTimeout:
         return None
     if result.stats.nodes > TAKE_STONES_MAX_NODES:

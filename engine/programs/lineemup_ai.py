@@ -20,7 +20,7 @@ from typing import Dict, NamedTuple
 
 from ..games.line_em_up import WIN
 from ..iterative import iterative_deepening
-from ..search import TranspositionTable
+from ..search import TimeLimit, TranspositionTable
 from ..trace import RecursionDepthTracer
 
 
@@ -116,7 +116,7 @@ class AIPlayer:
         try:
             outcome = iterative_deepening(
                 self.game, state, max_depth=self.depth,
-                deadline=start + self.seconds - self.margin, clock=clock,
+                time_limit=TimeLimit(start + self.seconds - self.margin, clock),
                 table=TranspositionTable(), order=self.game.order_moves,
                 tracer_factory=tracer_factory, prune=self.alphabeta, stop_when=_decided)
         finally:

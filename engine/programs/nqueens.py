@@ -47,7 +47,7 @@ import time
 
 from ..errors import UsageError
 from ..games.nqueens import VARIATIONS, make_game
-from ..search import INF, TranspositionTable, search
+from ..search import INF, TimeLimit, TranspositionTable, search
 from . import nqueens_chart, nqueens_check
 from .common import run_program, write_atomically
 
@@ -472,7 +472,7 @@ def solve_size(variation, size, clock=None, all_openings=True,
     table = BoundedTable(table_entries, game.key_weight)
     options = dict(prune=True, table=table, order=game.solver_order)
     if clock is not None:
-        options.update(deadline=INF, clock=clock, check_every=clock.check_every)
+        options.update(time_limit=TimeLimit(INF, clock, clock.check_every))
     root = game.initial_state()
     started = time.process_time()
     result = search(game, root, **options)

@@ -73,7 +73,7 @@ class MorrisAdapter:
 
     def parse(self, args):
         from ..games.morris import DECISIVE_HORIZON, MorrisLookahead
-        from .morris import parse_arguments
+        from .morris.program import parse_arguments
         if len(args) != 3:
             raise UsageError("morris takes STATE PLY TURN")
         board, _, ply, turn = parse_arguments([args[0], "-", args[1], args[2]])

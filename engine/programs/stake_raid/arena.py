@@ -49,16 +49,17 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ..errors import UsageError
-from ..games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, move_name
-from ..games.stake_raid_agents import STRATEGIES
-from .common import write_atomically
+from ...errors import UsageError
+from ...games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, move_name
+from ..common import write_atomically
+from .agent import STRATEGIES
 
 X, O = MAX, MIN                     # absolute codes on the referee's board
 SWAP = bytes.maketrans(b"\x01\x02", b"\x02\x01")
 MARKS = {EMPTY: ".", X: "X", O: "O"}
 WALL_FACTOR, WALL_EXTRA = 1.5, 1.0
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The folder holding the engine package (this file is engine/programs/stake_raid/arena.py).
+PROJECT_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 3))
 
 TIMEOUT, CRASH, NO_OUTPUT, GARBLED, ILLEGAL = (
     "timeout", "crash", "no output.txt", "garbled output", "illegal move")

@@ -17,9 +17,9 @@ the tests drive it with a fake clock.
 import time
 from typing import Any, NamedTuple
 
-from ..iterative import iterative_deepening
-from ..search import TranspositionTable
-from .stake_raid import EMPTY, MAX
+from ...games.stake_raid import EMPTY, MAX
+from ...iterative import iterative_deepening
+from ...search import TimeLimit, TranspositionTable
 
 # CPU seconds one run of homework.py costs besides its search (interpreter start,
 # imports, parsing, writing output.txt, exit): reserved for every move still to come.
@@ -148,8 +148,9 @@ def competition_move(game, state, seconds_left, clock=time.process_time, spent=0
         action, child = greedy_move(game, state)
         return CompetitionMove(action, child, 1, budget, clock() - started, 0)
     result = iterative_deepening(
-        game, state, max_depth=state[0].count(EMPTY), deadline=started + allowed,
-        clock=clock, table=table_for(len(state[0])) if table is None else table,
+        game, state, max_depth=state[0].count(EMPTY),
+        time_limit=TimeLimit(started + allowed, clock),
+        table=table_for(len(state[0])) if table is None else table,
         order=order_by_score, on_iteration=on_iteration)
     if result.action is None:
         action, child = greedy_move(game, state)

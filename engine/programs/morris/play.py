@@ -8,10 +8,11 @@ applied to the real game, so the program and the referee agree).
 """
 
 
-from ..errors import UsageError
-from ..games.morris import (DECISIVE_HORIZON, NEIGHBOURS, OTHER, PIECES, MorrisLookahead,
-                            best_move, line_owner)
-from .common import parse_positive_int
+from ...errors import UsageError
+from ...games.morris import (DECISIVE_HORIZON, NEIGHBOURS, OTHER, PIECES, MorrisLookahead,
+                             line_owner)
+from ..common import parse_positive_int
+from .lookahead import best_move
 
 PLAY_USAGE = "usage: python3 -m engine morris play [--human x|o] [--ply N]"
 HELP = """Enter a move: a cell 1-9 to place a piece (while you have fewer than 3),

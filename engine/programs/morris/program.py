@@ -21,10 +21,11 @@ depth is min(PLY, 7): from 7 on the choice is perfect and a larger PLY changes n
 
 import sys
 
-from ..errors import UsageError
-from ..games.morris import best_move, check_board
-from ..trace import VisitedListing
-from .common import parse_positive_int, run_program, write_atomically
+from ...errors import UsageError
+from ...games.morris import check_board
+from ...trace import VisitedListing
+from ..common import parse_positive_int, run_program, write_atomically
+from .lookahead import best_move
 
 SUMMARY = "Three Men's Morris: tmmorris.py STATE PATH PLY TURN, or 'morris play'"
 USAGE = "usage: tmmorris.py STATE PATH PLY TURN  (or: python3 -m engine morris play)"
@@ -46,7 +47,7 @@ def parse_arguments(argv):
 
 def run(argv):
     if argv[:1] == ["play"]:
-        from ._morris_play import play
+        from .play import play
         return play(argv[1:])
     board, path, ply, turn = parse_arguments(argv)
     listing = VisitedListing(board=lambda node: node[0])

@@ -34,11 +34,11 @@ import sys
 import time
 from typing import List, NamedTuple
 
-from ..errors import UsageError
-from ..games.stake_raid import EMPTY, MAX, MAX_SIZE, MIN, StakeRaid, move_name
-from ..games.stake_raid_agents import DEFAULT_STRATEGY, STRATEGIES
-from ..search import search
-from .common import run_program, write_atomically
+from ...errors import UsageError
+from ...games.stake_raid import EMPTY, MAX, MAX_SIZE, MIN, StakeRaid, move_name
+from ...search import search
+from ..common import run_program, write_atomically
+from .agent import DEFAULT_STRATEGY, STRATEGIES
 
 SUMMARY = "Stake/Raid war game: homework.py (input.txt -> output.txt)"
 MODES = ("MINIMAX", "ALPHABETA", "COMPETITION")
@@ -198,7 +198,7 @@ def pick_strategy(argv):
 
 def run(argv, fast_exit=False):
     if argv[:1] == ["arena"]:
-        from .stake_raid_arena import run_arena
+        from .arena import run_arena
         return run_arena(argv[1:])
     strategy, argv = pick_strategy(argv)
     if len(argv) not in (0, 2):

@@ -1,0 +1,10 @@
+"""Three Men's Morris: tmmorris.py and ``python3 -m engine morris`` (docs/tmmorris.md).
+
+    program.py     the grader's program: argv, the visited file, the printed board
+    lookahead.py   the program's move (the engine's alpha-beta on MorrisLookahead)
+    play.py        ``morris play``: a person against the program in the terminal
+"""
+
+from .program import SUMMARY, main
+
+__all__ = ["SUMMARY", "main"]
