@@ -1,14 +1,21 @@
 """Shared game-search engine for the classic two-player search assignments.
 
-Layout (data flows one way: program -> game state -> search -> program):
+Layout (data flows one way: program -> game state -> search -> program; docs/engine.md):
 
-    engine.game       the Game protocol every game implements (rules only)
-    engine.search     the ONE minimax / alpha-beta implementation, its tracer hook,
-                      statistics, transposition table and trace memoisation
-    engine.iterative  iterative deepening under a deadline (injectable clock)
-    engine.trace      tracers: trace recorders with replayable segments, fan-out, ARD
-    engine.games.*    one module per game: rules and evaluation functions, no I/O
-    engine.programs.* one module per program: argv/file parsing, output, exit codes
+    engine.game        the Game protocol every game implements (rules only)
+    engine.search      the ONE minimax / alpha-beta implementation (AIMA form), its tracer
+                       hook, statistics, transposition table, trace memoisation, time limit
+    engine.selective   the hooks with which game-playing agents search less than everything
+    engine.iterative   iterative deepening under a deadline (injectable clock)
+    engine.trace       tracers: trace recorders with replayable segments, fan-out, ARD
+    engine.searchtree  the visited tree rebuilt from a tracer's events
+    engine.drawing,    pictures: tree layout and SVG/DOT writers; line and bar charts
+    engine.charts
+    engine.errors      typed errors (UsageError, SearchTimeout)
+    engine.games.*     one module per game: rules and evaluation functions, no I/O, no search
+    engine.programs.*  one module or package per program: argv/file parsing, output, exit
+                       codes, the players that choose moves
+    engine.grading.*   the grading kit (python3 -m engine grade)
 """
 
-__all__ = ["game", "search", "iterative", "trace"]
+__all__ = ["game", "search", "selective", "iterative", "trace"]

@@ -1,11 +1,11 @@
-"""Pictures of searches: a small tree layout and SVG / Graphviz DOT writers (issue 9).
+"""Pictures of searches: a small tree layout and SVG / Graphviz DOT writers.
 
 Standard library only; the SVG is drawn by our own layout code (no Graphviz needed).
 A :class:`Figure` is a tree of :class:`FigureNode` built from what a search visited
 (:mod:`engine.searchtree`); the builders below make one for an explicit tree
 (``engine tree --svg``) and for a real game (``engine picture``).
 
-What the picture promises (tests/test_drawing.py checks it):
+What the picture promises (tests/test_trees.py checks it):
 * one node shape per drawn node, with class ``node`` plus ``max``/``min``/``leaf`` and
   ``pruned``/``unvisited`` for nodes the search never reached: MAX nodes are triangles
   pointing up, MIN nodes triangles pointing down, leaves squares; board nodes are framed
