@@ -29,7 +29,7 @@ HEURISTICS = ["e1", "e2"]
 def child(n, s, heuristic, t):
     """Runs in the measured process: one move from a fixed position, figures on stdout."""
     from engine.games.line_em_up import LineEmUp
-    from engine.programs.lineemup_ai import AIPlayer
+    from engine.programs.lineemup.ai import AIPlayer
 
     game = LineEmUp(n, s, (), heuristic)
     state = game.initial_state()

@@ -1,7 +1,7 @@
 """Typed errors raised inside the engine and the programs.
 
 Programs turn a :class:`UsageError` into one line on stderr and exit code 2
-(see :func:`engine.programs.common.run_program`).
+(see :func:`engine.commandline.run_program`).
 """
 
 

@@ -4,9 +4,9 @@
 # The Java launcher: TakeStones.class beside the Python script TakeStones, so that the
 # graders' literal command `java TakeStones n k s1 .. sk depth` runs the Python program.
 take-stones-java: TakeStones.class
-TakeStones.class: engine/java/TakeStones.java
+TakeStones.class: engine/programs/take_stones/TakeStones.java
 	@command -v javac >/dev/null 2>&1 || { echo "make: javac not found: install a JDK (e.g. apt-get install default-jdk-headless) to build TakeStones.class" >&2; exit 1; }
-	javac -d . engine/java/TakeStones.java
+	javac -d . engine/programs/take_stones/TakeStones.java
 
 test-take-stones: $(VENV)/.ready
 	$(PYTEST) -q tests/test_take_stones.py tests/test_take_stones_java.py $(PYTEST_ARGS)

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine import charts
-from engine.programs import lineemup, nqueens
-from engine.programs.lineemup_check import read_scoreboard
+from engine.programs.lineemup import program as lineemup
+from engine.programs.nqueens import program as nqueens
+from engine.programs.lineemup.check import read_scoreboard
 
 SVG = "{http://www.w3.org/2000/svg}"
 REPO = Path(__file__).resolve().parent.parent
@@ -136,7 +137,7 @@ def test_nqueens_a4_series_reads_q1_to_q4():
                       "2     1              ('X', 0)           4e-05", "",
                       "== Q5: Variation 1a, minimax, depth cut-off 4 ==",
                       "1     1              ('X', 0)           3e-05"])
-    from engine.programs.nqueens_chart import a4_series
+    from engine.programs.nqueens.chart import a4_series
     assert a4_series(text) == [("Q1: 1a minimax", [(1, 3e-05), (2, 4e-05)])]
 
 

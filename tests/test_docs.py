@@ -25,24 +25,14 @@ from xml.etree import ElementTree
 
 import pytest
 
-from engine.__main__ import load, program_names
+from engine.registry import PROGRAMS
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
 
 # Each program of ``python3 -m engine`` and the page that documents it.
-PROGRAM_PAGES = {
-    "tictactoe": "tictactoe.md",
-    "morris": "tmmorris.md",
-    "take_stones": "take_stones.md",
-    "stake_raid": "stake_raid.md",
-    "nqueens": "nqueens.md",
-    "lineemup": "lineemup.md",
-    "tree": "trees.md",
-    "picture": "trees.md",
-    "hillclimb": "trees.md",
-    "grade": "grading.md",
-}
+# Each program's page (engine.registry names it).
+PROGRAM_PAGES = {entry.name: entry.page for entry in PROGRAMS}
 # Pages that are not about one program but must exist all the same.
 OTHER_PAGES = ("engine.md", "README.md")
 
@@ -236,7 +226,7 @@ def test_no_product_file_points_at_the_private_brief():
 
 
 def test_every_program_has_a_page():
-    programs = {name for name in program_names() if load(name) is not None}
+    programs = {entry.name for entry in PROGRAMS}
     assert programs <= set(PROGRAM_PAGES), \
         "a program without a page in docs/: add it to PROGRAM_PAGES and write the page"
     for page in set(PROGRAM_PAGES.values()) | set(OTHER_PAGES):
@@ -274,7 +264,7 @@ def test_every_docs_page_can_be_reached_from_the_readme():
 
 SKIP_MARKER = "<!-- example not checked"
 # The top-level scripts, linked into the folder a session runs in (as a reader has them).
-SCRIPTS = ("tictactoe.py", "tmmorris.py", "TakeStones", "homework.py")
+SCRIPTS = tuple(entry.script for entry in PROGRAMS if entry.script)
 # How the pages write a TAB and a trailing space where they must be seen.
 VISIBLE = str.maketrans({"\u21e5": "\t", "\u00b7": " "})
 

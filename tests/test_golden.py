@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.__main__ import load, program_names
+from engine.registry import PROGRAMS
 from engine.grading.case import (Case, case_from_fields, case_to_fields, compare,
                                  escape_bytes, plain_text, run_reference, unescape_text)
 from golden import (FIXTURES, OFFICIAL, REPO, YAML_SUFFIX, case_id, dump_yaml, interpreter,
@@ -23,9 +23,6 @@ from golden import (FIXTURES, OFFICIAL, REPO, YAML_SUFFIX, case_id, dump_yaml, i
 
 RAW = raw_cases()
 
-# Top-level scripts of the grader programs and the engine program each one runs.
-SCRIPTS = {"tictactoe.py": "tictactoe", "tmmorris.py": "morris",
-           "TakeStones": "take_stones", "homework.py": "stake_raid"}
 OUTPUT_KEYS = ("exit", "stdout", "stdout_escaped", "stderr", "stderr_escaped",
                "expected", "expected_escaped")
 INPUT_KEYS = ("cmd", "stdin", "stdin_escaped", "files", "files_escaped")
@@ -63,10 +60,12 @@ def test_our_golden_case(golden, tmp_path):
 
 # --- the fixture set ----------------------------------------------------------------------
 def test_every_program_has_golden_cases():
-    """Meta-test: each program (engine module or top-level script) has golden cases."""
-    names = [name for name in program_names() if load(name) is not None]
-    names += [program for script, program in SCRIPTS.items() if (REPO / script).exists()]
+    """Meta-test: each program of engine.registry has golden cases, and each grader
+    program's top-level script exists."""
+    names = [entry.fixture_folder for entry in PROGRAMS]
     assert names, "no programs found"
+    scripts = [entry.script for entry in PROGRAMS if entry.script]
+    assert [script for script in scripts if not (REPO / script).is_file()] == []
     missing = sorted({name for name in names
                       if not any(FIXTURES.glob(f"{name}/*/cmd"))
                       and not any(FIXTURES.glob(f"{name}/*{YAML_SUFFIX}"))})
@@ -75,7 +74,7 @@ def test_every_program_has_golden_cases():
 
 def test_fixture_folders_name_known_programs():
     """A fixture folder for a program that does not exist is a typo, not a test."""
-    known = set(program_names())
+    known = {entry.fixture_folder for entry in PROGRAMS}
     for folder in FIXTURES.iterdir():
         if folder.is_dir():
             assert folder.name in known, f"fixtures/{folder.name} matches no program"

@@ -9,8 +9,8 @@ import pytest
 
 from engine.errors import UsageError
 from engine.grading.case import REPO, load_case, replay, snapshot
-from engine.grading.generate import (PROGRAMS, TAKE_STONES_MAX_LINES, generate_cases,
-                                     run_in_subprocess, write_cases)
+from engine.grading.assignments.take_stones import TAKE_STONES_MAX_LINES
+from engine.grading.generate import PROGRAMS, generate_cases, run_in_subprocess, write_cases
 
 SMALL = 12
 LARGE = 80

@@ -190,7 +190,7 @@ def test_report_marks_truncated_outputs():
 
 
 def test_several_submissions_give_one_gradescope_file_each(tmp_path):
-    from engine.programs.grade import write_outputs
+    from engine.grading.cli import write_outputs
     import argparse
     target = tmp_path / "gradescope"
     options = argparse.Namespace(json=None, csv=None, report=None, gradescope=str(target))
@@ -207,7 +207,7 @@ def test_several_submissions_give_one_gradescope_file_each(tmp_path):
 def test_an_engine_in_the_current_folder_that_hides_ours_is_refused(tmp_path):
     """python3 -m engine imports the current folder's engine/ first: run inside a copy of
     this repository, the kit would grade with the copy's code."""
-    from engine.programs.grade import shadowing_engine
+    from engine.grading.cli import shadowing_engine
     copy = our_copy(tmp_path / "sub", "tictactoe.py")
     assert shadowing_engine(pythonpath=str(REPO), loaded=copy / "engine") == (
         copy / "engine", (REPO / "engine").resolve())

@@ -491,7 +491,7 @@ def test_kit_memory_stays_bounded_whatever_the_runs_leave(tmp_path, isolation):
     cases = tmp_path / "cases"
     for case in generate_cases("tictactoe", 2, 1):
         write_case(case, cases / case.name)
-    script = ("import resource, sys\nfrom engine.programs.grade import main\n"
+    script = ("import resource, sys\nfrom engine.grading.cli import main\n"
               "code = main(sys.argv[1:])\n"
               "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
               "sys.exit(code)\n")

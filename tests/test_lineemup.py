@@ -15,8 +15,8 @@ from hypothesis import given, settings, strategies as st
 
 from engine.game import Game
 from engine.games.line_em_up import WIN, LineEmUp, cell_name, window_masks
-from engine.programs import lineemup
-from engine.programs.lineemup_ai import AIPlayer, SimulatedClock, safety_margin
+from engine.programs.lineemup import program as lineemup
+from engine.programs.lineemup.ai import AIPlayer, SimulatedClock, safety_margin
 from engine.search import search
 from engine.trace import RecursionDepthTracer
 

@@ -1,5 +1,5 @@
 """`python3 -m engine lineemup check`: our outputs and the course's samples pass, every
-corruption is caught at the right line (engine/programs/lineemup_check.py)."""
+corruption is caught at the right line (engine/programs/lineemup/check.py)."""
 
 import re
 import subprocess
@@ -12,9 +12,9 @@ from hypothesis import given, settings as hypothesis_settings, strategies as st
 
 from golden import program_cases
 
-from engine.programs import lineemup
-from engine.programs.lineemup_ai import SimulatedClock
-from engine.programs.lineemup_check import check_scoreboard, check_trace, run_check
+from engine.programs.lineemup import program as lineemup
+from engine.programs.lineemup.ai import SimulatedClock
+from engine.programs.lineemup.check import check_scoreboard, check_trace, run_check
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "fixtures" / "lineemup" / "course-samples"

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine.games.nqueens import AnySquare, ColumnByColumn, make_game, reverse_bits
-from engine.programs import nqueens as program
+from engine.programs.nqueens import program
 from engine.search import INF, TranspositionTable, search
 from golden import REPO
 

@@ -1,4 +1,4 @@
-"""`python3 -m engine nqueens check A4_output.txt` (engine/programs/nqueens_check.py):
+"""`python3 -m engine nqueens check A4_output.txt` (engine/programs/nqueens/check.py):
 our own output passes, so do the looser layouts the assignment allows, and every
 corruption is caught at its line."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.programs import nqueens
-from engine.programs.nqueens_check import Checker, Solver
+from engine.programs.nqueens import program as nqueens
+from engine.programs.nqueens.check import Checker, Solver
 
 REPO = Path(__file__).resolve().parent.parent
 

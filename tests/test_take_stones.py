@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import take_stones_oracle as oracle
 from engine.games.take_stones import TakeStones, union_lists
-from engine.programs import take_stones as program
+from engine.programs.take_stones import program
 from engine.search import EVALUATED, TERMINAL, search
 from engine.trace import Tracer
 from golden import program_cases

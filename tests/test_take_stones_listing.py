@@ -1,4 +1,4 @@
-"""The TakeStones listings (engine/programs/take_stones_listing.py): node records and their
+"""The TakeStones listings (engine/programs/take_stones/listing.py): node records and their
 text, rewriting varying stones, and whole traces against the oracle for any n the
 records fit, including positions far from a new game.
 """
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import take_stones_oracle as oracle
 from engine.games.take_stones import TakeStones
-from engine.programs.take_stones import BoundedMemo
-from engine.programs.take_stones_listing import RecordLayout, RecordListing, TextListing
+from engine.programs.take_stones.program import BoundedMemo
+from engine.programs.take_stones.listing import RecordLayout, RecordListing, TextListing
 from engine.search import search
 
 VALUES = (-1000, 1000, -100, 100)     # every alpha and beta of a search to the end

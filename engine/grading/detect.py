@@ -1,19 +1,9 @@
 """How a submission folder is built and run, found from the files it holds.
 
-:func:`detect` returns a :class:`Plan` as each assignment's grader would run the folder:
-
-    tictactoe / tmmorris  (NAME = tictactoe or tmmorris)
-        NAME.py beside engine/   our repository: python3 NAME.py
-        Makefile with NAME       make NAME, then ./NAME.bin
-        NAME.java                javac NAME.java, then java NAME
-        NAME.py                  python3 NAME.py
-    take_stones
-        TakeStones.java          javac *.java, then java TakeStones
-        TakeStones (a script)    python3 TakeStones (our repository's script)
-    stake_raid   (in a folder holding input.txt; it writes output.txt)
-        homework.py              python3 homework.py
-        homework.java            javac homework.java, then java homework
-        homework.cpp / .c        g++ / gcc -O2 -o homework ..., then ./homework
+:func:`detect` returns a :class:`Plan` as each assignment's grader would run the folder,
+by the rules of the assignment's module in engine.grading.assignments (``detect``; e.g.
+tic-tac-toe: our repository's tictactoe.py, a Makefile with a tictactoe target,
+tictactoe.java, or tictactoe.py), built from the helpers here.
 
 ``--command CMD`` (see :func:`command_plan`) replaces detection: CMD runs through
 ``/bin/sh -c`` with ``{args}`` standing for the case's arguments, shell-quoted (without
@@ -39,6 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple, Optional, Tuple
 
+from .. import registry
 from .fences import SAFE_PATH
 from .untrusted_files import Bounds, TooLarge, copy_tree, read_text_file, walk
 
@@ -49,7 +40,6 @@ SUBMISSION_BOUNDS = Bounds(depth=32, entries=10_000, bytes=256 * 1024 * 1024)
 IGNORED = (".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules",
            ".pytest_cache", ".mypy_cache")
 
-SCRIPT_NAMES = {"tictactoe": "tictactoe", "tmmorris": "tmmorris"}
 
 
 class Plan(NamedTuple):
@@ -83,7 +73,7 @@ def _tool(name):
     return shutil.which(name, path=SAFE_PATH)
 
 
-def _needs(plan, *tools):
+def needs(plan, *tools):
     """``plan``, or a Plan with an error when one of ``tools`` is not installed."""
     for tool in tools:
         if _tool(tool) is None:
@@ -91,7 +81,7 @@ def _needs(plan, *tools):
     return plan
 
 
-def _is_file(path):
+def is_file(path):
     """True for a regular file that is not a link (detection never follows one)."""
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)
@@ -99,7 +89,7 @@ def _is_file(path):
         return False
 
 
-def _makefile_has_target(folder, target):
+def makefile_has_target(folder, target):
     for name in ("GNUmakefile", "makefile", "Makefile"):
         text = read_text_file(str(folder / name))
         if text is not None and re.search(rf"^{re.escape(target)}\s*:", text, re.MULTILINE):
@@ -107,8 +97,8 @@ def _makefile_has_target(folder, target):
     return False
 
 
-def _ours(folder):
-    return _is_file(folder / "engine" / "__init__.py")
+def ours(folder):
+    return is_file(folder / "engine" / "__init__.py")
 
 
 def command_plan(command):
@@ -117,54 +107,35 @@ def command_plan(command):
 
 
 def detect(program, folder):
-    """The :class:`Plan` that runs the submission ``folder`` for ``program``."""
+    """The :class:`Plan` that runs the submission ``folder`` for ``program`` (the
+    assignment's own rules: its module in engine.grading.assignments)."""
     folder = Path(folder)
     try:
         if not folder.is_dir():
             return Plan("none", error=f"{folder} is not a folder")
     except OSError as error:
         return Plan("none", error=f"{folder}: {error.strerror}")
-    if program in SCRIPT_NAMES:
-        name = SCRIPT_NAMES[program]
-        script = f"{name}.py"
-        if _is_file(folder / script) and _ours(folder):
-            return _needs(Plan("our repository", ("python3", script), keep=(script, "engine")),
-                          "python3")
-        if _makefile_has_target(folder, name) or _makefile_has_target(folder, f"{name}.bin"):
-            return _needs(Plan("make", (f"./{name}.bin",), build=("make", name)), "make")
-        if _is_file(folder / f"{name}.java"):
-            return _needs(Plan("java", ("java", name), build=("javac", f"{name}.java")),
-                          "javac", "java")
-        if _is_file(folder / script):
-            return _needs(Plan("python", ("python3", script)), "python3")
-        return Plan("none", error=f"no {script}, {name}.java or Makefile with a {name} target")
-    if program == "take_stones":
-        if _is_file(folder / "TakeStones.java"):
-            return _needs(Plan("java", ("java", "TakeStones"),
-                               build=("/bin/sh", "-c", "javac *.java")), "javac", "java")
-        if _is_file(folder / "TakeStones"):
-            keep = ("TakeStones", "engine") if _ours(folder) else None
-            kind = "our repository" if keep else "python"
-            return _needs(Plan(kind, ("python3", "TakeStones"), keep=keep), "python3")
-        return Plan("none", error="no TakeStones.java or TakeStones script")
-    if program == "stake_raid":
-        if _is_file(folder / "homework.py"):
-            keep = ("homework.py", "engine") if _ours(folder) else None
-            kind = "our repository" if keep else "python"
-            return _needs(Plan(kind, ("python3", "homework.py"), keep=keep), "python3")
-        if _is_file(folder / "homework.java"):
-            return _needs(Plan("java", ("java", "homework"),
-                               build=("javac", "homework.java")), "javac", "java")
-        if _is_file(folder / "homework.cpp"):
-            return _needs(Plan("c++", ("./homework",),
-                               build=("g++", "-O2", "-std=c++17", "-o", "homework",
-                                      "homework.cpp")), "g++")
-        if _is_file(folder / "homework.c"):
-            return _needs(Plan("c", ("./homework",),
-                               build=("gcc", "-O2", "-o", "homework", "homework.c", "-lm")),
-                          "gcc")
-        return Plan("none", error="no homework.py, homework.java, homework.cpp or homework.c")
-    raise ValueError(f"unknown program {program!r}")
+    assignment = registry.assignment(program)
+    if assignment is None:
+        raise ValueError(f"unknown program {program!r}")
+    return assignment.judge_module().detect(folder)
+
+
+def script_or_java_or_make(folder, name):
+    """The plan of a program named ``name`` (tictactoe, tmmorris): NAME.py beside our
+    engine/, a Makefile with a NAME (or NAME.bin) target, NAME.java, or NAME.py."""
+    script = f"{name}.py"
+    if is_file(folder / script) and ours(folder):
+        return needs(Plan("our repository", ("python3", script), keep=(script, "engine")),
+                     "python3")
+    if makefile_has_target(folder, name) or makefile_has_target(folder, f"{name}.bin"):
+        return needs(Plan("make", (f"./{name}.bin",), build=("make", name)), "make")
+    if is_file(folder / f"{name}.java"):
+        return needs(Plan("java", ("java", name), build=("javac", f"{name}.java")),
+                     "javac", "java")
+    if is_file(folder / script):
+        return needs(Plan("python", ("python3", script)), "python3")
+    return Plan("none", error=f"no {script}, {name}.java or Makefile with a {name} target")
 
 
 def submission_root(path):
@@ -242,7 +213,7 @@ def build(plan, submission, sandbox, builds, timeout=120.0):
                          + _tail(b"".join(log)), _tail(b"".join(log), 200), seconds)
     if plan.kind == "make":
         binary = plan.run[0][2:]
-        if not _is_file(os.path.join(sandbox.folder, binary)):
+        if not is_file(os.path.join(sandbox.folder, binary)):
             sandbox.clear()
             return Build(None, f"build failed: make produced no {binary}",
                          _tail(b"".join(log), 200), seconds)

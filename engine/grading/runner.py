@@ -27,6 +27,7 @@ import os
 import threading
 from pathlib import Path
 
+from .. import registry
 from .case import Outcome, load_case, prepare
 from .detect import Build, build, command_plan, detect
 from .diagnose import diagnose
@@ -37,20 +38,8 @@ from .untrusted_files import (Bounds, TooLarge, copy_tree, open_path, read_regul
 from .verdict import Verdict
 from .workspace import new_workspace, remove_tree
 
-# What each program's grader compares (for the excerpts shown in reports).
-GRADED = {
-    "tictactoe": "stdout and the PATH file",
-    "tmmorris": "stdout and the PATH file",
-    "take_stones": "stdout",
-    "stake_raid": "output.txt",
-}
 # The program word of a case run as the assignment's grader runs it (see case.py).
-GRADER_SCRIPTS = {
-    "tictactoe": "tictactoe.py",
-    "tmmorris": "tmmorris.py",
-    "take_stones": "TakeStones",
-    "stake_raid": "homework.py",
-}
+GRADER_SCRIPTS = {entry.name: entry.script for entry in registry.ASSIGNMENTS}
 EXCERPT_LINES = 200
 EXCERPT_BYTES = 20000
 # What the kit looks at of a case folder after the run: past it, the case fails unread.
@@ -130,15 +119,15 @@ def graded_differences(program, case, outcome):
     """[(what, expected bytes, actual bytes or None)] for each graded output that differs:
     stdout (not for Stake/Raid) and every file the case expects, or a file it says must
     not exist (the PATH file of a terminal tic-tac-toe input)."""
+    judge = registry.assignment(program).judge_module()
     pairs = []
-    if program != "stake_raid" and outcome.stdout != case.stdout:
+    if judge.STDOUT_GRADED and outcome.stdout != case.stdout:
         pairs.append(("stdout", case.stdout, outcome.stdout))
     for name in sorted(case.expected):
         actual = outcome.files.get(name)
         if actual != case.expected[name]:
             pairs.append((name, case.expected[name], actual))
-    if program in ("tictactoe", "tmmorris") and len(case.args) > 1:
-        name = case.args[1]
+    for name in judge.graded_files(case):
         if name not in case.expected and name in outcome.files:
             pairs.append((name + " (must not exist)", None, outcome.files[name]))
     return pairs
@@ -159,6 +148,7 @@ class Runner:
                  command=None, isolation="auto", build_timeout=120.0, progress=None,
                  hidden=(), cgroups_wanted=None, dedicated_uids=None):
         self.program = program
+        self.judge = registry.assignment(program).judge_module()
         self.cases = list(cases)
         self.results = results
         self.limits = limits
@@ -243,6 +233,8 @@ class Runner:
                     try:
                         record = self.grade_case(item[0], item[1], sandbox)
                     except Exception as error:  # noqa: BLE001 - this case's verdict
+                        if self._stop.is_set():
+                            return      # interrupted: the trouble is the interruption
                         # The kit's own trouble (a full disk, a bug): the case says so,
                         # the other cases and submissions still run.
                         record = not_graded(item[1].name, error)
@@ -269,8 +261,10 @@ class Runner:
             self._stop.set()
             for sandbox in self.sandboxes:
                 sandbox.abort()
+            # The workers finish their aborted runs (killing and reaping them) before
+            # the sandboxes and the workspace go.
             for thread in threads:
-                thread.join(5)
+                thread.join(60)
             raise
         finally:
             try:
@@ -324,7 +318,7 @@ class Runner:
             left = self._files_after(sandbox.folder, baseline, case)
         finally:
             sandbox.clear()
-        if not isinstance(left, str) and self.program != "stake_raid" and \
+        if not isinstance(left, str) and self.judge.STDOUT_GRADED and \
                 len(result.stdout) > 2 * len(case.stdout) + (1 << 20):
             left[1]["stdout"] = len(result.stdout)
         if isinstance(left, str):       # too much left behind to read
@@ -422,25 +416,22 @@ def graded_caps(program, case):
 
 
 def _graded_names(program, case):
-    if program in ("tictactoe", "tmmorris") and len(case.args) > 1:
-        return [case.args[1]]
-    if program == "stake_raid":
-        return ["output.txt"]
-    return []
+    """The output files ``program``'s grader compares besides stdout."""
+    return registry.assignment(program).judge_module().graded_files(case)
 
 
 def _too_large(program, case, oversized):
     """The verdict of a run whose graded files are too large to diagnose."""
     parts = []
+    judge = registry.assignment(program).judge_module()
     for name, size in sorted(oversized.items()):
-        label = "visited file" if _graded_names(program, case)[:1] == [name] and \
-            program in ("tictactoe", "tmmorris") else name
+        label = judge.FILE_LABEL if name in judge.graded_files(case) else name
         expected = len(case.stdout if name == "stdout" else case.expected.get(name, b""))
         parts.append(f"{label} too large to diagnose: {size:,} bytes, expected {expected:,}")
     reason = "; ".join(parts)
     return Verdict(False, reason, reason + " (the kit reads at most twice the expected "
                    "size plus 1 MB of a graded file)",
-                   unusable_output=program == "stake_raid")
+                   unusable_output=judge.UNREADABLE_ZEROES)
 
 
 def _case_paths(case):

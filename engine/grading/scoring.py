@@ -1,22 +1,16 @@
 """Scores of a submission from its verdicts, by each assignment's own rule.
 
 ``score`` / ``max_score`` are always cases passed / cases run. ``points`` /
-``max_points`` follow the assignment:
+``max_points`` follow the assignment: its module in engine.grading.assignments may define
+``score(verdicts) -> (points, max_points)`` (Stake/Raid: 50 points, one lost per failed
+case, 0 when output.txt was missing or unparsable in any case); otherwise one point per
+case passed, ``points = passed``, ``max_points = cases``.
 
-* stake_raid (CSCI-561 HW2): "50 - failed" over 50 cases, i.e. 50 points, one lost per
-  failed case; for another number of cases the same rule scaled to it:
-  ``points = 50 * passed / cases`` (exactly ``50 - failed`` with 50 cases), rounded to
-  two decimals. And 0 points when output.txt was missing or unparsable in ANY case
-  (:attr:`Verdict.unusable_output`), however many cases passed.
-* tictactoe, tmmorris, take_stones: one point per case passed, ``points = passed``,
-  ``max_points = cases``.
-
-No case run: every figure is 0.
+No case run: every figure is 0 (Stake/Raid: 0 of its 50 points).
 """
 
+from .. import registry
 from .verdict import Score
-
-STAKE_RAID_POINTS = 50
 
 
 def score(program, verdicts):
@@ -24,12 +18,8 @@ def score(program, verdicts):
     verdicts = list(verdicts)
     passed = sum(1 for verdict in verdicts if verdict.passed)
     total = len(verdicts)
-    if program == "stake_raid":
-        if not total or any(getattr(v, "unusable_output", False) for v in verdicts):
-            points = 0
-        else:
-            points = round(STAKE_RAID_POINTS * passed / total, 2)
-            if points == int(points):
-                points = int(points)
-        return Score(passed, total, points, STAKE_RAID_POINTS)
+    rule = getattr(registry.assignment(program).judge_module(), "score", None)
+    if rule is not None:
+        points, most = rule(verdicts)
+        return Score(passed, total, points, most)
     return Score(passed, total, passed, total)

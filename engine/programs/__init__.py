@@ -1,5 +1,6 @@
-"""One module per program: argv/file parsing, output formatting and exit codes.
+"""The programs: one module, or one package for a program of several modules; argv and
+file parsing, output formatting, exit codes, and the players that choose moves.
 
-Every module here has ``main(argv) -> int`` and a one-line ``SUMMARY``;
-``python3 -m engine`` lists them and dispatches to them (see engine.__main__).
+engine.registry lists them (with their scripts and summaries); ``python3 -m engine``
+dispatches to each one's ``main(argv) -> int``.
 """

@@ -17,9 +17,8 @@ import sys
 from decimal import Decimal, InvalidOperation
 
 from ..errors import UsageError
-from .common import run_program
+from ..commandline import run_program
 
-SUMMARY = "hill-climbing on tours: hillclimb MATRIX --tour START,A,B,..."
 USAGE = "usage: python3 -m engine hillclimb MATRIX --tour START,A,B,... [--no-exhaustive]"
 EXHAUSTIVE_LIMIT = 9
 

@@ -24,10 +24,8 @@ from ..drawing import render_dot, render_svg, search_figure
 from ..errors import UsageError
 from ..search import search
 from ..searchtree import SearchTreeRecorder
-from .common import parse_positive_int, run_program, write_atomically
+from ..commandline import parse_positive_int, run_program, write_atomically
 
-SUMMARY = ("pictures of searches: picture tictactoe STATE [prune [PLY]] | "
-           "morris STATE PLY TURN --svg OUT.svg")
 USAGE = ("usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] "
          "[--max-nodes N]")
 DEFAULT_MAX_NODES = 300

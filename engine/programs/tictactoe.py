@@ -14,9 +14,8 @@ from ..errors import UsageError
 from ..games.tictactoe import MARKS, TicTacToe
 from ..search import search
 from ..trace import VisitedListing
-from .common import parse_positive_int, run_program, write_atomically
+from ..commandline import parse_positive_int, run_program, write_atomically
 
-SUMMARY = "tic-tac-toe: tictactoe.py STATE PATH [prune [PLY]]"
 USAGE = "usage: tictactoe.py STATE PATH [prune [PLY]]"
 
 

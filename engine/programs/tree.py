@@ -40,9 +40,8 @@ from ..errors import UsageError
 from ..games.explicit_tree import ExplicitTree, node_at, parse_tree, path_text
 from ..search import INF, search
 from ..searchtree import SearchTreeRecorder
-from .common import run_program, write_atomically
+from ..commandline import run_program, write_atomically
 
-SUMMARY = "answer key for a hand-drawn game tree: tree [--minimax] [--json|--dot] [--svg OUT] FILE"
 USAGE = "usage: python3 -m engine tree [--minimax] [--min-root] [--json|--dot] [--svg OUT.svg] FILE"
 
 

@@ -5,6 +5,6 @@
     play.py        ``morris play``: a person against the program in the terminal
 """
 
-from .program import SUMMARY, main
+from .program import main
 
-__all__ = ["SUMMARY", "main"]
+__all__ = ["main"]

@@ -11,7 +11,7 @@ applied to the real game, so the program and the referee agree).
 from ...errors import UsageError
 from ...games.morris import (DECISIVE_HORIZON, NEIGHBOURS, OTHER, PIECES, MorrisLookahead,
                              line_owner)
-from ..common import parse_positive_int
+from ...commandline import parse_positive_int
 from .lookahead import best_move
 
 PLAY_USAGE = "usage: python3 -m engine morris play [--human x|o] [--ply N]"

@@ -24,10 +24,9 @@ import sys
 from ...errors import UsageError
 from ...games.morris import check_board
 from ...trace import VisitedListing
-from ..common import parse_positive_int, run_program, write_atomically
+from ...commandline import parse_positive_int, run_program, write_atomically
 from .lookahead import best_move
 
-SUMMARY = "Three Men's Morris: tmmorris.py STATE PATH PLY TURN, or 'morris play'"
 USAGE = "usage: tmmorris.py STATE PATH PLY TURN  (or: python3 -m engine morris play)"
 
 

@@ -6,6 +6,6 @@
     arena.py      ``stake_raid arena``: two programs play games against each other
 """
 
-from .homework import SUMMARY, main
+from .homework import main
 
-__all__ = ["SUMMARY", "main"]
+__all__ = ["main"]

@@ -51,7 +51,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ...errors import UsageError
 from ...games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, move_name
-from ..common import write_atomically
+from ...commandline import write_atomically
 from .agent import STRATEGIES
 
 X, O = MAX, MIN                     # absolute codes on the referee's board

@@ -37,10 +37,9 @@ from typing import List, NamedTuple
 from ...errors import UsageError
 from ...games.stake_raid import EMPTY, MAX, MAX_SIZE, MIN, StakeRaid, move_name
 from ...search import search
-from ..common import run_program, write_atomically
+from ...commandline import run_program, write_atomically
 from .agent import DEFAULT_STRATEGY, STRATEGIES
 
-SUMMARY = "Stake/Raid war game: homework.py (input.txt -> output.txt)"
 MODES = ("MINIMAX", "ALPHABETA", "COMPETITION")
 PLAYERS = ("X", "O")
 MIN_VALUE, MAX_VALUE = 1, 99

@@ -46,13 +46,12 @@ import re
 import sys
 import time
 
-from ..errors import UsageError
-from ..games.line_em_up import HEURISTIC_NAMES, LineEmUp, cell_name
-from . import lineemup_check, lineemup_report
-from .common import run_program, write_atomically
-from .lineemup_ai import AIPlayer, SimulatedClock
+from ...errors import UsageError
+from ...games.line_em_up import HEURISTIC_NAMES, LineEmUp, cell_name
+from . import check as lineemup_check, report as lineemup_report
+from ...commandline import run_program, write_atomically
+from .ai import AIPlayer, SimulatedClock
 
-SUMMARY = "Line 'em Up: games, traces, scoreboards and an AI (python3 -m engine lineemup ...)"
 COLUMNS = "ABCDEFGHIJ"
 MOVE_PATTERN = re.compile(r"^\s*([A-Za-z])\s*,?\s*(\d+)\s*$")
 

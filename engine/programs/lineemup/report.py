@@ -21,10 +21,10 @@ what is wrong otherwise); its numbers are drawn as they are.
 
 import argparse
 
-from .. import charts
-from ..errors import UsageError
-from .common import write_atomically
-from .lineemup_check import read_scoreboard
+from ... import charts
+from ...errors import UsageError
+from ...commandline import write_atomically
+from .check import read_scoreboard
 
 
 class _Parser(argparse.ArgumentParser):

@@ -21,18 +21,16 @@ import sys
 import time
 from pathlib import Path
 
+from ..commandline import parse_positive_int, run_program, write_atomically
 from ..errors import UsageError
-from ..grading import exports, report_html, results as results_module
-from ..grading.generate import PROGRAMS, generate_cases, write_cases
-from ..grading.runner import (GRADER_SCRIPTS, Runner, find_submissions, gradable,
-                              load_cases, shard)
-from ..grading.printable import printable
-from ..grading.fences import IsolationError, parse_isolation
-from ..grading.sandbox import Limits
-from .common import parse_positive_int, run_program, write_atomically
+from . import exports, report_html, results as results_module
+from .fences import IsolationError, parse_isolation
+from .generate import PROGRAMS, generate_cases, write_cases
+from .runner import GRADER_SCRIPTS, Runner, find_submissions, gradable, load_cases, shard
+from .printable import printable
+from .sandbox import Limits
 
 NAME = "grade"
-SUMMARY = "grading kit: generate cases, run submissions in a sandbox, score and report"
 
 
 class ArgumentParser(argparse.ArgumentParser):

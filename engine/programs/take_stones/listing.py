@@ -22,7 +22,7 @@ str), and both write plain text to the sink:
 import sys
 from operator import itemgetter
 
-from ..trace import TraceRecorder
+from ...trace import TraceRecorder
 
 
 def stone_texts(n):

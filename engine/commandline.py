@@ -3,7 +3,7 @@
 import os
 import sys
 
-from ..errors import UsageError
+from .errors import UsageError
 
 
 def run_program(name, body, argv, help_text=None):

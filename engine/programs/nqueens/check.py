@@ -37,10 +37,10 @@ Prints the problems, then one summary line per question; exit 1 when there are p
 
 import re
 
-from ..errors import UsageError
-from .common import read_text_file
-from ..games.nqueens import make_game
-from ..search import TranspositionTable, search
+from ...errors import UsageError
+from ...commandline import read_text_file
+from ...games.nqueens import make_game
+from ...search import TranspositionTable, search
 
 EXACT_LIMIT = 12          # exact values are computed up to this N (N = 12: about 2 s)
 QUESTIONS = {             # question -> (variation, cut-off, sizes asked for)

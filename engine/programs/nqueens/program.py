@@ -45,13 +45,12 @@ import random
 import sys
 import time
 
-from ..errors import UsageError
-from ..games.nqueens import VARIATIONS, make_game
-from ..search import INF, TimeLimit, TranspositionTable, search
-from . import nqueens_chart, nqueens_check
-from .common import run_program, write_atomically
+from ...errors import UsageError
+from ...games.nqueens import VARIATIONS, make_game
+from ...search import INF, TimeLimit, TranspositionTable, search
+from . import chart as nqueens_chart, check as nqueens_check
+from ...commandline import run_program, write_atomically
 
-SUMMARY = "N-Queens game (A4): table, play, scenarios, solve, a4"
 NAME = "nqueens"
 COMMANDS = ("table", "play", "scenarios", "solve", "a4", "check")
 MAX_SIZE = 64

@@ -25,12 +25,11 @@ import os
 import sys
 import time
 
-from ..games.take_stones import WIN, TakeStones
-from ..search import search
-from .common import run_program
-from .take_stones_listing import RecordLayout, RecordListing, TextListing
+from ...games.take_stones import WIN, TakeStones
+from ...search import search
+from ...commandline import run_program
+from .listing import RecordLayout, RecordListing, TextListing
 
-SUMMARY = "Take-Stones alpha-beta trace: ./TakeStones n k s1..sk depth"
 USAGE = "usage: TakeStones n k s1 .. sk depth"
 INVALID = "Invalid input"
 # The assignment's initial bounds: v starts at -1000 (Max) / 1000 (Min), and so do alpha/beta.

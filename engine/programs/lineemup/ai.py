@@ -18,10 +18,10 @@ import platform
 import time
 from typing import Dict, NamedTuple
 
-from ..games.line_em_up import WIN
-from ..iterative import iterative_deepening
-from ..search import TimeLimit, TranspositionTable
-from ..trace import RecursionDepthTracer
+from ...games.line_em_up import WIN
+from ...iterative import iterative_deepening
+from ...search import TimeLimit, TranspositionTable
+from ...trace import RecursionDepthTracer
 
 
 PAUSE_GC = platform.python_implementation() == "CPython"

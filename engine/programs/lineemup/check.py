@@ -29,8 +29,8 @@ human abandoned: no result and no end-of-game block).
 import os
 import re
 
-from ..errors import UsageError
-from .common import read_text_file
+from ...errors import UsageError
+from ...commandline import read_text_file
 
 COLUMNS = "ABCDEFGHIJ"
 SIDES = ("X", "O")

@@ -7,9 +7,9 @@ numbers. On a log scale exponential growth is a straight line: the assignment's
 "observe the exponential nature of the search" at a glance.
 """
 
-from .. import charts
-from .common import write_atomically
-from .nqueens_check import read_tables, ROW
+from ... import charts
+from ...commandline import write_atomically
+from .check import ROW, read_tables
 
 SUBTITLE = ("log scale: a straight line is exponential growth; times of 0 (too short to "
             "measure) are left out")

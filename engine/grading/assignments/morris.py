@@ -1,0 +1,161 @@
+"""Three Men's Morris (tmmorris): generated cases and the diagnosis of a run.
+
+Graded: stdout (the board after the move) and the visited file PATH. The assignment lets
+students write their own evaluation, so the visited file cannot match ours: what is
+checked is a legal move, well-formed visited lines, and with PLY >= 7 a move that keeps
+the solved value of the position (see engine.grading.assignments for the contract).
+"""
+
+import functools
+import re
+
+from ...games.morris import OTHER, Morris, line_owner, moves as morris_moves, solve
+from ..detect import script_or_java_or_make
+from ..diagnose import VISITED_LINE, Finding, fail, judge_text, terminal_input
+from ..generate import VISITED, reachable_positions
+
+
+def fits(case):
+    """A generated Morris case: STATE PATH PLY TURN."""
+    return len(case.args) == 4
+
+
+def graded_files(case):
+    """The visited file PATH."""
+    return [case.args[1]] if len(case.args) >= 2 else []
+
+
+@functools.lru_cache(maxsize=None)
+def morris_positions():
+    """Every (board, turn) reachable from the blank board with x first, sorted."""
+    return reachable_positions(Morris(), ("-" * 9, "x"))
+
+
+def _morris_args(position, ply):
+    return [position[0], VISITED, str(ply), position[1]]
+
+
+def edges(rng):
+    game = Morris()
+    solved = solve()
+    blank = ("-" * 9, "x")
+    for ply in (1, 2, 7, 1000000):
+        yield f"blank-ply{ply}", _morris_args(blank, ply), {}
+    positions = morris_positions()
+    open_ = [p for p in positions if not game.is_terminal(p)]
+    placement = [p for p in open_ if 0 < p[0].count("x") + p[0].count("o") < 6]
+    movement = [p for p in open_ if p[0].count("x") == p[0].count("o") == 3]
+    yield "placement-ply2", _morris_args(rng.choice(placement), 2), {}
+    yield "movement-ply1", _morris_args(rng.choice(movement), 1), {}
+    yield "movement-ply3", _morris_args(rng.choice(movement), 3), {}
+
+    def wins_at_once(position):
+        return any(line_owner(child) == position[1] for _, child in morris_moves(*position))
+
+    def must_block(position):
+        """The side to move cannot win at once, but the other side threatens to."""
+        board, turn = position
+        other = "o" if turn == "x" else "x"
+        return not wins_at_once(position) and wins_at_once((board, other))
+
+    yield "immediate-win-ply2", _morris_args(rng.choice([p for p in open_ if wins_at_once(p)]), 2), {}
+    yield "must-block-ply2", _morris_args(rng.choice([p for p in open_ if must_block(p)]), 2), {}
+    won = [p for p in open_ if solved[p[0] + p[1]][0] > 0 and solved[p[0] + p[1]][1] >= 3]
+    drawn = [p for p in movement if solved[p[0] + p[1]][0] == 0]
+    yield "won-ply7", _morris_args(rng.choice(won), 7), {}
+    yield "drawn-ply8", _morris_args(rng.choice(drawn), 8), {}
+    yield "won-large-ply", _morris_args(rng.choice(won), 1000000), {}
+    terminal = [p for p in positions if game.is_terminal(p)]
+    lined = [p for p in terminal if line_owner(p[0]) is not None]
+    blocked = [p for p in terminal if line_owner(p[0]) is None]
+    yield "terminal-line", _morris_args(rng.choice(lined), 3), {}
+    yield "terminal-blocked", _morris_args(rng.choice(blocked), 5), {}
+
+
+def random_candidate(rng):
+    position = rng.choice(morris_positions())
+    if Morris().is_terminal(position):
+        return None
+    ply = rng.choice([1, 1, 2, 2, 3, 4, 5, 6, 7, 8, 10, 50, 1000000])
+    return f"random-ply{ply}", _morris_args(position, ply), {}
+
+
+def _canonical_lines(text):
+    """``text`` as LF lines without trailing blanks, each ended by a newline."""
+    lines = text.replace(b"\r\n", b"\n").split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return b"".join(line.rstrip(b" \t") + b"\n" for line in lines)
+
+
+def judge(case, outcome, lenient):
+    board, path, ply, turn = case.args[0], case.args[1], int(case.args[2]), case.args[3]
+    if path not in case.expected:
+        return terminal_input(case, outcome, path)
+    findings = []
+    # stdout: one board, then a newline; cosmetic differences judged against that form.
+    stdout = _canonical_lines(outcome.stdout)
+    finding = judge_text("stdout", stdout, outcome.stdout, lenient)
+    lines = stdout.split(b"\n")[:-1]
+    if len(lines) != 1 or not re.match(rb"^[xo-]{9}$", lines[0]):
+        findings.append(fail("no board printed" if not lines else "stdout is not one board",
+                             f"stdout should be the 9-character board after the move, got "
+                             f"{outcome.stdout[:200]!r}"))
+    else:
+        got = lines[0].decode()
+        children = [child for _, child in morris_moves(board, turn)]
+        if got not in children:
+            findings.append(fail(f"illegal move for {turn}: {got}",
+                                 f"stdout: {got} is not one legal move of {turn} from "
+                                 f"{board} (placement while fewer than 3 pieces, then "
+                                 f"orthogonal slides)"))
+        elif ply >= 7:
+            findings.append(_morris_keeps_value(board, turn, got))
+        findings.append(finding)
+    if path not in outcome.files:
+        findings.append(fail("visited file missing", f"{path} was not created"))
+    else:
+        text = outcome.files[path]
+        canonical = _canonical_lines(text)
+        findings.append(judge_text("visited file", canonical, text, lenient))
+        lines = canonical.split(b"\n")[:-1]
+        if not lines:
+            findings.append(fail("visited file is empty",
+                                 f"{path} lists no node; every non-terminal search visits "
+                                 "at least the root's children"))
+        for number, line in enumerate(lines, 1):
+            if not VISITED_LINE.match(line):
+                findings.append(fail(f"visited file: line {number} is not 'STATE VALUE'",
+                                     f"{path} line {number}: {line[:200]!r} is not a "
+                                     "9-character board from x, o, - followed by a space "
+                                     "and an integer"))
+                break
+    return findings
+
+
+def _morris_keeps_value(board, turn, child):
+    """With PLY >= 7 the move must keep the exact value: won stays won, drawn not lost."""
+    solved = solve()
+    outcome, plies = solved[board + turn]
+    after = -solved[child + OTHER[turn]][0]      # the child's value for ``turn``
+    names = {1: "won", 0: "drawn", -1: "lost"}
+    if after >= outcome:
+        return Finding(True)
+    return fail(f"the move throws away a {names[outcome]} position",
+                f"{board} with {turn} to move is {names[outcome]} for {turn} (exact value, "
+                f"repetition = draw); after {child} it is {names[after]} for {turn}. With "
+                "PLY >= 7 the search sees every forced result, so a won position must stay "
+                "won and a drawn one must not be lost.")
+
+
+# --- how a submission runs ------------------------------------------------------------
+
+STDOUT_GRADED = True
+UNREADABLE_ZEROES = False
+FILE_LABEL = "visited file"
+
+
+def detect(folder):
+    """Our repository's tmmorris.py, a Makefile with a tmmorris target, tmmorris.java, or
+    tmmorris.py."""
+    return script_or_java_or_make(folder, "tmmorris")

@@ -1,0 +1,305 @@
+"""Stake/Raid: generated cases and the diagnosis of a run (see engine.grading.assignments).
+
+Graded: output.txt (stdout is ignored). A missing or unparsable output.txt zeroes the
+submission's points (``unusable``); a wrong move is judged by its value. The case's
+input.txt and the submission's output.txt are read here, independently of the program
+under judgement (homework.py's own parser is not used).
+"""
+
+import re
+from typing import List, NamedTuple
+
+from ...games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, action_cell
+from ...search import search
+from ..detect import Plan, is_file, needs, ours
+from ..diagnose import fail, judge_text
+from ..textdiff import content_difference
+
+# A case's reference search stays under about a second: an estimate of its nodes (see
+# stake_raid_estimate) within these budgets.
+STAKE_RAID_MAX_NODES = {"MINIMAX": 300000, "ALPHABETA": 600000}
+
+
+def fits(case):
+    """A generated Stake/Raid case: it has an input.txt."""
+    return "input.txt" in case.files
+
+
+def graded_files(case):
+    """output.txt."""
+    return ["output.txt"]
+
+
+class Input(NamedTuple):
+    """What a generated input.txt says: N, MODE, YOUPLAY, DEPTH, the values and the rows."""
+    size: int
+    mode: str
+    player: str
+    depth: int
+    values: List[int]
+    board: List[str]
+
+
+def read_input(data):
+    """The :class:`Input` of a case's input.txt (our own, generated: well formed)."""
+    lines = data.decode("utf-8").split()
+    size, mode, player, depth = int(lines[0]), lines[1], lines[2], int(lines[3])
+    values = [int(word) for word in lines[4:4 + size * size]]
+    board = lines[4 + size * size:4 + size * size + size]
+    return Input(size, mode, player, depth, values, board)
+
+
+def position(given):
+    """(game, state) of an :class:`Input`: the board from YOUPLAY's side, which moves."""
+    game = StakeRaid(given.size, given.values)
+    codes = {".": EMPTY, given.player: MAX, "XO"[given.player == "X"]: MIN}
+    cells = bytes(codes[mark] for row in given.board for mark in row)
+    return game, game.initial_state(cells, MAX)
+
+
+def stake_raid_input(size, mode, player, depth, values, board):
+    """The text of input.txt (LF line endings, as the assignment's examples)."""
+    lines = [str(size), mode, player, str(depth)]
+    lines += [" ".join(str(v) for v in values[r * size:(r + 1) * size]) for r in range(size)]
+    lines += board
+    return "\n".join(lines) + "\n"
+
+
+def stake_raid_estimate(board, depth):
+    """An upper bound of the nodes a search of ``depth`` visits on ``board`` (rows of
+    X, O, .): each empty square is at most one Stake and one Raid."""
+    empty = sum(row.count(".") for row in board)
+    total = level = 1
+    for ply in range(min(depth, empty)):
+        level *= 2 * (empty - ply)
+        total += level
+    return total
+
+
+def _deepest(board, mode, cap=8):
+    """The largest depth <= ``cap`` whose estimate fits the budget of ``mode``."""
+    depth = 1
+    while depth < cap and stake_raid_estimate(board, depth + 1) <= STAKE_RAID_MAX_NODES[mode]:
+        depth += 1
+    return depth
+
+
+def _random_board(size, rng, fill_percent):
+    """Rows of X, O, . with about ``fill_percent`` % pieces and at least one empty."""
+    cells = []
+    for _ in range(size * size):
+        if rng.randrange(100) < fill_percent:
+            cells.append(rng.choice("XO"))
+        else:
+            cells.append(".")
+    if "." not in cells:
+        cells[rng.randrange(size * size)] = "."
+    return ["".join(cells[r * size:(r + 1) * size]) for r in range(size)]
+
+
+def _stake_raid_case(label, size, mode, player, depth, values, board):
+    return label, [], {"input.txt": stake_raid_input(size, mode, player, depth, values,
+                                                     board).encode()}
+
+
+def edges(rng):
+    def values(size, low=1, high=100):
+        return [rng.randrange(low, high) for _ in range(size * size)]
+
+    # The assignment's own size first: 5x5, both modes, both sides.
+    board = _random_board(5, rng, 40)
+    v = values(5)
+    yield _stake_raid_case("5x5-minimax-x", 5, "MINIMAX", "X", 2, v, board)
+    yield _stake_raid_case("5x5-alphabeta-o", 5, "ALPHABETA", "O", 3, v, board)
+    # A Stake and a Raid with the same value: the Stake, first in the order, is the move.
+    v = [1] * 9
+    v[1], v[2], v[6] = 1, 1, 3   # Raid B1 gains 1 + 2*1, Stake A3 gains 3
+    yield _stake_raid_case("tie-stake-raid", 3, "MINIMAX", "X", 1, v,
+                           ["X.O", "...", "..."])
+    yield _stake_raid_case("tie-stake-raid-as-o-alphabeta", 3, "ALPHABETA", "O", 1, v,
+                           ["O.X", "...", "..."])
+    equal = rng.randrange(1, 100)
+    board = _random_board(6, rng, 30)
+    yield _stake_raid_case("ties-equal-values-minimax", 6, "MINIMAX", "X", 2, [equal] * 36, board)
+    yield _stake_raid_case("ties-equal-values-alphabeta-o", 6, "ALPHABETA", "O", 3,
+                           [equal] * 36, board)
+    yield _stake_raid_case("n1-minimax", 1, "MINIMAX", "X", 1, values(1), ["."])
+    yield _stake_raid_case("n1-alphabeta-depth-beyond", 1, "ALPHABETA", "O", 4, values(1), ["."])
+    board = _random_board(4, rng, 100)
+    cells = [i for i in range(16)]
+    rng.shuffle(cells)
+    board = list(board)
+    for cell in cells[:3]:
+        row, column = divmod(cell, 4)
+        board[row] = board[row][:column] + "." + board[row][column + 1:]
+    yield _stake_raid_case("depth-beyond-empties-minimax", 4, "MINIMAX", "O", 6, values(4), board)
+    yield _stake_raid_case("depth-beyond-empties-alphabeta", 4, "ALPHABETA", "X", 9, values(4), board)
+    board = _random_board(26, rng, 50)
+    yield _stake_raid_case("n26-minimax-depth1", 26, "MINIMAX", "O", 1, values(26), board)
+    board = _random_board(26, rng, 97)
+    yield _stake_raid_case("n26-alphabeta", 26, "ALPHABETA", "X",
+                           _deepest(board, "ALPHABETA", 3), values(26), board)
+    yield _stake_raid_case("empty-board-alphabeta", 4, "ALPHABETA", "X", 3, values(4),
+                           ["...."] * 4)
+
+
+def random_candidate(rng):
+    size = rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 7, 8, 10, 12, 16, 20, 26])
+    fill = rng.choice([0, 20, 40, 60, 80, 95])
+    board = _random_board(size, rng, fill)
+    mode = rng.choice(["MINIMAX", "ALPHABETA"])
+    player = rng.choice("XO")
+    if rng.randrange(5) == 0:
+        values = [rng.randrange(1, 100)] * (size * size)   # ties everywhere
+        kind = "equal-values"
+    else:
+        values = [rng.randrange(1, 100) for _ in range(size * size)]
+        kind = "random"
+    deepest = _deepest(board, mode)
+    empty = sum(row.count(".") for row in board)
+    if deepest >= empty and rng.randrange(3) == 0:
+        depth = empty + rng.randrange(1, 4)      # deeper than the game lasts
+    else:
+        depth = rng.randrange(1, deepest + 1)
+    label = f"{kind}-n{size}-{mode.lower()}-{player.lower()}-depth{depth}"
+    return _stake_raid_case(label, size, mode, player, depth, values, board)
+
+
+_MOVE_LINE = re.compile(r"^([A-Z])([1-9][0-9]*) (Stake|Raid)$")
+
+
+def judge(case, outcome, lenient):
+    expected = case.expected.get("output.txt")
+    if expected is None:
+        return [judge_text("output.txt", b"", outcome.files.get("output.txt", b""), lenient)]
+    actual = outcome.files.get("output.txt")
+    if actual is None:
+        return [fail("output.txt missing", "output.txt was not written (the assignment "
+                     "gives 0 points when output.txt is missing in any case)",
+                     unusable=True)]
+    parsed = _parse_output(case, actual)
+    if isinstance(parsed, str):
+        return [fail(f"output.txt unparsable: {parsed}",
+                     f"output.txt: {parsed} (the assignment gives 0 points when "
+                     "output.txt cannot be parsed in any case)", unusable=True)]
+    return [judge_text("output.txt", expected, actual, lenient,
+                       lambda e, a: _stake_raid_difference(case, e, a))]
+
+
+def _problem(case):
+    given = read_input(case.files["input.txt"])
+    game, state = position(given)
+    return given, game, state
+
+
+def _parse_output(case, data):
+    """(column, row, kind, board rows) of an output.txt, or a string saying what is wrong."""
+    size = int(case.files["input.txt"].split()[0])
+    text = data.replace(b"\r\n", b"\n").decode("ascii", "replace")
+    lines = [line.rstrip(" \t") for line in text.split("\n")]
+    while lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        return "the file is empty"
+    match = _MOVE_LINE.match(lines[0])
+    if not match:
+        return f"line 1 {lines[0][:60]!r} is not '<column><row> Stake|Raid'"
+    column, row = ord(match.group(1)) - ord("A"), int(match.group(2)) - 1
+    if column >= size or row >= size:
+        return f"square {match.group(1)}{row + 1} is off the {size}x{size} board"
+    board = lines[1:]
+    if len(board) != size:
+        return f"expected {size} board lines after the move, found {len(board)}"
+    for number, line in enumerate(board, 2):
+        if len(line) != size or any(c not in "XO." for c in line):
+            return f"line {number} {line[:60]!r} is not {size} characters from X, O, ."
+    return column, row, match.group(3), board
+
+
+def _action(size, column, row, kind):
+    return row * size + column + (RAID if kind == "Raid" else 0)
+
+
+def _stake_raid_difference(case, expected, actual):
+    problem, game, state = _problem(case)
+    size = problem.size
+    want = _parse_output(case, expected)
+    got = _parse_output(case, actual)
+    want_name = f"{chr(65 + want[0])}{want[1] + 1} {want[2]}"
+    got_name = f"{chr(65 + got[0])}{got[1] + 1} {got[2]}"
+    if want[:3] == got[:3]:
+        for number, (w, g) in enumerate(zip(want[3], got[3]), 2):
+            if w != g:
+                return ("wrong board after the move",
+                        f"output.txt: the move {got_name} is right, but board line "
+                        f"{number} should be {w!r}, got {g!r} (a Raid flips every enemy "
+                        "piece orthogonally next to the raided square)")
+        return content_difference(expected, actual, "output.txt")
+    action = _action(size, got[0], got[1], got[2])
+    if action not in game.actions(state):
+        why = ("the square is not empty" if state[0][action_cell(action)] else
+               "no piece of yours is next to it")
+        return (f"illegal move: {got_name}", f"output.txt: {got_name} is not legal ({why})")
+    child = game.play(state, action)
+    want_child = game.play(state, _action(size, want[0], want[1], want[2]))
+    depth = problem.depth
+    want_value = search(game, want_child, prune=True, depth=depth - 1).value
+    got_value = search(game, child, prune=True, depth=depth - 1).value
+    head = f"wrong move: expected {want_name}, got {got_name}"
+    if want_value == got_value:
+        flipless = got[2] == "Raid" and child[0] == game.play(state, action - RAID)[0]
+        extra = (f" ({got_name} flips nothing: it is the same as the Stake, which comes "
+                 "first)") if flipless else ""
+        return (f"{head} (tie-break slip: both moves have value {want_value}; the grader "
+                "keeps the first in Stakes-then-Raids row-major order)",
+                f"output.txt: {want_name} and {got_name} both score {want_value} at depth "
+                f"{depth} (YOUPLAY's view){extra}; the grader keeps the first move with the "
+                "strictly best value, all Stakes (row by row) before all Raids (row by row)")
+    return (f"{head} (wrong value: expected move scores {want_value}, yours scores "
+            f"{got_value})",
+            f"output.txt: {want_name} scores {want_value}, {got_name} scores {got_value} "
+            f"at depth {depth} (YOUPLAY's view: the sum of YOUPLAY's squares minus the "
+            "opponent's)")
+
+
+# --- how a submission runs, and its score -------------------------------------------------
+
+# The grader ignores stdout: output.txt is everything.
+STDOUT_GRADED = False
+FILE_LABEL = "output.txt"
+# A missing or unreadable output.txt in any case zeroes the submission's points.
+UNREADABLE_ZEROES = True
+# The assignment's points: 50, one lost per failed case over 50 cases.
+POINTS = 50
+
+
+def detect(folder):
+    """homework.py (ours or not), homework.java, homework.cpp or homework.c; run in a
+    folder holding input.txt, writing output.txt."""
+    if is_file(folder / "homework.py"):
+        keep = ("homework.py", "engine") if ours(folder) else None
+        kind = "our repository" if keep else "python"
+        return needs(Plan(kind, ("python3", "homework.py"), keep=keep), "python3")
+    if is_file(folder / "homework.java"):
+        return needs(Plan("java", ("java", "homework"), build=("javac", "homework.java")),
+                     "javac", "java")
+    if is_file(folder / "homework.cpp"):
+        return needs(Plan("c++", ("./homework",),
+                          build=("g++", "-O2", "-std=c++17", "-o", "homework",
+                                 "homework.cpp")), "g++")
+    if is_file(folder / "homework.c"):
+        return needs(Plan("c", ("./homework",),
+                          build=("gcc", "-O2", "-o", "homework", "homework.c", "-lm")), "gcc")
+    return Plan("none", error="no homework.py, homework.java, homework.cpp or homework.c")
+
+
+def score(verdicts):
+    """(points, max_points) by the assignment's rule: "50 - failed" over 50 cases, i.e.
+    50 points, one lost per failed case; for another number of cases the same rule
+    scaled (``50 * passed / cases``, two decimals). And 0 points when output.txt was
+    missing or unparsable in ANY case, however many passed."""
+    total = len(verdicts)
+    if not total or any(verdict.unusable_output for verdict in verdicts):
+        return 0, POINTS
+    points = round(POINTS * sum(1 for verdict in verdicts if verdict.passed) / total, 2)
+    return (int(points) if points == int(points) else points), POINTS

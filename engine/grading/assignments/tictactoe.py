@@ -1,0 +1,225 @@
+"""tic-tac-toe: generated cases and the diagnosis of a run (see engine.grading.assignments).
+
+Graded: stdout (the board after the move) and the visited file PATH, which must not exist
+after a terminal input. A wrong move is judged by its value (a tie-break slip or a wrong
+search), a visited file rebuilt into the tree it lists and walked beside ours.
+"""
+
+import functools
+
+from ...games.tictactoe import TicTacToe, winner
+from ...search import search
+from ..detect import script_or_java_or_make
+from ..diagnose import VISITED_LINE, fail, judge_text, terminal_input
+from ..generate import VISITED, reachable_positions
+from ..textdiff import content_difference, first_line_difference
+from ..traces import Entry, diagnose_trace
+
+
+def fits(case):
+    """A generated tic-tac-toe case: STATE PATH [prune [PLY]]."""
+    return 2 <= len(case.args) <= 4
+
+
+def graded_files(case):
+    """The visited file PATH."""
+    return [case.args[1]] if len(case.args) >= 2 else []
+
+
+@functools.lru_cache(maxsize=None)
+def tictactoe_positions():
+    """Every position reachable from the blank board (terminal ones included), sorted."""
+    return reachable_positions(TicTacToe(), "-" * 9)
+
+
+def _tictactoe_mode_args(board, mode):
+    """Arguments for ``board`` in ``mode``: 'minimax', 'prune' or a PLY (int)."""
+    if mode == "minimax":
+        return [board, VISITED]
+    if mode == "prune":
+        return [board, VISITED, "prune"]
+    return [board, VISITED, "prune", str(mode)]
+
+
+def _mode_label(mode):
+    return mode if isinstance(mode, str) else f"prune-ply{mode}"
+
+
+def edges(rng):
+    game = TicTacToe()
+    positions = tictactoe_positions()
+    open_ = [b for b in positions if not game.is_terminal(b)]
+    blank = "-" * 9
+    for mode in ("minimax", "prune", 2, 1, 9):
+        yield f"blank-{_mode_label(mode)}", _tictactoe_mode_args(blank, mode), {}
+    near_full = [b for b in open_ if b.count("-") == 1]
+    two_left = [b for b in open_ if b.count("-") == 2]
+    yield "near-full-minimax", _tictactoe_mode_args(rng.choice(near_full), "minimax"), {}
+    yield "near-full-prune", _tictactoe_mode_args(rng.choice(two_left), "prune"), {}
+    yield "near-full-prune-ply1", _tictactoe_mode_args(rng.choice(two_left), 1), {}
+    terminal = [b for b in positions if game.is_terminal(b)]
+    x_won = [b for b in terminal if winner(b) == "x"]
+    o_won = [b for b in terminal if winner(b) == "o"]
+    drawn = [b for b in terminal if winner(b) is None]
+    yield "terminal-x-won", _tictactoe_mode_args(rng.choice(x_won), "minimax"), {}
+    yield "terminal-o-won-prune", _tictactoe_mode_args(rng.choice(o_won), "prune"), {}
+    yield "terminal-full-board-prune-ply", _tictactoe_mode_args(rng.choice(drawn), 3), {}
+    # The grader's own trap: with PLY, a terminal node above the cut-off is valued E(s).
+    yield "win-above-cutoff-prune-ply3", _tictactoe_mode_args("ooxxx----", 3), {}
+    middle = [b for b in open_ if b.count("-") in (4, 5, 6)]
+    for mode in ("minimax", "prune", 2):
+        yield f"midgame-{_mode_label(mode)}", _tictactoe_mode_args(rng.choice(middle), mode), {}
+    o_to_move = [b for b in open_ if not game.is_maxs_turn(b) and b.count("-") >= 4]
+    yield "o-to-move-prune", _tictactoe_mode_args(rng.choice(o_to_move), "prune"), {}
+
+
+def random_candidate(rng):
+    game = TicTacToe()
+    board = rng.choice(tictactoe_positions())
+    if game.is_terminal(board):
+        return None
+    modes = ["minimax", "prune"] + list(range(1, 10))
+    mode = rng.choice(modes)
+    return f"random-{_mode_label(mode)}", _tictactoe_mode_args(board, mode), {}
+
+
+
+
+# Moves already named: a listing repeats the same few thousand parent/child pairs.
+_CELL_MOVES = {}
+
+
+def _cell_move(parent, child):
+    """``x@4`` when ``child`` is ``parent`` with one more mark (cell 4), else None."""
+    key = parent + child
+    known = _CELL_MOVES.get(key)
+    if known is None:
+        if len(_CELL_MOVES) > 100000:
+            _CELL_MOVES.clear()
+        known = _CELL_MOVES[key] = _find_cell_move(parent, child) or ""
+    return known or None
+
+
+def _find_cell_move(parent, child):
+    changed = [i for i in range(9) if parent[i] != child[i]]
+    if len(changed) != 1 or parent[changed[0]] != "-":
+        return None
+    return f"{child[changed[0]]}@{changed[0]}"
+
+
+def _marks(board):
+    return 9 - board.count("-")
+
+
+def _visited_entries(text, root):
+    """Entries of a visited file (see engine.grading.traces), or (line number, line)
+    for the first line that is not ``STATE VALUE``."""
+    entries = []
+    lines = text.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    # Listings repeat the same few thousand lines (549,945 lines, 5,478 positions):
+    # each distinct line is parsed once.
+    parsed = {}
+    root_marks = _marks(root)
+    for number, line in enumerate(lines, 1):
+        entry = parsed.get(line)
+        if entry is None:
+            match = VISITED_LINE.match(line)
+            if not match:
+                return number, line
+            board = match.group(1).decode()
+            entry = parsed[line] = Entry(_marks(board) - root_marks, line.decode(),
+                                         f"value {int(match.group(2))}")
+        entries.append(entry)
+    return entries
+
+
+def _show_cells(path):
+    return ", ".join(path)
+
+
+def visited_trace_difference(root, expected, actual, where="visited file"):
+    """(reason, detail) for two tic-tac-toe visited files that differ in content."""
+    want = _visited_entries(expected, root)
+    got = _visited_entries(actual, root)
+    if isinstance(got, tuple):
+        number, line = got
+        return (f"{where}: line {number} is not 'STATE VALUE'",
+                f"{where} line {number}: {line[:200]!r} is not a 9-character board from "
+                "x, o, - followed by a space and an integer")
+    if isinstance(want, list):
+        found = diagnose_trace(want, got, lambda parent, key: _cell_move(parent[:9], key[:9]),
+                               root, _show_cells, what=where)
+        if found is not None:
+            lines = first_line_difference(expected, actual, where)[1]
+            return f"{where}: {found.reason}", f"{found.detail}\n{lines}"
+    reason, detail = content_difference(expected, actual, where)
+    return f"{where}: {reason}", detail
+
+
+def _tictactoe_value(board, ply):
+    """The minimax value (x's view) of ``board`` as the assignment's search sees a root
+    child: to the end, or cut off ``ply - 1`` plies below it."""
+    game = TicTacToe(evaluate_terminals=ply is not None)
+    return search(game, board, prune=True, depth=None if ply is None else ply - 1,
+                  memo={}).value
+
+
+def _tictactoe_move_difference(board, ply, expected, actual):
+    """(reason, detail) for a tic-tac-toe stdout that differs in content."""
+    lines = actual.split(b"\n")
+    if len(lines) != 2 or lines[1] != b"":
+        return content_difference(expected, actual, "stdout")
+    got = lines[0].decode("ascii", "replace")
+    want = expected.decode().strip()
+    children = {child: action for action, child in TicTacToe().successors(board)}
+    if got not in children:
+        return (f"not a legal move: {got!r}",
+                f"stdout: {got!r} is not {board} with one more "
+                f"{'x' if board.count('x') == board.count('o') else 'o'}; expected {want}")
+    want_move, got_move = _cell_move(board, want), _cell_move(board, got)
+    want_value, got_value = _tictactoe_value(want, ply), _tictactoe_value(got, ply)
+    head = f"wrong move: expected {want_move}, got {got_move}"
+    view = "values from x's view: x takes the highest, o the lowest"
+    if want_value == got_value:
+        return (f"{head} (tie-break slip: both moves have value {want_value}; the grader "
+                "keeps the first in raster order)",
+                f"stdout: expected {want}, got {got}. Both moves have value {want_value} "
+                f"({view}); the grader keeps the first of the best moves in raster order "
+                f"(cell {children[want]}), and the only change is which equal move wins.")
+    return (f"{head} (wrong value: expected move scores {want_value}, yours scores "
+            f"{got_value})",
+            f"stdout: expected {want} (value {want_value}), got {got} (value "
+            f"{got_value}); {view}")
+
+
+def judge(case, outcome, lenient):
+    board, path = case.args[0], case.args[1]
+    ply = int(case.args[3]) if len(case.args) == 4 else None
+    if path not in case.expected:
+        return terminal_input(case, outcome, path)
+    findings = [judge_text("stdout", case.stdout, outcome.stdout, lenient,
+                           lambda e, a: _tictactoe_move_difference(board, ply, e, a))]
+    if path not in outcome.files:
+        findings.append(fail("visited file missing", f"{path} was not created"))
+    else:
+        findings.append(judge_text(
+            "visited file", case.expected[path], outcome.files[path], lenient,
+            lambda e, a: visited_trace_difference(board, e, a)))
+    return findings
+
+
+# --- how a submission runs ------------------------------------------------------------
+
+# What the grader compares besides the output files: stdout, as the runner shows it.
+STDOUT_GRADED = True
+# How diagnoses name the graded file.
+UNREADABLE_ZEROES = False
+FILE_LABEL = "visited file"
+
+
+def detect(folder):
+    """Our repository's tictactoe.py, a Makefile with a tictactoe target, tictactoe.java,
+    or tictactoe.py."""
+    return script_or_java_or_make(folder, "tictactoe")

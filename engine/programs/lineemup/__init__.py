@@ -1,0 +1,11 @@
+"""Line 'em Up: ``python3 -m engine lineemup`` (docs/lineemup.md).
+
+    program.py   games (human or AI), traces, scoreboards, series; the subcommands
+    ai.py        the AI player: iterative-deepening search under the move's time
+    check.py     reading and checking game traces and scoreboards
+    report.py    charts and an HTML page of a scoreboard
+"""
+
+from .program import main
+
+__all__ = ["main"]
