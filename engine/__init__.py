@@ -9,9 +9,10 @@ Layout (data flows one way: program -> game state -> search -> program; docs/eng
     engine.iterative   iterative deepening under a deadline (injectable clock)
     engine.trace       tracers: trace recorders with replayable segments, fan-out, ARD
     engine.searchtree  the visited tree rebuilt from a tracer's events
-    engine.drawing,    pictures: tree layout and SVG/DOT writers; line and bar charts
-    engine.charts
+    engine.pictures.*  pictures as SVG: search trees (and DOT), line and bar charts
     engine.errors      typed errors (UsageError, SearchTimeout)
+    engine.registry    the one table of programs and graded assignments
+    engine.commandline the programs' error contract and atomic output files
     engine.games.*     one module per game: rules and evaluation functions, no I/O, no search
     engine.programs.*  one module or package per program: argv/file parsing, output, exit
                        codes, the players that choose moves

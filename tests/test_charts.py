@@ -1,4 +1,4 @@
-"""engine/charts.py and the pictures built on it (lineemup report, nqueens table --svg):
+"""engine/pictures/charts.py and the pictures built on it (lineemup report, nqueens table --svg):
 each picture is parsed back (xml.etree) and compared with the data it was drawn from."""
 
 import xml.etree.ElementTree as ET
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine import charts
+from engine.pictures import charts
 from engine.programs.lineemup import program as lineemup
 from engine.programs.nqueens import program as nqueens
 from engine.programs.lineemup.check import read_scoreboard

@@ -109,3 +109,56 @@ def test_graph_sees_late_and_relative_imports(tmp_path):
     assert find_cycle(graph) == ["engine.a", "engine.sub.b", "engine.a"]
     (package / "sub" / "b.py").write_text("def thing():\n    pass\n")
     assert find_cycle(import_graph(package)) is None
+
+
+# --- the layers -----------------------------------------------------------------------------
+# Which engine modules may import which (by prefix), read from the source like the cycle
+# test: a rule names a layer and the layers it must never reach.
+SEARCH_CORE = ("engine.game", "engine.search", "engine.selective", "engine.iterative",
+               "engine.trace", "engine.searchtree", "engine.errors")
+LAYER_RULES = [
+    # Games hold rules only: no program, no grading, no search.
+    ("engine.games", ("engine.programs", "engine.grading", "engine.search",
+                      "engine.selective", "engine.iterative", "engine.trace",
+                      "engine.registry")),
+    # The search core knows no game, no program, no output format.
+    (SEARCH_CORE, ("engine.games", "engine.programs", "engine.grading", "engine.registry",
+                   "engine.pictures", "engine.commandline")),
+    # The grading kit reaches programs only through the registry (imported by name).
+    ("engine.grading", ("engine.programs",)),
+    # Programs do not grade.
+    ("engine.programs", ("engine.grading",)),
+    # The registry is a table: it imports nothing of ours.
+    ("engine.registry", ("engine.",)),
+]
+
+
+def layer_violations(graph):
+    """["a -> b"] for every import that breaks LAYER_RULES."""
+    found = []
+    for layer, forbidden in LAYER_RULES:
+        layers = (layer,) if isinstance(layer, str) else layer
+        for module, targets in graph.items():
+            if not any(module == name or module.startswith(name + ".") for name in layers):
+                continue
+            for target in sorted(targets):
+                if any(target == name or target.startswith(name if name.endswith(".")
+                                                           else name + ".")
+                       for name in forbidden):
+                    found.append(f"{module} -> {target}")
+    return sorted(set(found))
+
+
+def test_the_layers_hold():
+    assert layer_violations(import_graph()) == []
+
+
+def test_a_layer_violation_is_seen(tmp_path):
+    """The rule checker itself: a game importing the search is reported."""
+    package = tmp_path / "engine"
+    (package / "games").mkdir(parents=True)
+    for path in (package / "__init__.py", package / "games" / "__init__.py",
+                 package / "search.py", package / "grading.py"):
+        path.write_text("")
+    (package / "games" / "chess.py").write_text("from ..search import thing\n")
+    assert layer_violations(import_graph(package)) == ["engine.games.chess -> engine.search"]

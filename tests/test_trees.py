@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.drawing import explicit_tree_figure, render_dot, render_svg
+from engine.pictures.trees import explicit_tree_figure, render_dot, render_svg
 from engine.games.explicit_tree import (ExplicitTree, TreeSyntaxError, node_at, parse_tree,
                                         path_text)
 from engine.programs import hillclimb

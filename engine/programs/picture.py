@@ -20,7 +20,7 @@ options:
 
 import sys
 
-from ..drawing import render_dot, render_svg, search_figure
+from ..pictures.trees import render_dot, render_svg, search_figure
 from ..errors import UsageError
 from ..search import search
 from ..searchtree import SearchTreeRecorder

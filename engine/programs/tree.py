@@ -255,10 +255,10 @@ def run(argv):
     allow_depth(tree_depth(root))
     answer = TreeAnswer(root, prune=options["prune"], min_root=options["min_root"])
     if options["svg"] is not None:
-        from ..drawing import explicit_tree_figure, render_svg
+        from ..pictures.trees import explicit_tree_figure, render_svg
         write_atomically(options["svg"], render_svg(explicit_tree_figure(answer)))
     if options["dot"]:
-        from ..drawing import explicit_tree_figure, render_dot
+        from ..pictures.trees import explicit_tree_figure, render_dot
         sys.stdout.write(render_dot(explicit_tree_figure(answer)))
     elif options["json"]:
         sys.stdout.write(format_json(answer))

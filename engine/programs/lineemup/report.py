@@ -2,7 +2,7 @@
 
 Reached through :mod:`engine.programs.lineemup` (first word ``report``); no ``main`` here,
 so it is not a program of its own. Draws the series of a scoreboard (one *configuration*
-per appended block) with :mod:`engine.charts`:
+per appended block) with :mod:`engine.pictures.charts`:
 
 1. wins per heuristic per configuration (grouped bars, counts printed on the bars);
 2. evaluations by depth: the share of each depth in the heuristic evaluations (stacked
@@ -21,7 +21,7 @@ what is wrong otherwise); its numbers are drawn as they are.
 
 import argparse
 
-from ... import charts
+from ...pictures import charts
 from ...errors import UsageError
 from ...commandline import write_atomically
 from .check import read_scoreboard

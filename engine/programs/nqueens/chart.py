@@ -7,7 +7,7 @@ numbers. On a log scale exponential growth is a straight line: the assignment's
 "observe the exponential nature of the search" at a glance.
 """
 
-from ... import charts
+from ...pictures import charts
 from ...commandline import write_atomically
 from .check import ROW, read_tables
 

@@ -1,7 +1,7 @@
 """Small charts as SVG: line charts (linear or log y) and grouped / stacked bar charts.
 
 Standard library only, drawn by our own code like the tree pictures of
-:mod:`engine.drawing` (whose number formatting it shares). Used for the analysis
+:mod:`engine.pictures.trees` (both share :mod:`engine.pictures.svg`). Used for the analysis
 pictures of Line 'em Up (``lineemup report``) and N-Queens (``nqueens table --svg``).
 
 What a chart promises (tests/test_charts.py checks it):
@@ -20,9 +20,8 @@ margin grows with them; a long title is never shortened, so callers keep titles 
 """
 
 import math
-from xml.sax.saxutils import escape
 
-from .drawing import _fmt as fmt
+from .svg import attribute, number as fmt, text as escape
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
@@ -118,11 +117,6 @@ class Chart:
 
 
 # --- axes ------------------------------------------------------------------------------------------
-def attribute(text):
-    """``text`` escaped for a double-quoted XML attribute."""
-    return escape(text, {'"': "&quot;"})
-
-
 def nice_ticks(low, high, count=5, integers=False):
     """Round tick values covering [low, high] (low <= high), about ``count`` of them.
 

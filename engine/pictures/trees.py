@@ -19,7 +19,7 @@ Layout: leaves take consecutive columns left to right, a parent is centred over 
 first and last child; each depth is one row. Simple, and never overlaps.
 """
 
-from xml.sax.saxutils import escape
+from .svg import number, text as escape
 
 MAX_COLOUR, MAX_FILL = "#1f5fa8", "#dbe9f6"
 MIN_COLOUR, MIN_FILL = "#c0392b", "#f9dedb"
@@ -139,12 +139,8 @@ text { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; }
 """
 
 
-def _fmt(number):
-    return f"{number:.1f}".rstrip("0").rstrip(".")
-
-
 def _polygon(points):
-    return " ".join(f"{_fmt(x)},{_fmt(y)}" for x, y in points)
+    return " ".join(f"{number(x)},{number(y)}" for x, y in points)
 
 
 def _colours(node):
@@ -187,7 +183,7 @@ def _svg_node(node, out):
     style = f'fill="{fill}" stroke="{stroke}" stroke-width="{width}"{dashed}'
     classes = _node_classes(node)
     if node.board is not None:
-        out.append(f'<rect class="{classes}" x="{_fmt(x - w / 2)}" y="{_fmt(y - h / 2)}" '
+        out.append(f'<rect class="{classes}" x="{number(x - w / 2)}" y="{number(y - h / 2)}" '
                    f'width="{w}" height="{h}" rx="3" {style}/>')
         # The side to move: a small triangle left of the frame (up MAX, down MIN).
         marker = _triangle(x - w / 2 - 8, y - h / 2 + 6, 10, 9, node.role == "max")
@@ -197,41 +193,41 @@ def _svg_node(node, out):
         for r, row in enumerate(rows):
             for c, mark in enumerate(row):
                 cx, cy = left + c * CELL, top + r * CELL
-                out.append(f'<rect x="{_fmt(cx)}" y="{_fmt(cy)}" width="{CELL}" '
+                out.append(f'<rect x="{number(cx)}" y="{number(cy)}" width="{CELL}" '
                            f'height="{CELL}" fill="none" stroke="#bbb" stroke-width="0.5"/>')
                 if mark not in "-. ":
                     colour = text_colour if node.status != "visited" else (
                         MAX_COLOUR if mark == "x" else MIN_COLOUR)
-                    out.append(f'<text class="cell" x="{_fmt(cx + CELL / 2)}" '
-                               f'y="{_fmt(cy + CELL / 2)}" fill="{colour}">'
+                    out.append(f'<text class="cell" x="{number(cx + CELL / 2)}" '
+                               f'y="{number(cy + CELL / 2)}" fill="{colour}">'
                                f'{escape(mark)}</text>')
         if node.value is not None:
-            out.append(f'<text class="value" x="{_fmt(x)}" y="{_fmt(y + h / 2 + 9)}" '
+            out.append(f'<text class="value" x="{number(x)}" y="{number(y + h / 2 + 9)}" '
                        f'fill="{text_colour}">{escape(node.value)}</text>')
     else:
         if node.leaf:
-            out.append(f'<rect class="{classes}" x="{_fmt(x - w / 2)}" '
-                       f'y="{_fmt(y - h / 2)}" width="{w}" height="{h}" {style}/>')
+            out.append(f'<rect class="{classes}" x="{number(x - w / 2)}" '
+                       f'y="{number(y - h / 2)}" width="{w}" height="{h}" {style}/>')
             value_y = y
         else:
             points = _triangle(x, y, w, h, node.role == "max")
             out.append(f'<polygon class="{classes}" points="{_polygon(points)}" {style}/>')
             value_y = y + (5 if node.role == "max" else -5)   # the triangle's wide part
         if node.value is not None:
-            out.append(f'<text class="value" x="{_fmt(x)}" y="{_fmt(value_y)}" '
+            out.append(f'<text class="value" x="{number(x)}" y="{number(value_y)}" '
                        f'fill="{text_colour}">{escape(node.value)}</text>')
     if node.label:
-        out.append(f'<text class="label" x="{_fmt(x)}" y="{_fmt(y - h / 2 - 5)}">'
+        out.append(f'<text class="label" x="{number(x)}" y="{number(y - h / 2 - 5)}">'
                    f'{escape(node.label)}</text>')
     if node.alpha is not None:
         bx = x + w / 2 + 4
-        out.append(f'<text class="bounds" x="{_fmt(bx)}" y="{_fmt(y - 2)}">'
+        out.append(f'<text class="bounds" x="{number(bx)}" y="{number(y - 2)}">'
                    f'\u03b1 {escape(node.alpha)}</text>')
-        out.append(f'<text class="bounds" x="{_fmt(bx)}" y="{_fmt(y + 10)}">'
+        out.append(f'<text class="bounds" x="{number(bx)}" y="{number(y + 10)}">'
                    f'\u03b2 {escape(node.beta)}</text>')
     if node.note:
         below = y + h / 2 + (24 if node.board is not None else 13)
-        out.append(f'<text class="note" x="{_fmt(x)}" y="{_fmt(below)}">'
+        out.append(f'<text class="note" x="{number(x)}" y="{number(below)}">'
                    f'{escape(node.note)}</text>')
     out.append("</g>")
 
@@ -250,12 +246,12 @@ def _svg_edges(node, out):
             kind = "edge best"
         else:
             kind = "edge"
-        out.append(f'<line class="{kind}" x1="{_fmt(x1)}" y1="{_fmt(y1)}" '
-                   f'x2="{_fmt(x2)}" y2="{_fmt(y2)}"/>')
+        out.append(f'<line class="{kind}" x1="{number(x1)}" y1="{number(y1)}" '
+                   f'x2="{number(x2)}" y2="{number(y2)}"/>')
         if child.status == "pruned":
             # A scissors-like cross on the cut edge.
-            out.append(f'<text class="cut" x="{_fmt((x1 + x2) / 2)}" '
-                       f'y="{_fmt((y1 + y2) / 2)}">\u2715</text>')
+            out.append(f'<text class="cut" x="{number((x1 + x2) / 2)}" '
+                       f'y="{number((y1 + y2) / 2)}">\u2715</text>')
         _svg_edges(child, out)
 
 
@@ -263,10 +259,10 @@ def render_svg(figure):
     """The figure as a self-contained SVG document (str)."""
     width, height, top = layout(figure)
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           f'<svg xmlns="http://www.w3.org/2000/svg" width="{_fmt(width)}" '
-           f'height="{_fmt(height)}" viewBox="0 0 {_fmt(width)} {_fmt(height)}">',
+           f'<svg xmlns="http://www.w3.org/2000/svg" width="{number(width)}" '
+           f'height="{number(height)}" viewBox="0 0 {number(width)} {number(height)}">',
            f"<style>{STYLE}</style>",
-           f'<rect x="0" y="0" width="{_fmt(width)}" height="{_fmt(height)}" fill="#ffffff"/>']
+           f'<rect x="0" y="0" width="{number(width)}" height="{number(height)}" fill="#ffffff"/>']
     y = MARGIN
     for line in figure.caption:
         out.append(f'<text class="caption" x="{MARGIN}" y="{y}">{escape(line)}</text>')
@@ -382,7 +378,7 @@ def _bound(bound):
 def explicit_tree_figure(answer):
     """The Figure of an explicit tree's search (``answer``: programs.tree.TreeAnswer):
     the WHOLE tree, with the branches the search never reached greyed out."""
-    from .games.explicit_tree import path_text
+    from ..games.explicit_tree import path_text
 
     visited = {node.state: node for node in answer.visited}
     chosen = {node.state for node in answer.recorder.chosen_path(answer.best)}
