@@ -220,11 +220,6 @@ def solve():
     return solved
 
 
-def longest_decided_game():
-    """The most plies any won position needs to win under optimal play (from :func:`solve`)."""
-    return max(plies for outcome, plies in solve().values() if outcome)
-
-
 def exact_value(board, turn):
     """``(outcome, plies)`` of :func:`solve` for one position (outcome for ``turn``)."""
     return solve()[board + turn]
