@@ -358,6 +358,21 @@ def shadowing_engine(pythonpath=None, loaded=None):
     return None
 
 
+def engine_inside(paths, loaded=None):
+    """The first of ``paths`` (submission folders) that holds the ``engine`` package
+    running now, or None. Graded from there, a copy of this repository in a submission
+    would compute its own expected outputs: a buggy copy would pass itself."""
+    loaded = Path(loaded or Path(__file__).resolve().parent.parent).resolve()
+    for path in paths:
+        try:
+            root = Path(path).resolve()
+        except (OSError, RuntimeError):
+            continue
+        if root == loaded or root in loaded.parents:
+            return path
+    return None
+
+
 def run(argv):
     options = parser().parse_args(argv)
     shadowed = shadowing_engine()
@@ -365,6 +380,13 @@ def run(argv):
         raise UsageError(f"the engine in {shadowed[0].parent} hides the one PYTHONPATH names "
                          f"({shadowed[1].parent}): python3 -m engine looks in the current "
                          "folder first; run the kit from another folder")
+    if options.command == "run":
+        inside = engine_inside(options.submissions)
+        if inside is not None:
+            raise UsageError(
+                f"the engine running now is the copy inside the submission {inside!r}, so "
+                "it would grade itself: run the installed command (game-search grade ...) "
+                "or python3 -m engine from the reference's folder")
     if options.command == "cases":
         return run_cases(options)
     if options.command == "run":
