@@ -107,8 +107,11 @@ def parser():
                      metavar="auto|bwrap|landlock|rlimits[+cgroup][+uid][+seccomp]",
                      help="the fences to insist on (default auto: bwrap, else Landlock; "
                           "cgroups, a uid per run and seccomp wherever they can run)")
+    run.add_argument("--descend", action="store_true",
+                     help="grade a folder that holds no submission but exactly one "
+                          "subfolder that does (alice/hw1) as that subfolder")
     run.add_argument("--lenient", action="store_true",
-                     help="ignore trailing blanks and a missing final newline")
+                     help="ignore trailing blanks, a missing final newline and extra blank lines at the end")
     run.add_argument("--shard", type=_shard, metavar="I/K",
                      help="grade only the I-th of K slices of the sorted submissions")
     run.add_argument("--resume", action="store_true",
@@ -178,12 +181,27 @@ def write_outputs(options, document):
             write_atomically(options.gradescope,
                              _json_text(exports.gradescope(document, entries[0])))
         else:
-            # Gradescope grades one student per results.json: one file per submission.
+            # Gradescope grades one student per results.json: one file per submission,
+            # named by its folder within the class folder (alice.json, alice_hw1.json).
             os.makedirs(options.gradescope, exist_ok=True)
-            for entry in entries:
-                name = entry["submission"].rstrip("/").replace("/", "_") or "submission"
+            names = gradescope_names([entry["submission"] for entry in entries])
+            for entry, name in zip(entries, names):
                 write_atomically(os.path.join(options.gradescope, f"{name}.json"),
                                  _json_text(exports.gradescope(document, entry)))
+
+
+def gradescope_names(submissions):
+    """File names (without .json) for the Gradescope files of ``submissions``: each
+    folder's path relative to the folder they all sit in, with ``_`` for ``/``."""
+    paths = [os.path.abspath(path) for path in submissions]
+    parents = [os.path.dirname(path) for path in paths]
+    common = os.path.commonpath(parents) if parents else ""
+    names = []
+    for path in paths:
+        relative = os.path.relpath(path, common) if common else path
+        name = relative.strip("/").replace("/", "_").replace(os.sep, "_")
+        names.append(name if name not in ("", ".", "..") else "submission")
+    return names
 
 
 def _json_text(document):
@@ -233,6 +251,10 @@ def check_output_folders(options):
             folder = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(folder):
                 raise UsageError(f"--{option} {path}: no folder {folder}")
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise UsageError(f"--{option} {path}: the folder {folder} is not writable")
+            if os.path.isdir(path) and option != "gradescope":
+                raise UsageError(f"--{option} {path} is a folder, not a file")
 
 
 def run_grading(options):
@@ -244,7 +266,7 @@ def run_grading(options):
         # Most likely a typo: grading it would "run" and exit 0 with a zero score.
         raise UsageError(f"{missing[0]}: no such submission (no file or folder there)")
     cases = _cases_for(options)
-    submissions = find_submissions(options.program, options.submissions)
+    submissions = find_submissions(options.program, options.submissions, options.descend)
     if options.shard:
         submissions = shard(submissions, *options.shard)
     limits = Limits(timeout=options.timeout, memory_mb=options.memory,
@@ -304,9 +326,13 @@ def print_summary(document, out):
         out.write(f"{printable(entry['submission'])}: {entry['score']:g}/"
                   f"{entry['max_score']:g} cases passed, {entry['points']:g}/"
                   f"{entry['max_points']:g} points{lenient}\n")
+        if entry.get("build_error"):
+            out.write(f"  not graded: {printable(entry['build_error'].split(chr(10))[0])}\n")
+        elif len(entries) > 1 and entry["score"] < entry["max_score"]:
+            out.write(f"  {printable(exports.failure_summary(entry))}\n")
     if len(entries) == 1:
         for case in entries[0]["cases"]:
-            if case["passed"]:
+            if case["passed"] or entries[0].get("build_error"):
                 continue
             out.write(f"\nFAILED {printable(case['case'])}: {printable(case['reason'])}\n")
             if case.get("command"):
@@ -318,6 +344,8 @@ def print_summary(document, out):
                     out.write(f"  {printable(line)}\n")
                 if len(lines) > 20:
                     out.write(f"  ... ({len(lines) - 20} more lines in the report)\n")
+            if case.get("rerun"):
+                out.write(f"  rerun it: {printable(case['rerun'])}\n")
 
 
 def run_merge(options):

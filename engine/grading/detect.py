@@ -118,7 +118,34 @@ def detect(program, folder):
     assignment = registry.assignment(program)
     if assignment is None:
         raise ValueError(f"unknown program {program!r}")
-    return assignment.judge_module().detect(folder)
+    judge = assignment.judge_module()
+    plan = judge.detect(folder)
+    if plan.kind == "none":
+        hint = _hint(folder, judge.ENTRY_POINTS, judge.detect)
+        if hint:
+            plan = plan._replace(error=f"{plan.error} ({hint})")
+    return plan
+
+
+def _hint(folder, entry_points, detect_in):
+    """Why a folder that is no submission may have been meant as one: a file named like
+    an entry point but for its case (names are case-sensitive), or a submission one
+    level down. An empty string when neither."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return ""
+    wanted = {name.lower(): name for name in entry_points}
+    for name in names:
+        if name.lower() in wanted and name != wanted[name.lower()]:
+            return f"found {name}: names are case-sensitive, the grader runs " \
+                   f"{wanted[name.lower()]}"
+    for name in names:
+        path = folder / name
+        if not name.startswith(".") and path.is_dir() and not path.is_symlink():
+            if detect_in(path).kind != "none":
+                return f"a submission is one level down: {name}/; --descend grades it"
+    return ""
 
 
 def script_or_java_or_make(folder, name):

@@ -49,14 +49,17 @@ VISITED_LINE = re.compile(rb"^([xo-]{9}) (-?\d+)$")
 
 class Finding:
     """One graded output's judgement: ``ok`` (possibly only thanks to ``lenient_notes``),
-    else ``reason`` and ``detail``; ``unusable`` for an output that cannot be read."""
+    else ``reason`` and ``detail``; ``unusable`` for an output that cannot be read;
+    ``forgivable`` for a failure that --lenient would forgive (cosmetic only)."""
 
-    __slots__ = ("ok", "reason", "detail", "lenient_notes", "unusable")
+    __slots__ = ("ok", "reason", "detail", "lenient_notes", "unusable", "forgivable")
 
-    def __init__(self, ok, reason="", detail="", lenient_notes=(), unusable=False):
+    def __init__(self, ok, reason="", detail="", lenient_notes=(), unusable=False,
+                 forgivable=False):
         self.ok, self.reason, self.detail = ok, reason, detail
         self.lenient_notes = list(lenient_notes)
         self.unusable = unusable
+        self.forgivable = forgivable
 
 
 def fail(reason, detail="", unusable=False):
@@ -87,7 +90,7 @@ def diagnose(program, case, outcome, lenient=False):
         if forgiven:
             kinds = []
             for note in forgiven:
-                kind = re.sub(r" on \d+ lines?$", "", note)
+                kind = re.sub(r" (on \d+ lines?|\(\d+\))$", "", note)
                 if kind not in kinds:
                     kinds.append(kind)
             reason = f"passed (lenient: {', '.join(kinds)})"
@@ -96,8 +99,14 @@ def diagnose(program, case, outcome, lenient=False):
         return Verdict(True, "passed", "\n".join(notes))
     reason = _join_reasons([f.reason for f in failures])
     detail = "\n".join([f.detail for f in failures] + notes)
+    crash = crash_headline(outcome)
+    if crash is not None:
+        # What a person must fix first: the crash, not the outputs it left unwritten.
+        detail = f"{crash[1]}\nwhat the graded outputs show: {reason}\n{detail}"
+        reason = crash[0]
     return Verdict(False, reason, detail,
-                   unusable_output=any(f.unusable for f in failures))
+                   unusable_output=any(f.unusable for f in failures),
+                   cosmetic=crash is None and all(f.forgivable for f in failures))
 
 
 def _plain(case, outcome, lenient, graded=()):
@@ -134,8 +143,9 @@ def _ungraded_notes(case, outcome, graded_files):
     if outcome.exit not in (0, None):
         notes.append(f"note (not graded): exit status {outcome.exit}")
     if outcome.stderr:
-        notes.append(f"note (not graded): stderr: {outcome.stderr[:300]!r}"
-                     + (" ..." if len(outcome.stderr) > 300 else ""))
+        tail = outcome.stderr[-600:].decode("utf-8", errors="replace").strip("\n")
+        notes.append("note (not graded): stderr" + (" (its end)" if len(outcome.stderr) > 600
+                                                     else "") + ":\n" + _indent(tail))
     graded = set(case.files) | set(case.expected) | set(graded_files)
     stray = sorted(name for name in outcome.files if name not in graded)
     if stray:
@@ -165,8 +175,10 @@ def judge_text(where, expected, actual, lenient, content=None):
         return Finding(True, lenient_notes=comparison.notes)
     notes = "; ".join(comparison.notes)
     if comparison.same_content:
-        return fail(notes if where == "stdout" else f"{where}: {notes}",
-                    f"{where}: {notes}; otherwise the same bytes")
+        finding = fail(notes if where == "stdout" else f"{where}: {notes}",
+                       f"{where}: {notes}; otherwise the same bytes")
+        finding.forgivable = comparison.lenient_pass()
+        return finding
     expected, actual = comparison.expected, comparison.actual
     if content is None or not is_text(actual) or actual.startswith(expected) \
             or expected.startswith(actual) or not affordable(expected, actual):
@@ -195,3 +207,41 @@ def terminal_input(case, outcome, path):
                              f"{path} was created for the terminal STATE {case.args[0]}; "
                              "the grader expects no file at all"))
     return findings
+
+
+def _indent(text, prefix="    "):
+    return "\n".join(prefix + line for line in text.split("\n"))
+
+
+# An import the grader's clean environment cannot satisfy: no PYTHONPATH, no packages of
+# the user who ran the program at home.
+_IMPORT_HINT = ("; the grader runs python3 with a clean environment (no PYTHONPATH, no "
+                "packages installed for your user) in a copy of your folder: import only "
+                "the standard library and your own files")
+
+
+def crash_headline(outcome):
+    """``(reason, detail)`` when the run died of an uncaught exception (a Python
+    traceback, a Java exception, a C++ ``terminate``), else None: ``crashed: Kind:
+    message``, the exception's own last line, with a hint for an import that the
+    grader's environment cannot satisfy."""
+    if outcome.exit == 0:
+        return None
+    text = outcome.stderr[-20000:].decode("utf-8", errors="replace")
+    line = None
+    if "Traceback (most recent call last):" in text:
+        lines = [entry.strip() for entry in text.strip().splitlines() if entry.strip()]
+        line = lines[-1] if lines else None
+    else:
+        java = re.search(r'Exception in thread "[^"]*" (\S[^\n]*)', text)
+        cpp = re.search(r"terminate called after throwing an instance of '([^']+)'"
+                        r"(?:\n\s*what\(\):\s*([^\n]*))?", text)
+        if java:
+            line = java.group(1).strip()
+        elif cpp:
+            line = cpp.group(1) + (f": {cpp.group(2).strip()}" if cpp.group(2) else "")
+    if not line:
+        return None
+    hint = _IMPORT_HINT if line.startswith(("ModuleNotFoundError", "ImportError")) else ""
+    return f"crashed: {line[:200]}", f"the program crashed: {line}{hint}"
+

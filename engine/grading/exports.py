@@ -15,6 +15,7 @@ folder (see docs/grading.md).
 
 import csv
 import io
+import re
 
 from .printable import csv_cell, printable
 
@@ -24,7 +25,7 @@ def csv_text(document):
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["submission", "score", "max_score", "points", "max_points",
-                     "failed_cases", "build_error", "comparison"])
+                     "failed_cases", "build_error", "comparison", "failures"])
     comparison = "lenient" if document.get("lenient") else "strict"
     for entry in document["submissions"]:
         failed = [case["case"] for case in entry["cases"] if not case["passed"]]
@@ -32,12 +33,55 @@ def csv_text(document):
         writer.writerow([csv_cell(cell) for cell in (
             entry["submission"], _number(entry["score"]), _number(entry["max_score"]),
             _number(entry["points"]), _number(entry["max_points"]), " ".join(failed),
-            error, comparison)])
+            error, comparison, failure_summary(entry))])
     return out.getvalue()
+
+
+def failure_kinds(entry):
+    """[(count, reason, cosmetic count)] of a submission's failed cases, the most common
+    first: reasons that differ only in their numbers (line 3, line 7) count as one."""
+    groups = {}
+    for case in entry["cases"]:
+        if case["passed"]:
+            continue
+        kind = re.sub(r"\d+", "N", case["reason"]) if "line" in case["reason"] else \
+            case["reason"]
+        count, cosmetic, shown = groups.get(kind, (0, 0, case["reason"]))
+        groups[kind] = (count + 1, cosmetic + bool(case.get("cosmetic")),
+                        shown if count == 0 else kind)
+    return sorted(((count, shown, cosmetic) for count, cosmetic, shown in groups.values()),
+                  key=lambda item: (-item[0], item[1]))
+
+
+def failure_summary(entry):
+    """A submission's failed cases by reason, e.g. ``20 failed: missing final newline
+    (cosmetic; --lenient would pass 20); 3 failed: wrong move ...`` (empty: none)."""
+    parts = []
+    for count, reason, cosmetic in failure_kinds(entry):
+        text = f"{count} failed: {reason}"
+        if cosmetic:
+            text += f" (cosmetic; --lenient would pass {cosmetic})"
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def _number(value):
     return int(value) if float(value).is_integer() else round(value, 4)
+
+
+def reproduction(case):
+    """How to see a failed case for oneself: the command the grader ran, its inputs and
+    one command that reruns it in the submission's folder."""
+    lines = []
+    if case.get("command"):
+        lines.append(f"command: {case['command']}")
+    inputs = case.get("inputs") or {}
+    for name, text in sorted((inputs.get("files") or {}).items()):
+        lines.append(f"{name}:" + ("\n" + text.rstrip("\n") if text is not None
+                                   else " (too large to show)"))
+    if case.get("rerun"):
+        lines.append(f"to rerun it in your folder: {case['rerun']}")
+    return "\n".join(lines)
 
 
 def gradescope(document, entry):
@@ -52,7 +96,9 @@ def gradescope(document, entry):
             output += "\n\n" + case["detail"]
         if case.get("lenient"):
             output += "\n(passed only under --lenient comparison)"
-        tests.append({"name": printable(case["case"]),
+        if not case["passed"]:
+            output += "\n\n" + reproduction(case)
+        tests.append({"name": printable(case.get("title") or case["case"]),
                       "score": round(each if case["passed"] else 0, 4),
                       "max_score": round(each, 4),
                       "status": "passed" if case["passed"] else "failed",

@@ -38,6 +38,8 @@ max-height:360px;white-space:pre}
 .side{display:grid;grid-template-columns:1fr 1fr;gap:10px;margin-top:6px}
 .side div>b{display:block;margin-bottom:2px;color:#566074;font-weight:600}
 .note{color:#8a5a00} .cr{color:#fff;background:#b3261e;border-radius:2px;padding:0 1px} .detail{white-space:pre-wrap}
+.ln{display:inline-block;min-width:4em;color:#98a1b3;user-select:none}
+.blank{background:#f3c5c2} .mark{color:#b3261e;font-style:italic}
 """
 
 
@@ -50,15 +52,42 @@ def _anchor(submission, case=None):
     return "s-" + "".join(ch if ch.isalnum() else "-" for ch in text)
 
 
-def _block(label, text, truncated):
+def _block(label, text, truncated, first_line=1, final_newline=True, other=None):
+    """One pane of expected or actual text, from line ``first_line`` on, numbered, with
+    what the eye cannot see marked: carriage returns (a red ``\\r``), trailing blanks
+    (shaded), blank lines past the other pane's end, a missing final newline."""
     if text is None:
         body = '<pre class="note">(no such file)</pre>'
     else:
-        # Make carriage returns visible (a CRLF file looks right otherwise).
-        body = "<pre>" + '<span class="cr">\\r</span>'.join(
-            escape(part, newlines=True) for part in text.split("\r")) + "</pre>"
+        lines = text.split("\n")
+        if lines and lines[-1] == "" and final_newline:
+            lines.pop()
+        other_count = len(other.split("\n")) if other is not None else None
+        rows = []
+        for index, line in enumerate(lines):
+            number = first_line + index
+            rows.append(f'<span class="ln">{number}</span>' + _marked(line) + (
+                ' <span class="mark">(blank line past the end)</span>'
+                if other_count is not None and line == "" and index >= other_count - 1
+                else ""))
+        if not final_newline and not truncated:
+            rows.append('<span class="mark">(no newline at the end of the file)</span>')
+        body = "<pre>" + "\n".join(rows) + "</pre>"
     note = ' <span class="note">(truncated)</span>' if truncated else ""
-    return f"<div><b>{escape(label)}{note}</b>{body}</div>"
+    start = f' <span class="note">from line {first_line}</span>' if first_line > 1 else ""
+    return f"<div><b>{escape(label)}{start}{note}</b>{body}</div>"
+
+
+def _marked(line):
+    """A line as HTML, carriage returns and trailing blanks made visible."""
+    stripped = line.rstrip("\r")
+    carriage = len(line) - len(stripped)
+    content = stripped.rstrip(" \t")
+    trailing = stripped[len(content):]
+    html = '<span class="cr">\\r</span>'.join(escape(part) for part in content.split("\r"))
+    if trailing:
+        html += f'<span class="blank" title="trailing blanks">{escape(trailing)}</span>'
+    return html + '<span class="cr">\\r</span>' * carriage
 
 
 def render(document):
@@ -75,7 +104,8 @@ def render(document):
     limits = document.get("limits") or {}
     if limits:
         meta.append("limits: " + ", ".join(f"{escape(str(key))} {escape(str(value))}"
-                                           for key, value in limits.items()))
+                                           for key, value in limits.items()
+                                           if value is not None))
     parts.append(f'<div class="meta">{" · ".join(meta)}</div>')
     parts.append("<h2>Summary</h2><table><tr><th>submission</th><th>how it ran</th>"
                  "<th>cases passed</th><th>points</th><th>failed cases</th></tr>")
@@ -130,12 +160,25 @@ def _failure(name, case):
              f'{escape(str(case.get("ended", "")))}</div>']
     if case.get("detail") and case["detail"] != case["reason"]:
         parts.append(f'<div class="detail"><b>diagnosis:</b>\n{escape(case["detail"], True)}</div>')
+    files = (case.get("inputs") or {}).get("files") or {}
+    for name, text in sorted(files.items()):
+        parts.append(f"<div><b>{escape(name)} (input)</b><pre>"
+                     + (escape(text, True) if text is not None else "(too large to show)")
+                     + "</pre></div>")
+    if case.get("rerun"):
+        parts.append(f'<div>to rerun it in the submission\'s folder: '
+                     f'<code>{escape(case["rerun"])}</code></div>')
     for compared in case.get("compared", []):
         parts.append('<div class="side">'
                      + _block(f'expected {compared["what"]}', compared["expected"],
-                              compared.get("expected_truncated"))
+                              compared.get("expected_truncated"),
+                              compared.get("from_line", 1),
+                              compared.get("expected_final_newline", True))
                      + _block(f'actual {compared["what"]}', compared["actual"],
-                              compared.get("actual_truncated"))
+                              compared.get("actual_truncated"),
+                              compared.get("from_line", 1),
+                              compared.get("actual_final_newline", True),
+                              other=compared["expected"])
                      + "</div>")
     if case.get("stderr"):
         parts.append("<div><b>stderr (not graded)</b>"

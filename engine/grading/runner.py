@@ -24,6 +24,7 @@ a link, regular files only, within :data:`LEFT_BEHIND` and with a cap per graded
 
 import itertools
 import os
+import shlex
 import threading
 from pathlib import Path
 
@@ -72,27 +73,44 @@ def gradable(program, cases):
     return kept, skipped
 
 
-def find_submissions(program, paths):
+def find_submissions(program, paths, descend=False):
     """The submission folders among ``paths``, as given: a folder that looks like a
-    submission for ``program`` is one; a folder that does not, but whose subfolders do,
-    is a class folder and stands for those subfolders (sorted). Anything else is kept
-    as given and fails with the reason detection names."""
+    submission for ``program`` is one; a folder that does not, but at least one of whose
+    subfolders does, is a class folder and stands for ALL its subfolders (sorted; hidden
+    ones aside): those that are no submission are kept too, and fail with the reason
+    detection names, so that no student silently drops out of the gradebook. Anything
+    else is kept as given. With ``descend``, a folder that is no submission but holds
+    exactly one subfolder that is one (``alice/hw1``) stands for that subfolder."""
     found = []
     for path in paths:
-        if os.path.isdir(path) and detect(program, path).kind == "none":
-            try:
-                names = sorted(os.listdir(path))
-            except OSError:
-                names = []
-            children = [os.path.join(path, name) for name in names
-                        if os.path.isdir(os.path.join(path, name))
-                        and not name.startswith(".")]
-            members = [child for child in children if detect(program, child).kind != "none"]
-            if members:
-                found.extend(members)
+        if os.path.isdir(path) and not _is_submission(program, path):
+            children = _subfolders(path)
+            if any(_is_submission(program, child) for child in children):
+                found.extend(_descended(program, child, descend) for child in children)
                 continue
-        found.append(path)
+        found.append(_descended(program, path, descend))
     return found
+
+
+def _is_submission(program, path):
+    return detect(program, path).kind != "none"
+
+
+def _subfolders(path):
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return []
+    return [os.path.join(path, name) for name in names
+            if not name.startswith(".") and os.path.isdir(os.path.join(path, name))]
+
+
+def _descended(program, path, descend):
+    """``path``, or with ``descend`` its only subfolder that is a submission."""
+    if not descend or not os.path.isdir(path) or _is_submission(program, path):
+        return path
+    inside = [child for child in _subfolders(path) if _is_submission(program, child)]
+    return inside[0] if len(inside) == 1 else path
 
 
 def shard(submissions, index, count):
@@ -105,14 +123,34 @@ def shard(submissions, index, count):
     return ordered[start:end]
 
 
-def _excerpt(data):
-    """Text of ``data`` cut to EXCERPT_LINES lines / EXCERPT_BYTES bytes; and whether it
-    was cut."""
-    cut = data[:EXCERPT_BYTES]
-    lines = cut.split(b"\n")
-    truncated = len(cut) < len(data) or len(lines) > EXCERPT_LINES + 1
-    cut = b"\n".join(lines[:EXCERPT_LINES])
-    return cut.decode("utf-8", errors="backslashreplace"), truncated
+# Lines shown before the first difference in an expected/actual excerpt.
+EXCERPT_CONTEXT = 5
+
+
+def _excerpt(data, start=0):
+    """Text of ``data`` from line ``start`` (0-based) on, cut to EXCERPT_LINES lines /
+    EXCERPT_BYTES bytes; and whether anything was left out after it."""
+    lines = data.split(b"\n")[start:]
+    kept, size = [], 0
+    for line in lines[:EXCERPT_LINES]:
+        size += len(line) + 1
+        if size > EXCERPT_BYTES:
+            break
+        kept.append(line)
+    truncated = len(kept) < len(lines) and not (len(kept) == len(lines) - 1
+                                                and lines[-1] == b"")
+    return b"\n".join(kept).decode("utf-8", errors="backslashreplace"), truncated
+
+
+def first_differing_line(expected, actual):
+    """The 0-based index of the first line where ``expected`` and ``actual`` differ
+    (bytes, split at LF: a CR or a trailing blank is a difference), or of the shorter
+    one's end."""
+    want, got = expected.split(b"\n"), actual.split(b"\n")
+    for index, (line, other) in enumerate(zip(want, got)):
+        if line != other:
+            return index
+    return min(len(want), len(got)) - 1
 
 
 def graded_differences(program, case, outcome):
@@ -289,7 +327,7 @@ class Runner:
         run was aborted)."""
         plan, built, baseline = self._build(submission, sandbox)
         argv = plan.argv(case.args)
-        record = {"case": case.name, "command": " ".join(argv)}
+        record = {"case": case.name, "title": case_title(case), "command": " ".join(argv)}
         if built.error is not None:
             record.update(command="", passed=False, reason=built.error.split("\n", 1)[0],
                           detail=built.error, seconds=0.0, cpu=0.0, ended="not run",
@@ -343,19 +381,28 @@ class Runner:
                       seconds=round(result.wall, 4), cpu=round(result.cpu, 4),
                       ended=result.ended, lenient=verdict.lenient, exit=result.exit,
                       unusable_output=verdict.unusable_output)
+        if not verdict.passed:
+            record.update(cosmetic=verdict.cosmetic, inputs=case_inputs(case),
+                          rerun=rerun_command(case, argv))
         if result.memory is not None:
             record["memory_mb"] = round(result.memory / (1 << 20), 1)
         if not verdict.passed:
             record["stderr"] = _excerpt(result.stderr[-EXCERPT_BYTES:])[0]
             record["compared"] = []
             for what, expected, actual in graded_differences(self.program, case, outcome):
-                entry = {"what": what}
+                # Both panes open a few lines before the first difference: a 550,000-line
+                # visited file that differs at its end shows its end.
+                start = 0
+                if expected is not None and actual is not None:
+                    start = max(0, first_differing_line(expected, actual) - EXCERPT_CONTEXT)
+                entry = {"what": what, "from_line": start + 1}
                 for key, data in (("expected", expected), ("actual", actual)):
                     if data is None:
                         entry[key] = None
                     else:
-                        entry[key], cut = _excerpt(data)
+                        entry[key], cut = _excerpt(data, start)
                         entry[key + "_truncated"] = cut
+                        entry[key + "_final_newline"] = data.endswith(b"\n")
                 record["compared"].append(entry)
         return record
 
@@ -483,3 +530,47 @@ def not_graded(name, error):
     return {"case": name, "command": "", "passed": False, "reason": reason,
             "detail": reason, "seconds": 0.0, "cpu": 0.0, "ended": "not run",
             "lenient": False}
+
+
+# Input files larger than this are not copied into a record (the rerun command names them).
+INPUT_SHOWN = 20000
+
+
+def case_inputs(case):
+    """What a failed case was given, for a person to reproduce it: the arguments and the
+    input files' text (``None`` for a file too large or not text)."""
+    files = {}
+    for name, data in sorted(case.files.items()):
+        try:
+            files[name] = data.decode("utf-8") if len(data) <= INPUT_SHOWN else None
+        except UnicodeDecodeError:
+            files[name] = None
+    return {"args": list(case.args), "files": files}
+
+
+def rerun_command(case, argv):
+    """One shell command that reruns ``case`` in a submission's folder as the grader ran
+    it: the input files written first (``printf``), then the command."""
+    parts = []
+    for name, data in sorted(case.files.items()):
+        if len(data) > INPUT_SHOWN:
+            parts.append(f": {shlex.quote(name)} is too large to show here")
+            continue
+        text = data.decode("utf-8", errors="replace")
+        escaped = (text.replace("\\", "\\\\").replace("%", "%%").replace("\n", "\\n")
+                   .replace("\r", "\\r").replace("\t", "\\t"))
+        parts.append(f"printf {shlex.quote(escaped)} > {shlex.quote(name)}")
+    parts.append(" ".join(shlex.quote(word) for word in argv))
+    return " && ".join(parts)
+
+
+def case_title(case):
+    """A case in a few words: its name and command line, and the first lines of an
+    input.txt (the board size, mode, side and depth of a Stake/Raid case)."""
+    title = f"{case.name}: {' '.join((case.program,) + tuple(case.args))}"
+    data = case.files.get("input.txt")
+    if data:
+        head = data.decode("utf-8", errors="replace").split("\n")[:4]
+        title += " (input.txt: " + " ".join(line.strip() for line in head if line.strip()) + ")"
+    return title
+

@@ -6,8 +6,9 @@ blanks, a missing final newline) and a difference of content; :func:`content_dif
 names the content kind (garbage bytes, extra bytes after the expected output, output that
 stops early, or the first differing line with the lines around it).
 
-``--lenient`` (see :data:`LENIENT_KINDS`) forgives trailing blanks and a missing final
-newline, and nothing else: CRLF endings are a real difference to a byte-comparing grader.
+``--lenient`` (see :data:`LENIENT_KINDS`) forgives trailing blanks, a missing final
+newline and extra blank lines at the end, and nothing else: CRLF endings are a real
+difference to a byte-comparing grader.
 """
 
 from typing import List, NamedTuple
@@ -16,8 +17,9 @@ CRLF = "CRLF line endings"
 TRAILING = "trailing blanks"
 MISSING_TRAILING = "missing trailing blanks"
 FINAL_NEWLINE = "missing final newline"
+EXTRA_BLANK_LINES = "extra blank lines at the end"
 # The kinds --lenient forgives (the first words of the notes below).
-LENIENT_KINDS = (TRAILING, MISSING_TRAILING, FINAL_NEWLINE)
+LENIENT_KINDS = (TRAILING, MISSING_TRAILING, FINAL_NEWLINE, EXTRA_BLANK_LINES)
 
 CONTEXT_LINES = 2
 
@@ -81,6 +83,10 @@ def compare_text(expected, actual):
         # Content differs too, but say it: the student will meet it next.
         notes.append(FINAL_NEWLINE)
         actual += b"\n"
+    if (actual != expected and expected.endswith(b"\n") and actual.startswith(expected)
+            and not actual[len(expected):].strip(b"\n")):
+        notes.append(f"{EXTRA_BLANK_LINES} ({len(actual) - len(expected)})")
+        actual = expected
     return TextComparison(notes, expected, actual, actual == expected)
 
 

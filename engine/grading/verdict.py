@@ -11,13 +11,15 @@ class Verdict(NamedTuple):
     reports (may span lines, may be empty). ``lenient`` marks a pass that needed the
     ``--lenient`` comparison. ``unusable_output`` marks a run whose graded output file
     was missing or could not be parsed (Stake/Raid's output.txt: the assignment then
-    gives the whole submission 0 points, see engine.grading.scoring).
+    gives the whole submission 0 points, see engine.grading.scoring). ``cosmetic`` marks
+    a failure that only cosmetic differences cause, all of which ``--lenient`` forgives.
     """
     passed: bool
     reason: str
     detail: str = ""
     lenient: bool = False
     unusable_output: bool = False
+    cosmetic: bool = False
 
 
 class Score(NamedTuple):

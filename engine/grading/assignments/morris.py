@@ -154,6 +154,9 @@ STDOUT_GRADED = True
 UNREADABLE_ZEROES = False
 FILE_LABEL = "visited file"
 
+# The files a submission is recognised by (for the hints of a folder that is none).
+ENTRY_POINTS = ("tmmorris.py", "tmmorris.java", "Makefile")
+
 
 def detect(folder):
     """Our repository's tmmorris.py, a Makefile with a tmmorris target, tmmorris.java, or

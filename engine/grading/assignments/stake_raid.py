@@ -272,6 +272,9 @@ UNREADABLE_ZEROES = True
 # The assignment's points: 50, one lost per failed case over 50 cases.
 POINTS = 50
 
+# The files a submission is recognised by (for the hints of a folder that is none).
+ENTRY_POINTS = ("homework.py", "homework.java", "homework.cpp", "homework.c")
+
 
 def detect(folder):
     """homework.py (ours or not), homework.java, homework.cpp or homework.c; run in a

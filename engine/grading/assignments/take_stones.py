@@ -267,6 +267,9 @@ STDOUT_GRADED = True
 UNREADABLE_ZEROES = False
 FILE_LABEL = "stdout"
 
+# The files a submission is recognised by (for the hints of a folder that is none).
+ENTRY_POINTS = ("TakeStones.java", "TakeStones")
+
 
 def detect(folder):
     """TakeStones.java (with its other .java files), or a TakeStones script (ours)."""

@@ -218,6 +218,9 @@ STDOUT_GRADED = True
 UNREADABLE_ZEROES = False
 FILE_LABEL = "visited file"
 
+# The files a submission is recognised by (for the hints of a folder that is none).
+ENTRY_POINTS = ("tictactoe.py", "tictactoe.java", "Makefile")
+
 
 def detect(folder):
     """Our repository's tictactoe.py, a Makefile with a tictactoe target, tictactoe.java,

@@ -422,7 +422,8 @@ def run_single(settings):
     clock = SimulatedClock(settings.clock_tick) if settings.clock_tick else None
 
     def read_move(side):
-        sys.stdout.write(f"Player {side}, your move (column letter then row, e.g. B 3): ")
+        sys.stdout.write(f"Player {side}, your move (column letter then row, e.g. B 3; "
+                         "Ctrl-D or Ctrl-C quits): ")
         sys.stdout.flush()
         line = sys.stdin.readline()
         if not line:
@@ -438,8 +439,15 @@ def run_single(settings):
 
     # An abandoned game (end of input) is told once, by the trace line that stdout echoes
     # and the trace file keeps; it is not an error (exit 0), so nothing goes to stderr.
-    play_game(settings, kinds, (settings.e1, settings.e2), log, read_move, warn, clock)
-    write_atomically(os.path.join(settings.dir, trace_name(settings)), log.text())
+    # Ctrl-C abandons it too, and keeps the trace so far (exit 130, as Ctrl-C does).
+    trace = os.path.join(settings.dir, trace_name(settings))
+    try:
+        play_game(settings, kinds, (settings.e1, settings.e2), log, read_move, warn, clock)
+    except KeyboardInterrupt:
+        log.add("\nInterrupted (Ctrl-C): the game is abandoned.\n")
+        write_atomically(trace, log.text())
+        return 130
+    write_atomically(trace, log.text())
     return 0
 
 

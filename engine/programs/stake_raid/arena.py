@@ -130,9 +130,16 @@ def board_for(seed, pair, size):
     return [rng.randint(1, 99) for _ in range(size * size)]
 
 
+def plain_seconds(seconds):
+    """``seconds`` as the plainest number that keeps its milliseconds: ``3`` for 3.0,
+    ``2.5``, ``0.125`` (an agent may read it with an integer or a float reader)."""
+    text = f"{max(seconds, 0.0):.3f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
 def input_text(size, values, cells, colour, seconds):
     """input.txt for the player of ``colour`` (X or O) with ``seconds`` left."""
-    lines = [str(size), "COMPETITION", MARKS[colour], f"{seconds:.3f}"]
+    lines = [str(size), "COMPETITION", MARKS[colour], plain_seconds(seconds)]
     for row in range(size):
         lines.append(" ".join(str(v) for v in values[row * size:(row + 1) * size]))
     for row in range(size):
