@@ -69,7 +69,8 @@ def test_gradescope_results_fields(document):
     assert len(results["tests"]) == 4
     for test, case in zip(results["tests"], entry["cases"]):
         assert set(test) >= {"name", "score", "max_score", "output"}
-        assert test["name"] == case["case"]
+        # Named by what the case runs: its name, then the grader's command line.
+        assert test["name"] == case["title"] and test["name"].startswith(case["case"] + ": ")
         assert test["score"] == (test["max_score"] if case["passed"] else 0)
     assert sum(test["max_score"] for test in results["tests"]) == pytest.approx(
         entry["max_points"])
@@ -196,7 +197,7 @@ def test_several_submissions_give_one_gradescope_file_each(tmp_path):
     options = argparse.Namespace(json=None, csv=None, report=None, gradescope=str(target))
     write_outputs(options, synthetic(submissions=("class/a", "class/b")))
     files = sorted(path.name for path in target.iterdir())
-    assert files == ["class_a.json", "class_b.json"]
+    assert files == ["a.json", "b.json"]      # named within the class folder
     assert json.loads((target / "class_a.json").read_text())["score"] == 1
     single = tmp_path / "results.json"
     options.gradescope = str(single)

@@ -388,8 +388,9 @@ def shadowing_engine(pythonpath=None, loaded=None):
 
 def engine_inside(paths, loaded=None):
     """The first of ``paths`` (submission folders) that holds the ``engine`` package
-    running now, or None. Graded from there, a copy of this repository in a submission
-    would compute its own expected outputs: a buggy copy would pass itself."""
+    running now, or None. Graded from there on generated cases, a copy of this
+    repository in a submission would compute its own expected outputs: a buggy copy
+    would pass itself. (Cases from ``--cases`` carry their expected outputs.)"""
     loaded = Path(loaded or Path(__file__).resolve().parent.parent).resolve()
     for path in paths:
         try:
@@ -408,7 +409,8 @@ def run(argv):
         raise UsageError(f"the engine in {shadowed[0].parent} hides the one PYTHONPATH names "
                          f"({shadowed[1].parent}): python3 -m engine looks in the current "
                          "folder first; run the kit from another folder")
-    if options.command == "run":
+    if options.command == "run" and not options.cases:
+        # Generated cases take their expected outputs from the engine running now.
         inside = engine_inside(options.submissions)
         if inside is not None:
             raise UsageError(

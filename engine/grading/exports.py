@@ -37,18 +37,29 @@ def csv_text(document):
     return out.getvalue()
 
 
+def reason_kind(reason):
+    """``reason`` without what differs from case to case: the moves (``wrong move:
+    expected x@0, got x@8 (tie-break slip: ...)`` is ``wrong move (tie-break slip)``),
+    the node a trace parts at, the numbers (line 3 and line 7 are line N)."""
+    kind = re.sub(r"\((tie-break slip|wrong value)[^)]*\)", r"(\1)", reason)
+    kind = re.sub(r": expected [^,;]+, got [^;(]+?(?= \(|;|$)", "", kind)
+    kind = re.sub(r"reached by [^:;]+", "reached by ...", kind)
+    return re.sub(r"\d+", "N", kind)
+
+
 def failure_kinds(entry):
     """[(count, reason, cosmetic count)] of a submission's failed cases, the most common
-    first: reasons that differ only in their numbers (line 3, line 7) count as one."""
+    first, reasons of the same kind (:func:`reason_kind`) counted as one: shown as the
+    reason itself when it is the only one of its kind, else as the kind."""
     groups = {}
     for case in entry["cases"]:
         if case["passed"]:
             continue
-        kind = re.sub(r"\d+", "N", case["reason"]) if "line" in case["reason"] else \
-            case["reason"]
+        kind = reason_kind(case["reason"])
         count, cosmetic, shown = groups.get(kind, (0, 0, case["reason"]))
-        groups[kind] = (count + 1, cosmetic + bool(case.get("cosmetic")),
-                        shown if count == 0 else kind)
+        if shown != case["reason"]:
+            shown = kind
+        groups[kind] = (count + 1, cosmetic + bool(case.get("cosmetic")), shown)
     return sorted(((count, shown, cosmetic) for count, cosmetic, shown in groups.values()),
                   key=lambda item: (-item[0], item[1]))
 
