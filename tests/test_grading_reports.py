@@ -198,7 +198,7 @@ def test_several_submissions_give_one_gradescope_file_each(tmp_path):
     write_outputs(options, synthetic(submissions=("class/a", "class/b")))
     files = sorted(path.name for path in target.iterdir())
     assert files == ["a.json", "b.json"]      # named within the class folder
-    assert json.loads((target / "class_a.json").read_text())["score"] == 1
+    assert json.loads((target / "a.json").read_text())["score"] == 1
     single = tmp_path / "results.json"
     options.gradescope = str(single)
     write_outputs(options, synthetic(submissions=("a",)))
