@@ -103,7 +103,8 @@ def test_make_build_runs_the_binary(tmp_path):
     if shutil.which("make") is None:
         pytest.skip("make not installed")
     makefile = ("tictactoe: tictactoe.bin\n"
-                "tictactoe.bin: source.sh\n\tcp source.sh tictactoe.bin && chmod +x tictactoe.bin\n")
+                "tictactoe.bin: source.sh\n"
+                "\tcp source.sh tictactoe.bin && chmod +x tictactoe.bin\n")
     folder = submission(tmp_path / "s", {"Makefile": makefile,
                                          "source.sh": "#!/bin/sh\necho \"$1\"\n"})
     cases = [case._replace(stdout=case.args[0].encode() + b"\n", expected={})

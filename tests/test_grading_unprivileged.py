@@ -63,8 +63,10 @@ def students(secret_path, word, tcp_port, udp_port):
                    f"subprocess.Popen(['sleep', '{word}'], start_new_session=True)\n"
                    "time.sleep(0.2)\n" + OK),
         "network": ("import socket\n"
-                    f"for attempt in (lambda: socket.create_connection(('127.0.0.1', {tcp_port}), 2),\n"
-                    f"                lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', {udp_port}))):\n"
+                    "for attempt in (\n"
+                    f"        lambda: socket.create_connection(('127.0.0.1', {tcp_port}), 2),\n"
+                    "        lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                    f"            .sendto(b'x', ('127.0.0.1', {udp_port}))):\n"
                     "    try:\n        attempt()\n    except OSError:\n        pass\n" + OK),
         "leaver": (f"for folder in ('/tmp', '/var/tmp', '/dev/shm'):\n"
                    f"    try:\n        open(folder + '/grade-leak-{word}', 'w').write('x')\n"

@@ -319,7 +319,8 @@ def _morris_edges(rng):
         other = "o" if turn == "x" else "x"
         return not wins_at_once(position) and wins_at_once((board, other))
 
-    yield "immediate-win-ply2", _morris_args(rng.choice([p for p in open_ if wins_at_once(p)]), 2), {}
+    yield ("immediate-win-ply2",
+           _morris_args(rng.choice([p for p in open_ if wins_at_once(p)]), 2), {})
     yield "must-block-ply2", _morris_args(rng.choice([p for p in open_ if must_block(p)]), 2), {}
     won = [p for p in open_ if solved[p[0] + p[1]][0] > 0 and solved[p[0] + p[1]][1] >= 3]
     drawn = [p for p in movement if solved[p[0] + p[1]][0] == 0]
@@ -534,7 +535,8 @@ def _stake_raid_edges(rng):
         row, column = divmod(cell, 4)
         board[row] = board[row][:column] + "." + board[row][column + 1:]
     yield _stake_raid_case("depth-beyond-empties-minimax", 4, "MINIMAX", "O", 6, values(4), board)
-    yield _stake_raid_case("depth-beyond-empties-alphabeta", 4, "ALPHABETA", "X", 9, values(4), board)
+    yield _stake_raid_case("depth-beyond-empties-alphabeta", 4, "ALPHABETA", "X", 9, values(4),
+                           board)
     board = _random_board(26, rng, 50)
     yield _stake_raid_case("n26-minimax-depth1", 26, "MINIMAX", "O", 1, values(26), board)
     board = _random_board(26, rng, 97)
