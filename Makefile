@@ -3,13 +3,18 @@ PYTHON ?= python3
 VENV   ?= .venv
 VPY    := $(VENV)/bin/python
 PYTEST := $(VPY) -m pytest
+# Test processes of `make test` (pytest-xdist's -n): auto is one per CPU; 0 runs serially.
+PYTEST_JOBS ?= auto
+XDIST  := -n $(PYTEST_JOBS)
 ENGINE_SOURCES := $(shell find engine -name '*.py' 2>/dev/null)
 
-.PHONY: test test-slow test-golden update-goldens venv bench clean tictactoe help
+.PHONY: test test-slow test-golden update-goldens lint venv bench clean tictactoe help
 
 help:
-	@echo "make test         install test requirements in $(VENV) and run the suite (not slow)"
+	@echo "make test         install test requirements in $(VENV) and run the suite (not slow),"
+	@echo "                  one pytest process per CPU (PYTEST_JOBS=0: one process)"
 	@echo "make test-slow    the exhaustive sweeps (pytest -m slow)"
+	@echo "make lint         ruff (installed in $(VENV) from requirements-lint.txt; ruff.toml)"
 	@echo "make test-golden GOLDEN_PYTHON=pypy3   replay the golden cases under another Python"
 	@echo "make update-goldens   after a REVIEWED change: rewrite our YAML golden cases"
 	@echo "                      (fixtures/*/*.yml; official samples are never rewritten)"
@@ -27,18 +32,19 @@ $(VENV)/.ready: requirements-test.txt
 	touch $@
 
 test: $(VENV)/.ready
-	$(PYTEST) -q -m "not slow" $(PYTEST_ARGS)
+	$(PYTEST) -q -m "not slow" $(XDIST) $(PYTEST_ARGS)
 
-# Exit code 5 means "no test collected": not a failure when no sweep is marked slow.
+# Fails when nothing is collected too (pytest's exit code 5): the sweeps are marked slow.
 test-slow: $(VENV)/.ready
-	$(PYTEST) -q -m slow $(PYTEST_ARGS); status=$$?; [ $$status -eq 5 ] || exit $$status
+	$(PYTEST) -q -m slow $(XDIST) $(PYTEST_ARGS)
 
 test-golden: $(VENV)/.ready
-	GOLDEN_PYTHON=$(GOLDEN_PYTHON) $(PYTEST) -q tests/test_golden.py $(PYTEST_ARGS)
+	GOLDEN_PYTHON=$(GOLDEN_PYTHON) $(PYTEST) -q tests/test_golden.py $(XDIST) $(PYTEST_ARGS)
 
 # Records what the programs print now in our YAML golden cases (pytest-golden); review the
 # diff before committing. The official samples (raw folders) are only compared: they fail
-# rather than change. Narrow it with e.g. PYTEST_ARGS='-k take_stones'.
+# rather than change. Narrow it with e.g. PYTEST_ARGS='-k take_stones'. One process: the
+# cases are rewritten in place.
 update-goldens: $(VENV)/.ready
 	$(PYTEST) -q tests/test_golden.py -k "our_golden_case or official_sample" --update-goldens $(PYTEST_ARGS)
 
@@ -46,6 +52,16 @@ update-goldens: $(VENV)/.ready
 tictactoe: tictactoe.bin
 tictactoe.bin: tictactoe.py $(ENGINE_SOURCES) tools/build_zipapp.py
 	$(PYTHON) tools/build_zipapp.py tictactoe.py $@
+
+# ruff, with the settings of ruff.toml; installed in the venv only for this target, so
+# that `make test` does not wait for it.
+lint: $(VENV)/.lint-ready
+	$(VENV)/bin/ruff check .
+
+$(VENV)/.lint-ready: requirements-lint.txt
+	[ -x $(VPY) ] || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --disable-pip-version-check -r requirements-lint.txt
+	touch $@
 
 bench:
 	$(PYTHON) bench/run_all.py

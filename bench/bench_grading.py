@@ -100,7 +100,8 @@ def overhead(cases, runs, cgroups=None):
                 started, cpu_started = time.perf_counter(), cpu_now()
                 alone = direct_wall(direct, folder, runs)
                 alone_cpu = (cpu_now() - cpu_started) / runs
-                print(f"overhead {runner.isolation:<34} {label:<14} wall: kit {per_case * 1000:6.1f} ms"
+                print(f"overhead {runner.isolation:<34} {label:<14} "
+                      f"wall: kit {per_case * 1000:6.1f} ms"
                       f" vs direct {alone * 1000:6.1f} ms = +{(per_case - alone) * 1000:5.1f} ms;"
                       f" CPU: kit {kit_cpu * 1000:6.1f} ms vs direct {alone_cpu * 1000:6.1f} ms"
                       f" = +{(kit_cpu - alone_cpu) * 1000:5.1f} ms (run itself "

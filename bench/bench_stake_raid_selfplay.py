@@ -12,8 +12,9 @@ Random positions can favour one side, so each board's two games are also added u
 margin as X + our margin as O): a positive sum means the COMPETITION player did better
 with both colours than its opponent did. And each game is compared with the baseline
 game ALPHABETA depth D against itself on the same board: "better" when the COMPETITION
-player's margin beats what ALPHABETA D scored with the same colour. The COMPETITION player gets, for the whole game, ``S + STARTUP_COST`` CPU seconds per move
-it has to make (plus the SAFETY margin), and is charged its real CPU time per move
+player's margin beats what ALPHABETA D scored with the same colour. The COMPETITION
+player gets, for the whole game, ``S + STARTUP_COST`` CPU seconds per move it has to
+make (plus the SAFETY margin), and is charged its real CPU time per move
 (``time.process_time``) plus the STARTUP_COST a real run of homework.py would spend, so
 the clock it sees is the one line 4 of input.txt would give it. Prints win/draw/loss per
 opponent depth, per-move CPU times of both sides, the depths reached and the least time
@@ -34,7 +35,7 @@ from engine.programs.stake_raid.player import (SAFETY, STARTUP_COST,  # noqa: E4
                                             competition_move)
 from engine.search import search  # noqa: E402
 
-X, O = MAX, MIN                      # absolute codes of the shared board
+X, O = MAX, MIN  # noqa: E741 (absolute codes of the shared board; O: the game's mark)
 SWAP = bytes.maketrans(b"\x01\x02", b"\x02\x01")
 
 

@@ -6,6 +6,18 @@ import sys
 from .errors import UsageError
 
 
+# ENGINE_DEBUG=1 in the environment: a program shows the traceback its one-line error
+# message stands for (see run_program).
+DEBUG_VARIABLE = "ENGINE_DEBUG"
+
+
+def _debug_traceback():
+    """Under ENGINE_DEBUG=1, print the traceback of the exception being handled."""
+    if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
+        import traceback  # only then: no run without the switch pays for the import
+        traceback.print_exc(file=sys.stderr)
+
+
 def run_program(name, body, argv, help_text=None):
     """Run ``body(argv)`` with the project's error contract and return the exit code.
 
@@ -14,6 +26,8 @@ def run_program(name, body, argv, help_text=None):
     A :class:`UsageError` becomes one line ``<name>: <message>`` on stderr and exit code 2;
     so does any other exception (an internal error must never show a traceback to a
     grader), worded as such. Ctrl-C exits 130 quietly; a closed stdout pipe exits 0.
+    With ENGINE_DEBUG=1 in the environment, both kinds of error also print their
+    traceback on stderr, after the line.
     """
     try:
         if help_text is not None and argv[:1] in (["-h"], ["--help"]):
@@ -23,6 +37,7 @@ def run_program(name, body, argv, help_text=None):
         return 0 if code is None else code
     except UsageError as error:
         print(f"{name}: {error}", file=sys.stderr)
+        _debug_traceback()
         return 2
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
@@ -36,6 +51,7 @@ def run_program(name, body, argv, help_text=None):
         return 0
     except Exception as error:  # noqa: BLE001 - last line of defence, see docstring
         print(f"{name}: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        _debug_traceback()
         return 2
 
 

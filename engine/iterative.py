@@ -7,8 +7,9 @@ search that runs past the deadline is abandoned (engine.search raises SearchTime
 inside it) and its partial result is thrown away.
 
 Time is read only through the time limit's ``clock`` (default ``time.perf_counter``), so
-tests inject a fake clock and never depend on real time. Budgeting (how much of a game's time to give a
-move, safety margins) belongs to the program; this module only honours a deadline.
+tests inject a fake clock and never depend on real time. Budgeting (how much of a game's
+time to give a move, safety margins) belongs to the program; this module only honours a
+deadline.
 """
 
 import time

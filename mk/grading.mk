@@ -1,8 +1,10 @@
 # Grading kit (python3 -m engine grade; docs/grading.md): tests, benchmark, self-check.
 .PHONY: test-grading bench-grading grade-self
 
+# Every test of the kit: tests/test_grading_*.py, and its link-safe file functions.
 test-grading: $(VENV)/.ready
-	$(PYTEST) -q tests/test_grading_run.py tests/test_grading_sandbox.py tests/test_grading_reports.py $(PYTEST_ARGS)
+	$(PYTEST) -q $(XDIST) $(wildcard tests/test_grading_*.py) tests/test_untrusted_files.py \
+	    $(PYTEST_ARGS)
 
 # Harness overhead per case and a class of 50 copies x 50 cases (several minutes).
 bench-grading:

@@ -1,9 +1,10 @@
 # Stake/Raid (homework.py): tests, speed benchmark, self-play and arena strength.
 .PHONY: test-stake-raid bench-stake-raid selfplay-stake-raid
 
+# tests/test_stake_raid*.py, then the program's golden cases.
 test-stake-raid: $(VENV)/.ready
-	$(PYTEST) -q tests/test_stake_raid.py tests/test_stake_raid_competition.py tests/test_stake_raid_arena.py $(PYTEST_ARGS)
-	$(PYTEST) -q tests/test_golden.py -k stake_raid $(PYTEST_ARGS)
+	$(PYTEST) -q $(XDIST) $(wildcard tests/test_stake_raid*.py) $(PYTEST_ARGS)
+	$(PYTEST) -q $(XDIST) tests/test_golden.py -k stake_raid $(PYTEST_ARGS)
 
 bench-stake-raid:
 	$(PYTHON) bench/bench_stake_raid.py

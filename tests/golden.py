@@ -29,8 +29,9 @@ Both kinds become a :class:`engine.grading.case.Case` and are checked by the one
 variable GOLDEN_PYTHON names another interpreter (``.ci/run`` sets it to pypy3 and
 python3.8 to replay under them); pytest itself always runs in the venv.
 
-``PYTHONPATH=. .venv/bin/python tests/golden.py convert FOLDER...`` turns raw case folders into YAML files
-(checking that each file reads back as exactly the same Case) and removes the folders.
+``PYTHONPATH=. .venv/bin/python tests/golden.py convert FOLDER...`` turns raw case folders
+into YAML files (checking that each file reads back as exactly the same Case) and removes
+the folders.
 """
 
 import os

@@ -39,7 +39,8 @@ OTHER_PAGES = ("engine.md", "README.md")
 # The private brief, however a file might point at it.
 PRIVATE_BRIEF = re.compile(r"\.\./shared\b|\bshared/(specs|samples|DESIGN)\b")
 
-INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]"
+                         r"\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 REFERENCE_LINK = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$", re.MULTILINE)
 HTML_LINK = re.compile(r"<(?:a|img)\b[^>]*?\b(?:href|src)\s*=\s*\"([^\"]+)\"", re.IGNORECASE)
 FENCE = re.compile(r"^\s{0,3}(```|~~~)")

@@ -122,7 +122,7 @@ def test_min_root_and_fan_out_tracers():
 def test_table_bounds_stay_sound_when_a_narrowed_window_is_reached():
     """Regression: v started at the window's edge, so a child searched with an empty window
     (alpha == beta == the edge) cut at once and stored the edge as an unproved bound."""
-    from engine.search import EXACT, LOWER, UPPER, TranspositionTable
+    from engine.search import EXACT, LOWER, UPPER
 
     game = NestedTree(((5, 7), (9, 8), (6, 2)))
     table = TranspositionTable()

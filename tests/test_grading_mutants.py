@@ -91,7 +91,7 @@ def test_pre_order_listing(cases, mutants, tmp_path):
     chosen = pick(cases, "tictactoe", "midgame", "blank-prune-ply2", "o-to-move", limit=4)
     results = run_all("tictactoe", chosen, mutants("pre-order listing"), tmp_path)
     assert results
-    for case, outcome, verdict in results:
+    for case, _outcome, verdict in results:
         assert verdict.reason == "visited file: listed in pre-order", (case.name, verdict)
 
 
@@ -99,7 +99,7 @@ def test_crlf_line_endings(cases, mutants, tmp_path):
     chosen = pick(cases, "tictactoe", "midgame", "near-full", limit=3)
     results = run_all("tictactoe", chosen, mutants("CRLF line endings"), tmp_path)
     assert results
-    for case, outcome, verdict in results:
+    for _case, _outcome, verdict in results:
         assert verdict.reason == "CRLF line endings (stdout, visited file)", verdict
     lenient = run_all("tictactoe", chosen[:1], mutants("CRLF line endings"), tmp_path,
                       lenient=True)
@@ -138,7 +138,7 @@ def test_raids_before_stakes(cases, mutants, tmp_path):
     chosen = pick(cases, "stake_raid", "tie-stake-raid")
     results = run_all("stake_raid", chosen, mutants("Raids before Stakes"), tmp_path)
     assert len(results) == 2
-    for case, outcome, verdict in results:
+    for _case, _outcome, verdict in results:
         assert not verdict.passed
         assert re.match(r"wrong move: expected \w+ Stake, got \w+ Raid \(tie-break slip: "
                         r"both moves have value -?\d+; the grader keeps the first in "

@@ -103,7 +103,8 @@ def test_make_build_runs_the_binary(tmp_path):
     if shutil.which("make") is None:
         pytest.skip("make not installed")
     makefile = ("tictactoe: tictactoe.bin\n"
-                "tictactoe.bin: source.sh\n\tcp source.sh tictactoe.bin && chmod +x tictactoe.bin\n")
+                "tictactoe.bin: source.sh\n"
+                "\tcp source.sh tictactoe.bin && chmod +x tictactoe.bin\n")
     folder = submission(tmp_path / "s", {"Makefile": makefile,
                                          "source.sh": "#!/bin/sh\necho \"$1\"\n"})
     cases = [case._replace(stdout=case.args[0].encode() + b"\n", expected={})
@@ -239,6 +240,35 @@ def test_merge_joins_shards_and_refuses_mixtures():
         merge([first, dict(second, program="stake_raid")])
 
 
+def descendants(pid):
+    """Pids below ``pid`` in the process tree (from /proc/PID/task/*/children)."""
+    found, pending = [], [pid]
+    while pending:
+        parent = pending.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", "rb") as handle:
+                    children = [int(word) for word in handle.read().split()]
+            except OSError:
+                continue
+            found += children
+            pending += children
+    return found
+
+
+def command_line(pid):
+    """The command line of ``pid`` (empty when it is gone or a zombie)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
+
+
 def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
     import signal
     import subprocess
@@ -263,7 +293,11 @@ def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
     for line in process.stderr:          # the progress line after the first case
         if b"1/2 cases" in line:
             break
-    time.sleep(0.5)                      # the second case is sleeping by now
+    # Interrupt once the second case's program runs (below the kit, in the sandbox).
+    deadline = time.monotonic() + 30
+    while not any(b"homework.py" in command_line(pid) for pid in descendants(process.pid)):
+        assert time.monotonic() < deadline, "the second case did not start"
+        time.sleep(0.01)
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=20) == 130
     cases_done = load(results)["submissions"][0]["cases"]
@@ -310,7 +344,9 @@ def test_workspaces_of_dead_grading_runs_are_removed_and_live_ones_kept(tmp_path
     # Killed but not reaped yet: a zombie holds its pid.
     zombie_process = subprocess.Popen([sys.executable, "-c", ""])
     stat = Path(f"/proc/{zombie_process.pid}/stat")
+    deadline = time.monotonic() + 30
     while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline, "the child did not exit"
         time.sleep(0.01)
     zombie = tmp_path / f"grade-{zombie_process.pid}-ghi"
     zombie.mkdir()

@@ -12,7 +12,6 @@ essentials with the kit running as an ordinary user.
 import json
 import os
 import secrets
-import signal
 import socket
 import subprocess
 import sys
@@ -328,9 +327,12 @@ def test_the_network_is_out_of_reach(tmp_path, isolation):
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind(("127.0.0.1", 0))
     udp.setblocking(False)
+    tcp_port, udp_port = tcp.getsockname()[1], udp.getsockname()[1]
     code = ("import socket\n"
-            f"for attempt in (lambda: socket.create_connection(('127.0.0.1', {tcp.getsockname()[1]}), 2),\n"
-            f"                lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'leak', ('127.0.0.1', {udp.getsockname()[1]}))):\n"
+            "for attempt in (\n"
+            f"        lambda: socket.create_connection(('127.0.0.1', {tcp_port}), 2),\n"
+            "        lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            f"            .sendto(b'leak', ('127.0.0.1', {udp_port}))):\n"
             "    try:\n        attempt()\n    except OSError:\n        pass\n"
             "open('output.txt', 'w').write('ok\\n')\n")
     try:
@@ -408,14 +410,14 @@ def test_one_students_folder_never_stops_the_class(tmp_path, isolation, deep_cle
     """A tree deeper than Python's recursion, a FIFO and a link to /proc/self/mem in
     the submissions; the students around them are graded as usual."""
     good = "open('output.txt', 'w').write('ok\\n')\n"
-    alice = submission(tmp_path / "class" / "alice", {"homework.py": good})
+    submission(tmp_path / "class" / "alice", {"homework.py": good})
     deep = submission(tmp_path / "class" / "bob", {"homework.py": good})
     deep_tree(deep / "tree", 3000)
     odd = submission(tmp_path / "class" / "carol", {"homework.py": good})
     os.mkfifo(odd / "pipe")
     (odd / "mem").symlink_to("/proc/self/mem")
     (odd / "zero").symlink_to("/dev/zero")
-    dave = submission(tmp_path / "class" / "dave", {"homework.py": good})
+    submission(tmp_path / "class" / "dave", {"homework.py": good})
     students = find_submissions("stake_raid", [str(tmp_path / "class")])
     document = grade("stake_raid", students, [stake_raid_case()], isolation)
     verdicts = {Path(entry["submission"]).name: entry["cases"][0]
@@ -549,7 +551,8 @@ def test_the_kits_own_files_never_follow_a_planted_link(tmp_path, isolation):
         (out / f".results.json.{pid}.tmp").symlink_to(victim)
     completed = subprocess.run(
         [sys.executable, "-m", "engine", "grade", "run", "stake_raid",
-         str(submission(tmp_path / "s", {"homework.py": "open('output.txt','w').write('ok\\n')\n"})),
+         str(submission(tmp_path / "s",
+                        {"homework.py": "open('output.txt','w').write('ok\\n')\n"})),
          "--cases", str(write_stake_raid_case(tmp_path)), "--isolation", isolation,
          "--json", str(out / "results.json"), "--quiet"],
         capture_output=True, text=True, cwd=REPO, timeout=120)

@@ -97,7 +97,7 @@ def test_our_scoreboards_pass(our_scoreboard):
     assert problems(check_scoreboard("scoreboard.txt", our_scoreboard)) == []
 
 
-# --- corruptions of traces -------------------------------------------------------------------------
+# --- corruptions of traces ------------------------------------------------------------------------
 def lines_of(text):
     return text.split("\n")
 
@@ -261,7 +261,7 @@ def test_a_trace_named_for_other_parameters_is_reported_on_line_1():
     assert found == [(1, "the file name should be gameTrace-5148.txt for these parameters")]
 
 
-# --- corruptions of scoreboards ----------------------------------------------------------------------
+# --- corruptions of scoreboards -------------------------------------------------------------------
 def wrong_percentage(lines):
     line = index_of(lines, r"^Total wins for heuristic e1: ")
     replace_line(lines, line, r"\(([\d.]+)%\)", lambda m: f"({float(m.group(1)) + 1:.1f}%)")
@@ -330,7 +330,7 @@ def test_a_corruption_in_the_second_series_block_names_its_line(our_scoreboard):
     assert [number for number, _ in found] == [line + 1]
 
 
-# --- the command ---------------------------------------------------------------------------------------
+# --- the command ----------------------------------------------------------------------------------
 def test_the_command_prints_file_line_problems_and_exits_1(tmp_path):
     good = tmp_path / "gameTrace-5148.txt"
     good.write_text(SAMPLE_TRACE)

@@ -114,7 +114,7 @@ def test_looser_layouts_pass(a4_text, solver):
     assert checker.problems == [] and len(checker.summaries) == 10
 
 
-# --- corruptions ------------------------------------------------------------------------------------
+# --- corruptions ----------------------------------------------------------------------------------
 def wrong_value(lines):
     index = row_index(lines, "Q2", 4)
     set_cell(lines, index, 1, "2")

@@ -54,7 +54,8 @@ def _in_annotation(tree, target):
     for node in ast.walk(tree):
         annotations = []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            annotations = [a.annotation for a in node.args.args + node.args.kwonlyargs] + [node.returns]
+            arguments = node.args.args + node.args.kwonlyargs
+            annotations = [a.annotation for a in arguments] + [node.returns]
         elif isinstance(node, ast.AnnAssign):
             annotations = [node.annotation]
         for annotation in annotations:

@@ -34,7 +34,8 @@ class ProbeTree(Game):
         return len(path) % 2 == 0
 
     def evaluate(self, path):
-        return sum((index + 1) * (7 * position + 3) for position, index in enumerate(path)) % 23 - 11
+        total = sum((index + 1) * (7 * position + 3) for position, index in enumerate(path))
+        return total % 23 - 11
 
 
 def reference_node(maximizing, actions, alpha, beta, value_of):

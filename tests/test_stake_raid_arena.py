@@ -2,6 +2,8 @@
 
 import json
 import os
+import secrets
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -40,9 +42,12 @@ PLAYER = textwrap.dedent("""\
         occupied = min(board.index(c) for c in "XO" if c in board)
         move = chr(65 + occupied % n) + str(occupied // n + 1) + " Stake"
     if how == "orphan":
-        # a child left behind in the group: the arena must kill it with the group
-        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                         stdin=subprocess.DEVNULL)
+        # a child left behind in the group: the arena must kill it with the group. Its
+        # command line carries the word argv[3]; its pid is added to the file argv[2].
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
+                                  sys.argv[3]], stdin=subprocess.DEVNULL)
+        with open(sys.argv[2], "a") as pids:
+            pids.write(f"{child.pid}\\n")
     with open("output.txt", "w") as out:
         out.write(move + "\\n")
 """)
@@ -52,7 +57,7 @@ PLAYER = textwrap.dedent("""\
 def player(tmp_path):
     script = tmp_path / "player.py"
     script.write_text(PLAYER)
-    return lambda how="good": f"{sys.executable} {script} {how}"
+    return lambda how="good", *words: shlex.join([sys.executable, str(script), how, *words])
 
 
 def run(argv, capsys):
@@ -125,12 +130,28 @@ def test_cpu_time_is_charged(player, capsys, tmp_path):
     assert 0.6 < game["cpu"][1] < 10
 
 
+def running_with(pid, word):
+    """Whether process ``pid`` is alive and has ``word`` in its command line (a zombie's
+    command line is empty; a pid reused by another program does not have the word)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return word.encode() in handle.read()
+    except OSError:
+        return False
+
+
 def test_orphans_are_killed_with_the_group(player, capsys, tmp_path):
-    marker = "import time; time.sleep(60)"
-    run([player(), player("orphan"), "--games", "1", "--sizes", "2", "--time", "20"],
-        capsys)
-    listing = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    assert marker not in listing
+    word = f"orphan-{os.getpid()}-{secrets.token_hex(8)}"      # this test's orphans only
+    pids = tmp_path / "orphans.txt"
+    run([player(), player("orphan", str(pids), word), "--games", "1", "--sizes", "2",
+         "--time", "20"], capsys)
+    orphans = [int(line) for line in pids.read_text().split()]
+    assert orphans                                  # B played, and left a child each time
+    # SIGKILL takes effect asynchronously: wait (a little) for the group to be gone.
+    deadline = time.monotonic() + 10
+    while any(running_with(pid, word) for pid in orphans) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert [pid for pid in orphans if running_with(pid, word)] == []
 
 
 def test_builtin_strategy_names_run_homework(capsys, tmp_path):

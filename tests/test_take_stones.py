@@ -297,6 +297,18 @@ def test_fixture_traces_match_the_oracle(capsys):
 
 def test_fixtures_cover_every_evaluation_branch_and_both_sides():
     values, leaf_sides, terminal_sides = set(), set(), set()
+
+    class Sides(Tracer):
+        def __init__(self, game):
+            self.game = game
+
+        def leave(self, state, action, depth, value, alpha, beta, kind):
+            if kind == EVALUATED:
+                values.add(value)
+                leaf_sides.add(self.game.is_maxs_turn(state))
+            elif kind == TERMINAL and depth:
+                terminal_sides.add(self.game.is_maxs_turn(state))
+
     for case in program_cases("take_stones"):
         try:
             n, taken, depth = program.parse_arguments(list(case.args))
@@ -304,15 +316,7 @@ def test_fixtures_cover_every_evaluation_branch_and_both_sides():
             state = game.replay_history(taken)
         except (program.InvalidInput, ValueError):
             continue
-
-        class Sides(Tracer):
-            def leave(self, state, action, depth, value, alpha, beta, kind):
-                if kind == EVALUATED:
-                    values.add(value)
-                    leaf_sides.add(game.is_maxs_turn(state))
-                elif kind == TERMINAL and depth:
-                    terminal_sides.add(game.is_maxs_turn(state))
-        search(game, state, depth=depth or n + 1, window=(-1000, 1000), tracer=Sides())
+        search(game, state, depth=depth or n + 1, window=(-1000, 1000), tracer=Sides(game))
     assert values == {0, 5, -5, 6, -6, 7, -7}
     assert leaf_sides == {True, False} and terminal_sides == {True, False}
 

@@ -5,6 +5,7 @@ beside its class file with the same arguments, stream the same stdout and return
 exit code.
 """
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -24,9 +25,13 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def launcher():
-    """Build TakeStones.class in the repository with the make target users run."""
-    completed = subprocess.run(["make", "-s", "TakeStones.class"], cwd=REPO,
-                               capture_output=True, text=True)
+    """Build TakeStones.class in the repository with the make target users run. Under
+    pytest-xdist each worker asks for it: a lock on the Java source makes the first
+    build it and the others wait, then find it up to date (never a half-written class)."""
+    with open(REPO / "engine" / "java" / "TakeStones.java", "rb") as source:
+        fcntl.flock(source, fcntl.LOCK_EX)
+        completed = subprocess.run(["make", "-s", "TakeStones.class"], cwd=REPO,
+                                   capture_output=True, text=True)
     assert completed.returncode == 0, completed.stderr
     assert (REPO / "TakeStones.class").is_file()
     return REPO / "TakeStones.class"

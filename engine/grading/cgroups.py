@@ -252,7 +252,7 @@ class SlotGroup:
         if getattr(self, "join_files", None):
             self.kill_all(patience=2.0)
         for folder in list(self.folders.values()):
-            for attempt in range(50):
+            for _attempt in range(50):
                 try:
                     os.rmdir(folder)
                     break
@@ -270,7 +270,7 @@ def remove_stale_groups():
     if parents is None:
         return 0
     removed = 0
-    for controller, parent in parents.items():
+    for parent in parents.values():
         try:
             names = os.listdir(parent)
         except OSError:
@@ -282,7 +282,7 @@ def remove_stale_groups():
             if not pid_text.isdigit() or os.path.exists(f"/proc/{pid_text}"):
                 continue
             folder = os.path.join(parent, name)
-            for attempt in range(100):
+            for _attempt in range(100):
                 try:
                     for pid in _read(os.path.join(folder, "cgroup.procs")).split():
                         try:

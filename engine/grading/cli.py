@@ -111,7 +111,8 @@ def parser():
                      help="grade a folder that holds no submission but exactly one "
                           "subfolder that does (alice/hw1) as that subfolder")
     run.add_argument("--lenient", action="store_true",
-                     help="ignore trailing blanks, a missing final newline and extra blank lines at the end")
+                     help="ignore trailing blanks, a missing final newline and extra "
+                          "blank lines at the end")
     run.add_argument("--shard", type=_shard, metavar="I/K",
                      help="grade only the I-th of K slices of the sorted submissions")
     run.add_argument("--resume", action="store_true",

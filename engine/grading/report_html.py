@@ -37,7 +37,8 @@ pre{background:#f4f5f8;border:1px solid #e1e4ea;padding:6px 8px;margin:0;overflo
 max-height:360px;white-space:pre}
 .side{display:grid;grid-template-columns:1fr 1fr;gap:10px;margin-top:6px}
 .side div>b{display:block;margin-bottom:2px;color:#566074;font-weight:600}
-.note{color:#8a5a00} .cr{color:#fff;background:#b3261e;border-radius:2px;padding:0 1px} .detail{white-space:pre-wrap}
+.note{color:#8a5a00} .cr{color:#fff;background:#b3261e;border-radius:2px;padding:0 1px}
+.detail{white-space:pre-wrap}
 .ln{display:inline-block;min-width:4em;color:#98a1b3;user-select:none}
 .blank{background:#f3c5c2} .mark{color:#b3261e;font-style:italic}
 """

@@ -272,7 +272,9 @@ class Runner:
                         record = self.grade_case(item[0], item[1], sandbox)
                     except Exception as error:  # noqa: BLE001 - this case's verdict
                         if self._stop.is_set():
-                            return      # interrupted: the trouble is the interruption
+                            # Ctrl-C aborted the sandbox under the case (its cgroup
+                            # gone, ...): no verdict; the case runs again on --resume.
+                            return
                         # The kit's own trouble (a full disk, a bug): the case says so,
                         # the other cases and submissions still run.
                         record = not_graded(item[1].name, error)

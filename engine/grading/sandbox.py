@@ -162,8 +162,9 @@ class Sandbox:
     ``isolation``: see :func:`parse_isolation`. ``workspace``: the kit's workspace (a new
     one, removed by :meth:`close`, when None). ``dedicated_uids`` and ``cgroups``: None
     means "when available". ``hidden``: more paths (e.g. the cases folder) a submission
-    must not see, besides :func:`engine.grading.fences.reference_paths`. ``shared``: a folder of builds the runs
-    may read (as root, cases share their build instead of copying it).
+    must not see, besides :func:`engine.grading.fences.reference_paths`. ``shared``: a
+    folder of builds the runs may read (as root, cases share their build instead of
+    copying it).
     Raises IsolationError when a fence that was insisted on cannot run.
     """
 

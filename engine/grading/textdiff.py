@@ -142,11 +142,8 @@ def content_difference(expected, actual, what="output"):
 def first_line_difference(expected, actual, what="output"):
     """("first difference at line N", detail with context) for two differing texts."""
     want_lines, got_lines = expected.split(b"\n"), actual.split(b"\n")
-    for index, (want, got) in enumerate(zip(want_lines, got_lines)):
-        if want != got:
-            break
-    else:
-        index = min(len(want_lines), len(got_lines))
+    index = next((index for index, (want, got) in enumerate(zip(want_lines, got_lines))
+                  if want != got), min(len(want_lines), len(got_lines)))
     number = index + 1
     context = want_lines[max(0, index - CONTEXT_LINES):index]
     lines = [f"{what}: first difference at line {number}"]

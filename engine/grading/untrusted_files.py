@@ -192,13 +192,10 @@ def copy_tree(source, destination, bounds=Bounds(), skip=(), keep=None, existing
             copied.append(entry)
             parent, _, name = entry.path.rpartition("/")
             if entry.kind == "folder":
-                _in_folder(target_root, parent, lambda folder: os.mkdir(name, 0o755,
-                                                                        dir_fd=folder))
+                _in_folder(target_root, parent, os.mkdir, name, 0o755)
             elif entry.kind == "link":
-                target = _in_folder(source_root, parent,
-                                    lambda folder: os.readlink(name, dir_fd=folder))
-                _in_folder(target_root, parent,
-                           lambda folder: os.symlink(target, name, dir_fd=folder))
+                target = _in_folder(source_root, parent, os.readlink, name)
+                _in_folder(target_root, parent, os.symlink, target, name)
             elif entry.kind == "file":
                 _copy_file(entry, source_root, target_root)
     finally:
@@ -207,11 +204,12 @@ def copy_tree(source, destination, bounds=Bounds(), skip=(), keep=None, existing
     return copied
 
 
-def _in_folder(root, relative, action):
-    """``action(descriptor)`` of the folder ``relative`` below ``root`` (no links)."""
+def _in_folder(root, relative, function, *args):
+    """``function(*args, dir_fd=...)`` in the folder ``relative`` below ``root`` (no
+    links)."""
     folder = open_path(relative, root)
     try:
-        return action(folder)
+        return function(*args, dir_fd=folder)
     finally:
         os.close(folder)
 

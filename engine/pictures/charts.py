@@ -116,7 +116,7 @@ class Chart:
         out.append("</g>")
 
 
-# --- axes ------------------------------------------------------------------------------------------
+# --- axes -----------------------------------------------------------------------------------------
 def nice_ticks(low, high, count=5, integers=False):
     """Round tick values covering [low, high] (low <= high), about ``count`` of them.
 

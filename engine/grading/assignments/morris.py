@@ -58,7 +58,8 @@ def edges(rng):
         other = "o" if turn == "x" else "x"
         return not wins_at_once(position) and wins_at_once((board, other))
 
-    yield "immediate-win-ply2", _morris_args(rng.choice([p for p in open_ if wins_at_once(p)]), 2), {}
+    winning = [p for p in open_ if wins_at_once(p)]
+    yield "immediate-win-ply2", _morris_args(rng.choice(winning), 2), {}
     yield "must-block-ply2", _morris_args(rng.choice([p for p in open_ if must_block(p)]), 2), {}
     won = [p for p in open_ if solved[p[0] + p[1]][0] > 0 and solved[p[0] + p[1]][1] >= 3]
     drawn = [p for p in movement if solved[p[0] + p[1]][0] == 0]

@@ -133,7 +133,8 @@ def edges(rng):
         row, column = divmod(cell, 4)
         board[row] = board[row][:column] + "." + board[row][column + 1:]
     yield _stake_raid_case("depth-beyond-empties-minimax", 4, "MINIMAX", "O", 6, values(4), board)
-    yield _stake_raid_case("depth-beyond-empties-alphabeta", 4, "ALPHABETA", "X", 9, values(4), board)
+    yield _stake_raid_case("depth-beyond-empties-alphabeta", 4, "ALPHABETA", "X", 9,
+                           values(4), board)
     board = _random_board(26, rng, 50)
     yield _stake_raid_case("n26-minimax-depth1", 26, "MINIMAX", "O", 1, values(26), board)
     board = _random_board(26, rng, 97)

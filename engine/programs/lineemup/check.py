@@ -601,7 +601,7 @@ def _read_series(lines, report):
                        {name: value for name, (_, value) in stats.items()}, average)
 
 
-# --- command ---------------------------------------------------------------------------------------
+# --- command --------------------------------------------------------------------------------------
 def is_scoreboard(text):
     """A scoreboard's second line is blank; a trace's second line lists the blocs."""
     lines = text.split("\n")

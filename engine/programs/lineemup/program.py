@@ -76,7 +76,7 @@ def _seconds(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
     if not value > 0 or value != value or value == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")
     return value

@@ -54,7 +54,7 @@ from ...games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, move_name
 from ...commandline import write_atomically
 from .agent import STRATEGIES
 
-X, O = MAX, MIN                     # absolute codes on the referee's board
+X, O = MAX, MIN  # noqa: E741 (absolute codes on the referee's board; O: the game's mark)
 SWAP = bytes.maketrans(b"\x01\x02", b"\x02\x01")
 MARKS = {EMPTY: ".", X: "X", O: "O"}
 WALL_FACTOR, WALL_EXTRA = 1.5, 1.0
