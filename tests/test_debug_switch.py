@@ -1,6 +1,6 @@
 """ENGINE_DEBUG=1: a program shows the traceback behind its one-line error message.
 
-Without the switch the error contract holds (engine.programs.common.run_program): one
+Without the switch the error contract holds (engine.commandline.run_program): one
 line on stderr, exit code 2, never a traceback. With it the same line comes first, then
 the traceback, for bad input (UsageError) and for internal errors alike.
 """
@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from engine.errors import UsageError
-from engine.programs.common import run_program
+from engine.commandline import run_program
 from golden import REPO
 
 

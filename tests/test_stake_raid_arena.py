@@ -77,7 +77,7 @@ def test_input_text_is_what_homework_reads(tmp_path):
     values = list(range(1, 10))
     cells = bytes([1, 0, 2, 0, 0, 0, 0, 0, 0])
     text = arena.input_text(3, values, cells, arena.O, 12.5)
-    assert text.split("\n")[:4] == ["3", "COMPETITION", "O", "12.500"]
+    assert text.split("\n")[:4] == ["3", "COMPETITION", "O", "12.5"]
     (tmp_path / "input.txt").write_text(text)
     code = homework_main([str(tmp_path / "input.txt"), str(tmp_path / "output.txt"),
                           ], fast_exit=False)

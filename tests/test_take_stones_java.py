@@ -28,7 +28,7 @@ def launcher():
     """Build TakeStones.class in the repository with the make target users run. Under
     pytest-xdist each worker asks for it: a lock on the Java source makes the first
     build it and the others wait, then find it up to date (never a half-written class)."""
-    with open(REPO / "engine" / "java" / "TakeStones.java", "rb") as source:
+    with open(REPO / "engine" / "programs" / "take_stones" / "TakeStones.java", "rb") as source:
         fcntl.flock(source, fcntl.LOCK_EX)
         completed = subprocess.run(["make", "-s", "TakeStones.class"], cwd=REPO,
                                    capture_output=True, text=True)
