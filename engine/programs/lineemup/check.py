@@ -75,7 +75,10 @@ class Lines:
         """Match the next line fully against ``pattern``; LayoutError naming ``what``."""
         line = self.peek()
         if line is None:
-            raise LayoutError(self.number, f"expected {what}, found the end of the file")
+            # Named by the file's last line: a file without a final newline has no line
+            # after it to point at.
+            raise LayoutError(max(1, min(self.number, len(self.lines))),
+                              f"expected {what}, found the end of the file")
         match = re.fullmatch(pattern, line)
         if match is None:
             raise LayoutError(self.number, f"expected {what}, found {_quote(line)}")
