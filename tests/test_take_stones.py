@@ -370,7 +370,12 @@ def test_any_argument_list_gives_a_trace_or_invalid_input(words):
     elif text.endswith("Invalid input\n"):
         assert err.getvalue().count("\n") == 1
     else:
-        assert text.split("\n")[-4] == "NEXT MOVE" and not err.getvalue()
+        assert text.split("\n")[-4] == "NEXT MOVE"
+        # A history that breaks the move rules is searched as given, after a note.
+        n, taken, _ = program.parse_arguments(list(words))
+        broken = TakeStones(n).first_rule_break(taken)
+        assert err.getvalue() == ("" if broken is None else
+                                  f"TakeStones: note: {broken}; searching the position as given\n")
 
 
 def test_help(capsys):
