@@ -129,28 +129,47 @@ EXCERPT_CONTEXT = 5
 
 def _excerpt(data, start=0):
     """Text of ``data`` from line ``start`` (0-based) on, cut to EXCERPT_LINES lines /
-    EXCERPT_BYTES bytes; and whether anything was left out after it."""
-    lines = data.split(b"\n")[start:]
+    EXCERPT_BYTES bytes; and whether anything was left out after it. Only the excerpt is
+    split into lines: a graded output may be megabytes."""
+    offset = _line_offset(data, start)
+    window = data[offset:offset + EXCERPT_BYTES + 1]
+    lines = window.split(b"\n")
     kept, size = [], 0
     for line in lines[:EXCERPT_LINES]:
         size += len(line) + 1
         if size > EXCERPT_BYTES:
             break
         kept.append(line)
-    truncated = len(kept) < len(lines) and not (len(kept) == len(lines) - 1
-                                                and lines[-1] == b"")
+    shown = sum(len(line) + 1 for line in kept)
+    truncated = offset + shown < len(data)
     return b"\n".join(kept).decode("utf-8", errors="backslashreplace"), truncated
 
 
+def _line_offset(data, line):
+    """The byte offset where 0-based ``line`` of ``data`` starts (its end if shorter)."""
+    offset = 0
+    for _ in range(line):
+        following = data.find(b"\n", offset)
+        if following < 0:
+            return len(data)
+        offset = following + 1
+    return offset
+
+
 def first_differing_line(expected, actual):
-    """The 0-based index of the first line where ``expected`` and ``actual`` differ
-    (bytes, split at LF: a CR or a trailing blank is a difference), or of the shorter
-    one's end."""
-    want, got = expected.split(b"\n"), actual.split(b"\n")
-    for index, (line, other) in enumerate(zip(want, got)):
-        if line != other:
-            return index
-    return min(len(want), len(got)) - 1
+    """The 0-based index of the line where ``expected`` and ``actual`` first differ
+    (bytes: a CR or a trailing blank is a difference; where one ends, when the other
+    goes on), found without splitting either into lines."""
+    length = min(len(expected), len(actual))
+    index, step = 0, 1 << 16
+    while index < length:
+        end = min(index + step, length)
+        if expected[index:end] != actual[index:end]:
+            while expected[index] == actual[index]:
+                index += 1
+            break
+        index = end
+    return expected.count(b"\n", 0, index)
 
 
 def graded_differences(program, case, outcome):
