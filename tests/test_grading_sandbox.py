@@ -504,7 +504,8 @@ def test_kit_memory_stays_bounded_whatever_the_runs_leave(tmp_path, isolation):
         env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert completed.returncode == 0, completed.stderr
     peak = int(completed.stdout.rsplit("PEAK", 1)[1])
-    assert peak < 200, completed.stdout      # 52 MB measured; splitting the outputs into lines cost 445
+    # 52 MB measured; splitting the outputs into lines once cost 445 MB.
+    assert peak < 200, completed.stdout
 
 
 # --- what the kit shows and writes ---------------------------------------------------------
