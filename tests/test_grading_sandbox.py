@@ -602,6 +602,40 @@ def test_after_abort_no_command_runs(tmp_path, isolation):
         sandbox.close()
 
 
+def test_user_time_is_told_apart_from_system_time(tmp_path, isolation):
+    """A tournament charges user CPU only: a run spending its time in system calls
+    (reading /dev/zero) has little of it; a busy loop has nearly all, children included."""
+    sandbox = Sandbox(Limits(timeout=30), isolation=isolation)
+    try:
+        sandbox.clear()
+        sandbox.give()
+        system = sandbox.run(["python3", "-c", (
+            "import os, time\nf = os.open('/dev/zero', os.O_RDONLY)\n"
+            "end = time.process_time() + 0.6\n"
+            "while time.process_time() < end:\n    os.read(f, 1 << 20)\n")])
+        user = sandbox.run(["sh", "-c", (
+            "python3 -c 'total = 0\nfor i in range(8_000_000): total += i' & wait")])
+    finally:
+        sandbox.close()
+    assert system.ended == user.ended == "exited", (system, user)
+    assert system.cpu >= 0.5 and system.user < system.cpu / 3, system
+    assert user.cpu >= 0.3 and user.user >= 0.9 * user.cpu - 0.05, user
+
+
+def test_a_runs_own_wall_cap_replaces_the_limits_one(tmp_path, isolation):
+    sandbox = Sandbox(Limits(timeout=30), isolation=isolation)
+    try:
+        sandbox.clear()
+        sandbox.give()
+        start = time.monotonic()
+        result = sandbox.run(["sleep", "20"], timeout=30, wall=1.0)
+    finally:
+        sandbox.close()
+    assert result.ended == "timeout" and time.monotonic() - start < 5, result
+    assert result.describe(sandbox.limits, 30, 1.0).startswith(
+        "timed out after 1 s of wall-clock time"), result
+
+
 def test_a_neighbour_burning_every_core_does_not_slow_a_case_down(tmp_path, isolation):
     """Judged by CPU time on a core of its own: the innocent case needs about 1 s of CPU
     and passes with a 3 s limit while its neighbour runs eight busy processes."""

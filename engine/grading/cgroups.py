@@ -107,13 +107,14 @@ def available():
 
 
 class Usage:
-    """What a run used, from the group's counters: CPU seconds, peak memory bytes, and
-    whether the group's OOM killer struck."""
+    """What a run used, from the group's counters: CPU seconds (``user`` of them in user
+    mode), peak memory bytes, and whether the group's OOM killer struck."""
 
-    __slots__ = ("cpu", "peak_memory", "oom_killed")
+    __slots__ = ("cpu", "user", "peak_memory", "oom_killed")
 
-    def __init__(self, cpu, peak_memory, oom_killed):
-        self.cpu, self.peak_memory, self.oom_killed = cpu, peak_memory, oom_killed
+    def __init__(self, cpu, user, peak_memory, oom_killed):
+        self.cpu, self.user = cpu, user
+        self.peak_memory, self.oom_killed = peak_memory, oom_killed
 
 
 class SlotGroup:
@@ -148,6 +149,8 @@ class SlotGroup:
             self.remove()
             raise
         self.cpu = cpu
+        self.counts_user = os.path.exists(
+            os.path.join(self.folders["cpuacct"], "cpuacct.usage_user"))
         self.join_files = [os.path.join(folder, "cgroup.procs")
                            for controller, folder in sorted(self.folders.items())]
 
@@ -159,25 +162,29 @@ class SlotGroup:
                 _write(os.path.join(memory, name), 0)
             except OSError:
                 pass
-        return (self._cpu_ns(), self._oom_kills())
+        return (self._cpu_ns(), self._oom_kills(), self._cpu_ns("cpuacct.usage_user"))
 
     def usage(self, started):
         """The :class:`Usage` of the run since :meth:`start` returned ``started``."""
-        cpu_ns, ooms = started
+        cpu_ns, ooms, user_ns = started
         try:
             peak = int(_read(os.path.join(self.folders["memory"],
                                           "memory.max_usage_in_bytes")))
         except (OSError, ValueError):
             peak = 0
-        return Usage((self._cpu_ns() - cpu_ns) / 1e9, peak, self._oom_kills() > ooms)
+        cpu = (self._cpu_ns() - cpu_ns) / 1e9
+        # Kernels without cpuacct.usage_user (before 4.11): all of it counts as user time.
+        user = ((self._cpu_ns("cpuacct.usage_user") - user_ns) / 1e9
+                if self.counts_user else cpu)
+        return Usage(cpu, user, peak, self._oom_kills() > ooms)
 
     def cpu_seconds(self, started):
         """CPU seconds used since :meth:`start` (cheap enough to poll)."""
         return (self._cpu_ns() - started[0]) / 1e9
 
-    def _cpu_ns(self):
+    def _cpu_ns(self, counter="cpuacct.usage"):
         try:
-            return int(_read(os.path.join(self.folders["cpuacct"], "cpuacct.usage")))
+            return int(_read(os.path.join(self.folders["cpuacct"], counter)))
         except (OSError, ValueError):
             return 0
 

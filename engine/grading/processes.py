@@ -20,6 +20,7 @@ import errno
 import os
 import signal
 import time
+from typing import NamedTuple
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -130,17 +131,29 @@ class Tree:
         return found
 
 
-def cpu_seconds(pids):
-    """User + system CPU seconds of ``pids`` and of the children they have waited for."""
-    ticks = 0
+class CpuTime(NamedTuple):
+    """CPU seconds: ``user`` and ``total`` (user + system)."""
+    user: float
+    total: float
+
+
+def cpu_times(pids):
+    """The :class:`CpuTime` of ``pids`` and of the children they have waited for."""
+    user = system = 0
     for pid in pids:
         fields = stat_fields(pid)
         if fields is not None:
             try:
-                ticks += sum(int(value) for value in fields[11:15])
+                user += int(fields[11]) + int(fields[13])
+                system += int(fields[12]) + int(fields[14])
             except ValueError:
                 pass
-    return ticks / _CLOCK_TICKS
+    return CpuTime(user / _CLOCK_TICKS, (user + system) / _CLOCK_TICKS)
+
+
+def cpu_seconds(pids):
+    """User + system CPU seconds of ``pids`` and of the children they have waited for."""
+    return cpu_times(pids).total
 
 
 def memory_bytes(pids):
@@ -168,9 +181,9 @@ def _signal_all(pids, number):
 
 
 def stop_and_kill(find, settle=0.002, patience=10.0, uncounted=(), count=None):
-    """Kill every process ``find()`` returns, until it returns none; return the CPU
-    seconds that the processes ``count()`` returns (default: those stopped) had used
-    once all were stopped, ``uncounted`` pids left out.
+    """Kill every process ``find()`` returns, until it returns none; return the
+    :class:`CpuTime` that the processes ``count()`` returns (default: those stopped) had
+    used once all were stopped, ``uncounted`` pids left out.
 
     The processes are stopped first and found again until the set no longer grows, so a
     fork bomb cannot outrun the kill; then all are killed at once. Waits up to
@@ -186,7 +199,7 @@ def stop_and_kill(find, settle=0.002, patience=10.0, uncounted=(), count=None):
         _signal_all(new, signal.SIGSTOP)
         stopped |= new
         time.sleep(settle)
-    cpu = cpu_seconds((set(count()) if count is not None else stopped) - set(uncounted))
+    cpu = cpu_times((set(count()) if count is not None else stopped) - set(uncounted))
     delay = 0.001
     while True:
         found = find()

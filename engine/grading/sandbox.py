@@ -109,8 +109,9 @@ class Limits(NamedTuple):
 class RunResult(NamedTuple):
     """What a sandboxed run did. ``exit`` is None when a signal ended it (``signal`` then
     names it); ``ended`` is one of ``ENDINGS``; ``cpu`` is user+system seconds of every
-    process of the run; ``memory`` the peak bytes seen (None: not measured); ``fences``
-    the fences that held it."""
+    process of the run, ``user`` the user-mode part of them (what ``time`` calls user
+    time: a tournament's clock); ``memory`` the peak bytes seen (None: not measured);
+    ``fences`` the fences that held it."""
     exit: Optional[int]
     stdout: bytes
     stderr: bytes
@@ -120,12 +121,15 @@ class RunResult(NamedTuple):
     signal: Optional[int] = None
     memory: Optional[int] = None
     fences: Tuple[str, ...] = ()
+    user: float = 0.0
 
-    def describe(self, limits, timeout=None):
-        """A one-line verdict reason for a run that did not end by itself."""
+    def describe(self, limits, timeout=None, wall=None):
+        """A one-line verdict reason for a run that did not end by itself (``timeout``
+        and ``wall``: the run's own limits, when :meth:`Sandbox.run` was given them)."""
         timeout = limits.timeout if timeout is None else timeout
         if self.ended == "timeout":
-            return (f"timed out after {limits.wall_clock(timeout):g} s of wall-clock time "
+            wall = limits.wall_clock(timeout) if wall is None else wall
+            return (f"timed out after {wall:g} s of wall-clock time "
                     f"(used {self.cpu:.1f} s of CPU)")
         if self.ended == "cpu":
             return f"CPU time limit ({timeout:g} s) exceeded"
@@ -164,25 +168,27 @@ class Sandbox:
     means "when available". ``hidden``: more paths (e.g. the cases folder) a submission
     must not see, besides :func:`engine.grading.fences.reference_paths`. ``shared``: a
     folder of builds the runs may read (as root, cases share their build instead of
-    copying it).
+    copying it). ``core``: the CPU the runs are pinned to (default: the slot's, counting
+    round the cores this process may use).
     Raises IsolationError when a fence that was insisted on cannot run.
     """
 
     def __init__(self, limits=Limits(), slot=0, isolation="auto", workspace=None,
-                 dedicated_uids=None, cgroups_wanted=None, hidden=(), shared=None):
+                 dedicated_uids=None, cgroups_wanted=None, hidden=(), shared=None,
+                 core=None):
         self.group = None
         self.launcher = None
         self._own_workspace = workspace is None
         self.workspace = workspace
         try:
             self._setup(limits, slot, isolation, dedicated_uids, cgroups_wanted, hidden,
-                        shared)
+                        shared, core)
         except BaseException:
             self.close()
             raise
 
     def _setup(self, limits, slot, isolation, dedicated_uids, cgroups_wanted, hidden,
-               shared):
+               shared, core):
         self.limits = limits
         self.slot = slot
         file_fence, required = parse_isolation(isolation)
@@ -197,7 +203,7 @@ class Sandbox:
         self.folder = slot_folder(self.workspace, slot)
         self.shared = shared
         cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        self.cpu = cores[slot % len(cores)] if cores else None
+        self.cpu = cores[(slot if core is None else core) % len(cores)] if cores else None
         want_group = cgroups_wanted if cgroups_wanted is not None else True
         if "cgroup" in required and (not want_group or not cgroups.available()):
             raise IsolationError("cgroups cannot be created here (cgroup v1 hierarchies "
@@ -406,10 +412,11 @@ class Sandbox:
         options += ["--bind", self.folder, self.folder, "--chdir", self.folder, "--"]
         return options
 
-    def run(self, argv, timeout=None, read_only=(), groups=()):
+    def run(self, argv, timeout=None, read_only=(), groups=(), wall=None):
         """Run ``argv`` in the run folder (given to the sandbox user, see :meth:`give`)
         and return its :class:`RunResult`; every process of the run is dead when it
-        returns. ``timeout`` overrides the limits' CPU seconds; ``read_only`` are
+        returns. ``timeout`` overrides the limits' CPU seconds and ``wall`` their
+        wall-clock cap (see :meth:`Limits.wall_clock`); ``read_only`` are
         absolute folders (outside the run folder) the command may read under bwrap too,
         and ``groups`` its supplementary groups: e.g. the build a case folder links to,
         and its group (see :meth:`take_back`)."""
@@ -442,13 +449,14 @@ class Sandbox:
             # other, so a command started as abort() ran does not run to its timeout.
             if self._aborted:
                 _kill_group(process.pid)
-            streams, killed_for = self._collect(process, tree, start, timeout, counters,
-                                                peak)
+            wall_cap = self.limits.wall_clock(timeout) if wall is None else wall
+            streams, killed_for = self._collect(process, tree, start, timeout, wall_cap,
+                                                counters, peak)
             if self._aborted:
                 killed_for = "aborted"
             wall = time.perf_counter() - start
         finally:
-            others_cpu = self._kill_everything(tree)
+            others = self._kill_everything(tree)
             _, status, usage = os.wait4(process.pid, 0)
             process.returncode = 0  # reaped here; keep Popen from waiting again
             self._running = None
@@ -459,11 +467,12 @@ class Sandbox:
         memory = peak[0] or None
         if self.group is not None:
             used = self.group.usage(counters)
-            cpu, memory = used.cpu, used.peak_memory
+            cpu, user, memory = used.cpu, used.user, used.peak_memory
             if used.oom_killed and killed_for is None:
                 killed_for = "memory"
         else:
-            cpu = usage.ru_utime + usage.ru_stime + others_cpu
+            cpu = usage.ru_utime + usage.ru_stime + others.total
+            user = usage.ru_utime + others.user
         stdout, stderr = bytes(streams[0]), bytes(streams[1])
         if self.group is not None and os.WIFEXITED(status) and os.WEXITSTATUS(
                 status) == JOIN_FAILED_EXIT and stderr.endswith(JOIN_FAILED.encode() + b"\n"):
@@ -481,7 +490,7 @@ class Sandbox:
             killed_for = "cpu"
         ended = killed_for or self._ending(exit_code, signal_number, stderr)
         return RunResult(exit_code, stdout, stderr, wall, cpu, ended, signal_number,
-                         memory, self.fences)
+                         memory, self.fences, user)
 
     def _sweep_temporary(self):
         """Without bwrap or Landlock the run could write into the machine's shared
@@ -510,10 +519,10 @@ class Sandbox:
 
     def _kill_everything(self, tree):
         """Kill every process of the run and wait until none is left; the CPU seconds of
-        those that were still running, the first left out (its own CPU time comes from
-        wait4)."""
+        those that were still running (a :class:`processes.CpuTime`), the first left out
+        (its own CPU time comes from wait4)."""
         first = tree.first
-        others = 0.0
+        others = processes.CpuTime(0.0, 0.0)
         if self.group is not None:
             _kill_group(first)
             self.group.kill_all()
@@ -530,7 +539,7 @@ class Sandbox:
             self._sweep_temporary()
         return others
 
-    def _collect(self, process, tree, start, timeout, counters, peak):
+    def _collect(self, process, tree, start, timeout, wall, counters, peak):
         """Read both streams until the command exits, the wall clock or the CPU limit
         runs out, memory (sampled, without cgroups) goes over, or the output goes over its
         cap; return the bytes read and why we stopped it (None: it exited).
@@ -539,7 +548,7 @@ class Sandbox:
         (a pidfd where Python has one, else a poll every few milliseconds)."""
         buffers = [bytearray(), bytearray()]
         descriptors = {process.stdout.fileno(): 0, process.stderr.fileno(): 1}
-        deadline = start + self.limits.wall_clock(timeout)
+        deadline = start + wall
         cap = self.limits.output_mb * MB
         memory_cap = self.limits.memory_mb * MB
         pidfd = None

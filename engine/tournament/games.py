@@ -1,0 +1,344 @@
+"""The two tournament games as the referee sees them: boards, the protocol, the outcome.
+
+A tournament game is set up from a seed (:meth:`Rules.setup`: Stake/Raid cell values;
+Line 'em Up blocs and an opening), which is stored in the game's record as ``cells`` so
+that the game can be replayed (:meth:`Rules.positions`). The referee keeps a
+:class:`Board` per game: it writes the side to move's ``input.txt``
+(:meth:`Board.input_text`), reads the move from ``output.txt`` (:meth:`Board.parse`),
+checks it (:meth:`Board.legal`) and plays it by the rules of engine.games itself.
+
+Protocols (docs/tournament.md):
+
+* Stake/Raid, the homework's COMPETITION input: N, ``COMPETITION``, the side to move
+  (``X``/``O``), its remaining CPU seconds (plainly: ``200``, ``12.37``), N lines of
+  values, N lines of the board (``.`` ``X`` ``O``). Output: ``<col><row> Stake|Raid`` on
+  the first line (the homework's board lines after it are not read).
+* Line 'em Up: n, s, the side to move, its remaining CPU seconds, n lines of the board
+  (``.`` empty, ``*`` bloc, ``X``, ``O``; row 0 first). Output: the cell on the first line,
+  column letter then row (``B3``; ``B 3`` is accepted too).
+"""
+
+import random
+import re
+from typing import NamedTuple
+
+from ..games.line_em_up import WIN as LINE_WIN
+from ..games.line_em_up import LineEmUp, cell_name
+from ..games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, move_name
+
+X_SIDE, O_SIDE = "x", "o"
+MARKS = {EMPTY: ".", MAX: "X", MIN: "O"}
+_SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
+_LINE_CELL = re.compile(r"^\s*([A-Za-z])\s*,?\s*(\d+)\s*$")
+
+
+def plain_seconds(seconds):
+    """``seconds`` as the plainest number that keeps its milliseconds: ``3`` for 3.0,
+    ``2.5``, ``0.125``; never negative (an agent may read it as an integer or a float)."""
+    text = f"{max(seconds, 0.0):.3f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+class SizeError(ValueError):
+    """A board size that the game does not have (the message says why)."""
+
+
+# --- Stake/Raid --------------------------------------------------------------------------
+
+class StakeRaidBoard:
+    """One Stake/Raid game in progress: X (MAX) moves first; the board is full at the end.
+
+    Cells use absolute codes (MAX = X, MIN = O); the state the rules see is the board
+    from the mover's side (``initial_state`` always lets MAX move)."""
+
+    def __init__(self, cells):
+        self.size = int(len(cells) ** 0.5 + 0.5)
+        self.values = list(cells)
+        self.game = StakeRaid(self.size, self.values)
+        self.board = bytes(self.size * self.size)
+        self.side = X_SIDE
+
+    @property
+    def over(self):
+        return EMPTY not in self.board
+
+    def _state(self):
+        own = self.board if self.side == X_SIDE else self.board.translate(_SWAP)
+        return self.game.initial_state(own)
+
+    def input_text(self, seconds):
+        size = self.size
+        lines = [str(size), "COMPETITION", self.side.upper(), plain_seconds(seconds)]
+        lines += [" ".join(str(v) for v in self.values[r * size:(r + 1) * size])
+                  for r in range(size)]
+        lines += self.rows()
+        return "\n".join(lines) + "\n"
+
+    def parse(self, text):
+        """The action named on the first line, or None when it names no move of this
+        board (garbled)."""
+        parts = text.split("\n", 1)[0].split()
+        if len(parts) != 2 or parts[1] not in ("Stake", "Raid") or len(parts[0]) < 2:
+            return None
+        column, row = parts[0][0], parts[0][1:]
+        if not ("A" <= column <= "Z" and row.isascii() and row.isdigit()):
+            return None
+        column, row = ord(column) - ord("A"), int(row) - 1
+        if not (0 <= column < self.size and 0 <= row < self.size):
+            return None
+        cell = row * self.size + column
+        return cell + RAID if parts[1] == "Raid" else cell
+
+    def legal(self, action):
+        return action in self.game.actions(self._state())
+
+    def play(self, action):
+        """Play the legal ``action``; return its name (``B3 Raid``)."""
+        child = self.game.play(self._state(), action)[0]
+        self.board = child if self.side == X_SIDE else child.translate(_SWAP)
+        self.side = O_SIDE if self.side == X_SIDE else X_SIDE
+        return move_name(self.size, action)
+
+    def scores(self):
+        """[X's points, O's points]: the values of the squares each holds."""
+        return [sum(v for v, c in zip(self.values, self.board) if c == code)
+                for code in (MAX, MIN)]
+
+    def winner(self):
+        """"x", "o" or "draw" by the scores (meaningful once the board is full)."""
+        x, o = self.scores()
+        return X_SIDE if x > o else O_SIDE if o > x else "draw"
+
+    def rows(self):
+        size = self.size
+        return ["".join(MARKS[c] for c in self.board[r * size:(r + 1) * size])
+                for r in range(size)]
+
+
+class StakeRaidRules:
+    """Stake/Raid: a size is N (1..26); a game's ``cells`` are its N*N values (1..99)."""
+
+    name = "stake_raid"
+    title = "Stake/Raid"
+    default_sizes = "5,6,8,10"
+    # Without a Makefile an entrant is run as the homework's grader runs it.
+    entry_points = ("homework.py", "homework.java", "homework.cpp", "homework11.cpp",
+                    "homework.c")
+    ours = {"agent": "the tournament agent (iterative deepening, selective alpha-beta)",
+            "classic": "plain iterative-deepening alpha-beta",
+            "greedy": "the move with the best immediate score",
+            **{f"depth{d}": f"fixed-depth alpha-beta, depth {d}" for d in range(1, 10)}}
+
+    @staticmethod
+    def parse_sizes(text):
+        """The sizes of ``--sizes`` (``5,6,8``), or SizeError."""
+        sizes = []
+        for word in text.split(","):
+            word = word.strip()
+            if not word.isdigit() or not 1 <= int(word) <= 26:
+                raise SizeError(f"Stake/Raid board sizes are 1..26, not {word!r}")
+            sizes.append(int(word))
+        return sizes
+
+    @staticmethod
+    def size_label(size):
+        return f"{size}x{size}"
+
+    @staticmethod
+    def setup(seed, pair, size, openings=0):
+        """The values of pair ``pair``'s board: a pure function of the arguments."""
+        rng = random.Random(f"tournament stake_raid {seed} {pair} {size}")
+        return [rng.randint(1, 99) for _ in range(size * size)]
+
+    @staticmethod
+    def size_of(cells):
+        return int(len(cells) ** 0.5 + 0.5)
+
+    @staticmethod
+    def board(cells):
+        return StakeRaidBoard(cells)
+
+    @staticmethod
+    def our_command(player):
+        """The argv (run in a folder holding a copy of the engine package) of our
+        player ``player``."""
+        return ["python3", "-m", "engine", "stake_raid", "--strategy", player]
+
+
+# --- Line 'em Up -------------------------------------------------------------------------
+
+class LineSize(NamedTuple):
+    """A Line 'em Up board: n x n, s in a row wins, b blocs."""
+    n: int
+    s: int
+    b: int
+
+    def __str__(self):
+        return f"{self.n}:{self.s}:{self.b}"
+
+
+class LineEmUpBoard:
+    """One Line 'em Up game in progress: blocs, then the opening, then the players."""
+
+    def __init__(self, cells):
+        self.n, self.s = cells["n"], cells["s"]
+        self.blocs = [_cell(name, self.n) for name in cells["blocs"]]
+        self.game = LineEmUp(self.n, self.s, [(c % self.n, c // self.n) for c in self.blocs],
+                             "e1")
+        self.state = self.game.initial_state()
+        for name in cells.get("opening", ()):
+            self.state = self.game.result(self.state, _cell(name, self.n))
+
+    @property
+    def side(self):
+        return X_SIDE if self.state[2] else O_SIDE
+
+    @property
+    def over(self):
+        return self.state[3] is not None
+
+    def input_text(self, seconds):
+        lines = [str(self.n), str(self.s), self.side.upper(), plain_seconds(seconds)]
+        return "\n".join(lines + self.rows()) + "\n"
+
+    def parse(self, text):
+        match = _LINE_CELL.match(text.split("\n", 1)[0])
+        if not match:
+            return None
+        column = ord(match.group(1).upper()) - ord("A")
+        row = int(match.group(2))
+        if not (0 <= column < self.n and 0 <= row < self.n):
+            return None
+        return row * self.n + column
+
+    def legal(self, action):
+        return action in self.game.actions(self.state)
+
+    def play(self, action):
+        self.state = self.game.result(self.state, action)
+        return cell_name(action, self.n)
+
+    def winner(self):
+        value = self.state[3]
+        if not value:
+            return "draw"
+        return X_SIDE if value > 0 else O_SIDE
+
+    def scores(self):
+        """[X, O]: the winner scores the empty cells left plus one (a quicker win scores
+        more), the loser 0; a draw is [0, 0]."""
+        value = self.state[3] or 0
+        margin = abs(value) - LINE_WIN + 1 if value else 0
+        return [margin, 0] if value > 0 else [0, margin]
+
+    def rows(self):
+        x, o = self.state[0], self.state[1]
+        blocs = set(self.blocs)
+        rows = []
+        for r in range(self.n):
+            row = ""
+            for c in range(r * self.n, (r + 1) * self.n):
+                row += ("X" if x >> c & 1 else "O" if o >> c & 1 else
+                        "*" if c in blocs else ".")
+            rows.append(row)
+        return rows
+
+
+def _cell(name, n):
+    column, row = ord(name[0]) - ord("A"), int(name[1:])
+    return row * n + column
+
+
+class LineEmUpRules:
+    """Line 'em Up: a size is ``n`` or ``n:s`` or ``n:s:b`` (s defaults to min(n, 4),
+    b to n // 2); a game's ``cells`` are ``{"n", "s", "blocs", "opening"}`` (cell names)."""
+
+    name = "lineemup"
+    title = "Line 'em Up"
+    default_sizes = "5:4:2,6:4:3,8:5:4"
+    entry_points = ("lineemup_agent.py",)
+    ours = {"e1": "our AI with heuristic e1 (open lines)",
+            "e2": "our AI with heuristic e2 (weighted threats)"}
+
+    @staticmethod
+    def parse_sizes(text):
+        sizes = []
+        for word in text.split(","):
+            parts = word.strip().split(":")
+            if not 1 <= len(parts) <= 3 or not all(part.isdigit() for part in parts):
+                raise SizeError(f"a Line 'em Up size is n, n:s or n:s:b, not {word!r}")
+            n = int(parts[0])
+            s = int(parts[1]) if len(parts) > 1 else min(n, 4)
+            b = int(parts[2]) if len(parts) > 2 else n // 2
+            if not 3 <= n <= 10:
+                raise SizeError(f"Line 'em Up boards are 3..10 wide, not {n}")
+            if not 3 <= s <= n:
+                raise SizeError(f"s must be 3..{n} on a {n}x{n} board, not {s}")
+            if not 0 <= b <= 2 * n:
+                raise SizeError(f"b must be 0..{2 * n} on a {n}x{n} board, not {b}")
+            sizes.append(LineSize(n, s, b))
+        return sizes
+
+    @staticmethod
+    def size_label(size):
+        return f"{size.n}x{size.n} s={size.s} b={size.b}"
+
+    @staticmethod
+    def setup(seed, pair, size, openings=2):
+        """Blocs and an opening of ``openings`` plies (never one that ends the game), a
+        pure function of the arguments."""
+        n, s, b = size
+        rng = random.Random(f"tournament lineemup {seed} {pair} {n}:{s}:{b}")
+        blocs = sorted(rng.sample(range(n * n), b))
+        game = LineEmUp(n, s, [(c % n, c // n) for c in blocs], "e1")
+        state = game.initial_state()
+        opening = []
+        for _ in range(openings):
+            moves = sorted(game.actions(state))
+            if not moves:
+                break
+            cell = rng.choice(moves)
+            after = game.result(state, cell)
+            if after[3] is not None:
+                break
+            opening.append(cell_name(cell, n))
+            state = after
+        return {"n": n, "s": s, "blocs": [cell_name(c, n) for c in blocs],
+                "opening": opening}
+
+    @staticmethod
+    def size_of(cells):
+        return LineSize(cells["n"], cells["s"], len(cells["blocs"]))
+
+    @staticmethod
+    def board(cells):
+        return LineEmUpBoard(cells)
+
+    @staticmethod
+    def our_command(player):
+        return ["python3", "-m", "engine", "lineemup", "agent", "--heuristic", player]
+
+
+GAMES = {rules.name: rules for rules in (StakeRaidRules, LineEmUpRules)}
+
+
+def rules_for(name):
+    """The rules class of the game ``name`` (``stake_raid`` or ``lineemup``), or KeyError."""
+    return GAMES[name]
+
+
+def positions(game, cells, moves):
+    """Every position of a recorded game, as board rows: the start (after Line 'em Up's
+    opening), then after each move of ``moves`` ([SIDE, MOVE, CPU] as recorded).
+
+    Moves are replayed by the rules; a move that cannot be read or played ends the
+    list (a record is only as trustworthy as the file it came from)."""
+    board = rules_for(game).board(cells)
+    frames = [board.rows()]
+    for move in moves:
+        action = board.parse(str(move[1]))
+        if action is None or board.over or not board.legal(action):
+            break
+        board.play(action)
+        frames.append(board.rows())
+    return frames
