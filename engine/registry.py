@@ -64,6 +64,10 @@ PROGRAMS = (
     Program("hillclimb", "engine.programs.hillclimb",
             "hill-climbing on tours: hillclimb MATRIX --tour START,A,B,...",
             page="trees.md"),
+    Program("tournament", "engine.tournament.cli",
+            "class tournaments of the competition agents (Stake/Raid, Line 'em Up): "
+            "run, merge, sprt",
+            page="tournament.md"),
     Program("grade", "engine.grading.cli",
             "grading kit: generate cases, run submissions in a sandbox, score and report",
             page="grading.md"),

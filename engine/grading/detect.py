@@ -195,9 +195,13 @@ class Build(NamedTuple):
     entries: tuple = ()
 
 
-def build(plan, submission, sandbox, builds, timeout=120.0):
+def build(plan, submission, sandbox, builds, timeout=120.0, after=()):
     """Build ``submission`` by ``plan`` in the sandbox's run folder, then move the result
     into a new folder under ``builds``.
+
+    ``after`` are more steps ``(argv, cpu_seconds, wall_seconds)`` run once the build
+    succeeded, whose failures are ignored (a tournament entrant's ``make calibrate``):
+    what they write in the folder is kept, what they print goes to the log.
 
     The copy is bounded (:data:`SUBMISSION_BOUNDS`) and never follows a link inside the
     submission. Python submissions are byte-compiled in the build (with the sandbox's
@@ -238,6 +242,13 @@ def build(plan, submission, sandbox, builds, timeout=120.0):
             sandbox.clear()
             return Build(None, f"build failed ({' '.join(step)}: {reason}):\n"
                          + _tail(b"".join(log)), _tail(b"".join(log), 200), seconds)
+    for argv, cpu, wall in after:
+        result = sandbox.run(list(argv), timeout=cpu, wall=wall)
+        seconds += result.wall
+        log.append(result.stdout + result.stderr)
+        if result.ended != "exited" or result.exit != 0:
+            log.append(f"({' '.join(argv)}: {result.describe(sandbox.limits, cpu, wall)}; "
+                       f"ignored)\n".encode())
     if plan.kind == "make":
         binary = plan.run[0][2:]
         if not is_file(os.path.join(sandbox.folder, binary)):

@@ -104,6 +104,14 @@ class StakeRaidBoard:
         return [sum(v for v, c in zip(self.values, self.board) if c == code)
                 for code in (MAX, MIN)]
 
+    def forfeit_scores(self, winner):
+        """[X, O] of a game ``winner`` won by forfeit: the squares still empty count
+        as the winner's."""
+        scores = self.scores()
+        empty = sum(v for v, c in zip(self.values, self.board) if c == EMPTY)
+        scores[0 if winner == X_SIDE else 1] += empty
+        return scores
+
     def winner(self):
         """"x", "o" or "draw" by the scores (meaningful once the board is full)."""
         x, o = self.scores()
@@ -230,6 +238,13 @@ class LineEmUpBoard:
         value = self.state[3] or 0
         margin = abs(value) - LINE_WIN + 1 if value else 0
         return [margin, 0] if value > 0 else [0, margin]
+
+    def forfeit_scores(self, winner):
+        """[X, O] of a game ``winner`` won by forfeit: scored as a win now (the empty
+        cells left plus one)."""
+        x, o = self.state[0], self.state[1]
+        empty = self.n * self.n - len(self.blocs) - bin(x).count("1") - bin(o).count("1")
+        return [empty + 1, 0] if winner == X_SIDE else [0, empty + 1]
 
     def rows(self):
         x, o = self.state[0], self.state[1]

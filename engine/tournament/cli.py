@@ -1,0 +1,567 @@
+"""python3 -m engine tournament run|merge|sprt: class tournaments (docs/tournament.md).
+
+  python3 -m engine tournament run GAME ENTRANT... [--staff ENTRANT...]
+          [--format round-robin|knockout|gauntlet|swiss] [--rounds R] [--games-per-match N]
+          [--time SEC] [--sizes LIST] [--pairs P] [--seed S] [--jobs J] [--json FILE]
+          [--csv FILE] [--report FILE.html] [--shard I/K] [--resume] [--from FILE]
+          [--isolation auto|bwrap|rlimits] [--memory MB] [--quiet]
+  python3 -m engine tournament merge SHARD.json... --json FILE [--csv FILE] [--report FILE]
+  python3 -m engine tournament sprt GAME ENTRANT_A ENTRANT_B --elo0 E0 --elo1 E1
+          [--alpha 0.05] [--beta 0.05] [--max-pairs N] [--time SEC] [--sizes LIST]
+          [--json FILE] [--seed S] [--jobs J] [--isolation ...] [--memory MB] [--quiet]
+
+GAME is stake_raid or lineemup. An ENTRANT is a folder (with a Makefile: make agent,
+calibrate, newgame, run; or the game's entry point), a class folder holding one folder
+per entrant, or one of our players: ours:agent, ours:classic, ours:greedy, ours:depthD
+(Stake/Raid), ours:e1, ours:e2 (Line 'em Up). Every call runs in the grading kit's
+sandbox; clocks charge user CPU time. Exit code 0 when it ran (whatever the games' results), 1 when
+a game could not be refereed (--resume plays it), 2 on bad usage, 130 when interrupted
+(every finished game is kept).
+"""
+
+import argparse
+import os
+import sys
+import time
+
+from ..commandline import run_program, write_atomically
+from ..errors import UsageError
+from ..grading.cli import check_output_folders
+from ..grading.fences import IsolationError, parse_isolation
+from ..grading.printable import printable
+from . import entrants as entrants_module
+from . import results, schedule
+from .director import Director, schedule_todo
+from .games import GAMES, SizeError, rules_for
+from .sprt import Sprt, elo_estimate
+
+NAME = "tournament"
+DEFAULT_TIME = 200.0
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports errors as UsageError (one stderr line, exit 2)."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _positive_number(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1e7:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
+def _positive_int(text):
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer: {text!r}")
+    return int(text)
+
+
+def _probability(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 0.5:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 0.5: {text!r}")
+    return value
+
+
+def _elo(text):
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of Elo: {text!r}") from None
+
+
+def _isolation(text):
+    try:
+        parse_isolation(text)
+    except IsolationError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _shard(text):
+    parts = text.split("/")
+    if len(parts) != 2 or not all(part.isdigit() for part in parts):
+        raise argparse.ArgumentTypeError(f"--shard must look like 2/8, not {text!r}")
+    index, count = int(parts[0]), int(parts[1])
+    if not 1 <= index <= count:
+        raise argparse.ArgumentTypeError(f"--shard {text}: need 1 <= I <= K")
+    return index, count
+
+
+def _default_jobs():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _sandbox_options(command):
+    command.add_argument("--time", type=_positive_number, default=DEFAULT_TIME,
+                         metavar="SEC", help="CPU seconds per player per game "
+                         f"(default {DEFAULT_TIME:g})")
+    command.add_argument("--sizes", metavar="LIST",
+                         help="board sizes, comma-separated (Stake/Raid: N; Line 'em Up: "
+                              "n[:s[:b]]); default: stake_raid 5,6,8,10, lineemup "
+                              "5:4:2,6:4:3,8:5:4")
+    command.add_argument("--seed", type=int, default=1, help="the boards' seed (default 1)")
+    command.add_argument("--jobs", type=_positive_int, default=_default_jobs(),
+                         help="games at once (default: one per CPU)")
+    command.add_argument("--isolation", type=_isolation, default="auto",
+                         metavar="auto|bwrap|landlock|rlimits[+cgroup][+uid][+seccomp]",
+                         help="the sandbox's fences to insist on (default auto)")
+    command.add_argument("--memory", type=_positive_int, default=1024, metavar="MB",
+                         help="memory per call (default 1024 MB)")
+    command.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def parser():
+    top = ArgumentParser(prog="python3 -m engine tournament",
+                         description=__doc__.split("\n")[0])
+    commands = top.add_subparsers(dest="command", metavar="run|merge|sprt")
+    run = commands.add_parser("run", help="play a tournament")
+    run.add_argument("game", choices=sorted(GAMES))
+    run.add_argument("entrants", nargs="+", metavar="ENTRANT")
+    run.add_argument("--staff", nargs="+", default=[], metavar="ENTRANT",
+                     help="staff entrants (a gauntlet's opponents; marked in every output)")
+    run.add_argument("--format", default="round-robin", choices=schedule.FORMATS)
+    run.add_argument("--rounds", type=_positive_int,
+                     help="Swiss rounds (default ceil(log2 entrants))")
+    run.add_argument("--games-per-match", type=_positive_int, default=5, metavar="N",
+                     help="knockout games per match, odd (default 5)")
+    run.add_argument("--pairs", type=_positive_int,
+                     help="colour-swapped pairs per meeting (round-robin, gauntlet: "
+                          "default one per size; Swiss: 1)")
+    _sandbox_options(run)
+    run.add_argument("--shard", type=_shard, metavar="I/K",
+                     help="play only the I-th of K slices of the games")
+    run.add_argument("--resume", action="store_true",
+                     help="play only the games the --json file lacks")
+    run.add_argument("--from", dest="start_from", metavar="FILE",
+                     help="take the games of FILE (e.g. merged earlier rounds) as played")
+    _output_options(run)
+
+    merge = commands.add_parser("merge", help="join the JSON results of shards")
+    merge.add_argument("shards", nargs="+", metavar="SHARD.json")
+    _output_options(merge)
+    merge.add_argument("--quiet", action="store_true", help="print no standings")
+
+    sprt = commands.add_parser("sprt", help="play pairs until a sequential test decides")
+    sprt.add_argument("game", choices=sorted(GAMES))
+    sprt.add_argument("a", metavar="ENTRANT_A")
+    sprt.add_argument("b", metavar="ENTRANT_B")
+    sprt.add_argument("--elo0", type=_elo, required=True, help="H0: A is E0 Elo stronger")
+    sprt.add_argument("--elo1", type=_elo, required=True, help="H1: A is E1 Elo stronger")
+    sprt.add_argument("--alpha", type=_probability, default=0.05)
+    sprt.add_argument("--beta", type=_probability, default=0.05)
+    sprt.add_argument("--max-pairs", type=_positive_int, default=1000, metavar="N")
+    _sandbox_options(sprt)
+    sprt.add_argument("--json", metavar="FILE", help="the games and the test as JSON")
+    sprt.set_defaults(csv=None, report=None)
+    return top
+
+
+def _output_options(command):
+    command.add_argument("--json", metavar="FILE", help="results as JSON (replaced after "
+                         "every game)")
+    command.add_argument("--csv", metavar="FILE", help="standings, one row per entrant")
+    command.add_argument("--report", metavar="FILE.html",
+                         help="self-contained HTML page: standings, crosstable, replays")
+
+
+# --- output ------------------------------------------------------------------------------
+
+def say(options, text):
+    if not options.quiet:
+        print(f"tournament: {text}", file=sys.stderr, flush=True)
+
+
+def write_outputs(options, document):
+    """Write the files the options ask for."""
+    if options.json:
+        try:
+            results.save(options.json, document)
+        except OSError as error:
+            raise UsageError(f"cannot write {options.json}: {error.strerror}") from None
+    if options.csv:
+        write_atomically(options.csv, results.csv_text(document))
+    if options.report:
+        from . import report
+        write_atomically(options.report, report.render(document))
+
+
+def standings_text(document):
+    """The standings as a table for the terminal."""
+    rows = results.ranked(document["entrants"])
+    width = max([len(printable(row["name"])) for row in rows] + [4])
+    lines = [f"{'#':>3}  {'name':<{width}}  {'points':>6}  {'games':>5}  {'W-D-L':>9}  "
+             f"{'rating [95%]':>20}  forfeits"]
+    for place, row in enumerate(rows, 1):
+        name = printable(row["name"]) + (" (staff)" if row["staff"] else "")
+        if row["build_error"]:
+            first = printable(row["build_error"].split("\n", 1)[0])
+            lines.append(f"{'-':>3}  {name:<{width}}  eliminated: {first}")
+            continue
+        rating = ("" if row["rating"] is None else
+                  f"{row['rating']:+.0f} [{row['rating_low']:+.0f}, {row['rating_high']:+.0f}]")
+        wdl = f"{row['wins']}-{row['draws']}-{row['losses']}"
+        forfeits = ", ".join(f"{count} {reason}" for reason, count in
+                             sorted(row["forfeits"].items()))
+        placing = f"  {row['placing']}" if row.get("placing") else ""
+        lines.append(f"{place:>3}  {name:<{width}}  {row['points']:>6g}  {row['games']:>5}  "
+                     f"{wdl:>9}  {rating:>20}  {forfeits}{placing}")
+    return "\n".join(lines)
+
+
+class Progress:
+    """A line on stderr per game, with the share done and the ETA of this run."""
+
+    def __init__(self, options, total):
+        self.options = options
+        self.total = total
+        self.done = 0
+        self.start = time.monotonic()
+
+    def game(self, record):
+        self.done += 1
+        if self.options.quiet:
+            return
+        elapsed = time.monotonic() - self.start
+        total = max(self.total, self.done)
+        eta = elapsed / self.done * (total - self.done)
+        outcome = {"x": "1-0", "o": "0-1", "draw": "½-½"}[record["result"]]
+        forfeit = record["forfeit"]
+        why = f", {forfeit['player'].upper()} forfeits: {forfeit['reason']}" if forfeit else ""
+        score = record["score"]
+        print(f"[{self.done}/{total}] game {record['id']} (round {record['round']}): "
+              f"{printable(record['x'])} - {printable(record['o'])} {outcome} "
+              f"({score[0]}-{score[1]}{why}); {_duration(elapsed)} elapsed, "
+              f"ETA {_duration(eta)}", file=sys.stderr, flush=True)
+
+
+def _duration(seconds):
+    seconds = int(seconds + 0.5)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+# --- run ---------------------------------------------------------------------------------
+
+def _sizes(rules, text):
+    try:
+        return rules.parse_sizes(text or rules.default_sizes)
+    except SizeError as error:
+        raise UsageError(f"--sizes: {error}") from None
+
+
+def _entrant_dicts(entrants):
+    return [{"name": e.name, "path": e.path, "kind": e.kind, "staff": e.staff}
+            for e in entrants]
+
+
+def _header(options, rules, sizes, pairs, rounds, isolation, fmt):
+    return {"game": rules.name, "format": fmt, "time": options.time,
+            "seed": options.seed, "isolation": isolation,
+            "sizes": [size if isinstance(size, int) else str(size) for size in sizes],
+            "pairs": pairs, "games_per_match": getattr(options, "games_per_match", None)
+            if fmt == "knockout" else None,
+            "rounds": rounds, "shard": None}
+
+
+def _earlier(options):
+    """The document to continue (--resume) and the one to start from (--from)."""
+    resumed = None
+    if options.resume:
+        if not options.json:
+            raise UsageError("--resume needs --json FILE (the results to resume)")
+        if os.path.exists(options.json):
+            resumed = _load(options.json)
+        else:
+            say(options, f"{options.json} does not exist yet: starting afresh")
+    elif options.json and os.path.exists(options.json):
+        raise UsageError(f"--json {options.json} exists: --resume continues it "
+                         "(or remove it to start again)")
+    start = _load(options.start_from) if options.start_from else None
+    return resumed, start
+
+
+def _load(path):
+    try:
+        return results.load(path)
+    except results.ResultsError as error:
+        raise UsageError(str(error)) from None
+
+
+def run_tournament(options):
+    rules = rules_for(options.game)
+    check_output_folders(options)
+    resumed, start = _earlier(options)
+    sizes = _sizes(rules, options.sizes)
+    fmt = options.format
+    if fmt == "knockout" and options.games_per_match % 2 == 0:
+        raise UsageError(f"--games-per-match must be odd (a match needs a winner), "
+                         f"not {options.games_per_match}")
+    if fmt == "gauntlet" and not options.staff:
+        raise UsageError("a gauntlet needs --staff ENTRANT... (the opponents)")
+    try:
+        # Our players' source is the director's copy of the engine (set when built).
+        entrants = entrants_module.resolve(rules, options.entrants, options.staff, None)
+    except entrants_module.EntrantError as error:
+        raise UsageError(str(error)) from None
+    if fmt == "gauntlet" and all(entrant.staff for entrant in entrants):
+        raise UsageError("a gauntlet needs entrants besides the staff")
+    pairs = options.pairs or (1 if fmt == "swiss" else len(sizes))
+    rounds = None
+    if fmt == "swiss":
+        most = max(len(entrants) - 1, 1)
+        rounds = options.rounds or min(schedule.swiss_rounds(len(entrants)), most)
+        if rounds > most:
+            raise UsageError(f"--rounds {rounds}: {len(entrants)} entrants can play at most "
+                             f"{most} rounds without meeting twice")
+    header = _header(options, rules, sizes, None if fmt == "knockout" else pairs, rounds,
+                     "", fmt)
+    header["shard"] = None if options.shard is None else "/".join(map(str, options.shard))
+    played, known = {}, {}
+    for earlier, what in ((start, options.start_from), (resumed, options.json)):
+        if earlier is None:
+            continue
+        _check_same(header, entrants, earlier, what)
+        played.update({record["id"]: record for record in earlier["games"]})
+        known.update({row["name"]: row.get("build_error") for row in earlier["entrants"]
+                      if row.get("build_error")})
+    try:
+        director = Director(rules, entrants, options.time, options.jobs, options.isolation,
+                            options.memory, options.seed)
+    except IsolationError as error:
+        raise UsageError(f"--isolation {options.isolation}: {error}") from None
+    header["isolation"] = director.isolation
+    interrupted = False
+    try:
+        say(options, f"{rules.title} {fmt}, {len(entrants)} entrants, "
+                     f"{options.time:g} s of CPU per player per game, "
+                     f"{director.jobs} job(s), sandbox {director.isolation}")
+        builds = director.build(known, on_built=lambda name, error: error and say(
+            options, f"{printable(name)} is eliminated: "
+                     f"{printable(error.split(chr(10), 1)[0])}"))
+        built = [entrant.name for entrant in entrants if builds[entrant.name] is None]
+        staff = {entrant.name for entrant in entrants if entrant.staff}
+        dicts = _entrant_dicts(entrants)
+
+        def document(complete):
+            return results.assemble(header, dicts, builds, list(played.values()), complete)
+
+        def plan_now():
+            return schedule.make(fmt, built, staff, options.seed, sizes, pairs,
+                                 options.games_per_match, rounds, played)
+
+        plan = plan_now()
+        shard_count = options.shard[1] if options.shard else 1
+        progress = Progress(options, max(0, (plan.expected - len(played))) // shard_count
+                            or len(schedule_todo(plan, played, options.shard)))
+
+        def on_game(record):
+            played[record["id"]] = record
+            progress.game(record)
+            if options.json:
+                results.save(options.json, document(False))
+
+        def on_failure(spec, error):
+            print(f"tournament: game {spec.id} could not be refereed (an error of the "
+                  f"kit's: {type(error).__name__}: {error}); --resume plays it",
+                  file=sys.stderr, flush=True)
+
+        while True:
+            todo = schedule_todo(plan, played, options.shard)
+            if not todo or director.failures:
+                break
+            director.play(todo, on_game, on_failure)
+            plan = plan_now()
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        director.close()
+    complete = not interrupted and not director.failures and (
+        options.shard is not None or plan.final and not schedule_todo(plan, played, None))
+    final = document(complete)
+    write_outputs(options, final)
+    if interrupted:
+        kept = f"; kept in {options.json} (--resume plays the rest)" if options.json else ""
+        print(f"tournament: interrupted after {len(played)} games{kept}", file=sys.stderr)
+        return 130
+    print(standings_text(final))
+    if options.shard is not None and fmt in ("knockout", "swiss") and not plan.final:
+        say(options, "this shard's games of the current round are played; merge the "
+                     "shards, then run the next round with --from MERGED.json")
+    return 1 if director.failures else 0
+
+
+def _check_same(header, entrants, earlier, what):
+    """Raise UsageError naming why ``earlier`` is not this tournament, if it is not."""
+    mine = dict(header, entrants=[{"name": e.name, "path": e.path, "staff": e.staff}
+                                  for e in entrants])
+    try:
+        results.check_same_tournament(mine, earlier, what)
+    except results.ResultsError as error:
+        raise UsageError(str(error)) from None
+
+
+# --- merge -------------------------------------------------------------------------------
+
+def run_merge(options):
+    if not options.json:
+        raise UsageError("merge needs --json FILE (the merged results)")
+    check_output_folders(options)
+    documents = [_load(path) for path in options.shards]
+    try:
+        merged = results.merge(documents, options.shards)
+    except results.ResultsError as error:
+        raise UsageError(str(error)) from None
+    write_outputs(options, merged)
+    if not options.quiet:
+        print(standings_text(merged))
+    return 0
+
+
+# --- sprt --------------------------------------------------------------------------------
+
+def run_sprt(options):
+    rules = rules_for(options.game)
+    check_output_folders(options)
+    if options.json and os.path.exists(options.json):
+        raise UsageError(f"--json {options.json} exists (remove it to test again)")
+    try:
+        test = Sprt(options.elo0, options.elo1, options.alpha, options.beta)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    sizes = _sizes(rules, options.sizes)
+    try:
+        entrants = entrants_module.resolve(rules, [options.a, options.b], [], None)
+    except entrants_module.EntrantError as error:
+        raise UsageError(str(error)) from None
+    if len(entrants) != 2:
+        raise UsageError("sprt plays two entrants (two folders or players)")
+    a, b = entrants[0].name, entrants[1].name
+    try:
+        director = Director(rules, entrants, options.time, options.jobs, options.isolation,
+                            options.memory, options.seed)
+    except IsolationError as error:
+        raise UsageError(f"--isolation {options.isolation}: {error}") from None
+    header = _header(options, rules, sizes, 1, None, director.isolation, "sprt")
+    dicts = _entrant_dicts(entrants)
+    played = {}
+    state = {"pairs": 0, "decision": None, "llr": 0.0}
+
+    def summary():
+        return {"a": a, "b": b, "elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha,
+                "beta": test.beta, "llr": round(state["llr"], 4), "lower": test.lower,
+                "upper": test.upper, "decision": state["decision"],
+                "pairs": state["pairs"]}
+
+    interrupted = False
+    try:
+        say(options, f"{rules.title} SPRT {printable(a)} vs {printable(b)}: "
+                     f"H0 {test.elo0:+g} Elo, H1 {test.elo1:+g} Elo, alpha {test.alpha:g}, "
+                     f"beta {test.beta:g}, bounds [{test.lower:.2f}, {test.upper:.2f}]; "
+                     f"sandbox {director.isolation}")
+        builds = director.build()
+        failed = [name for name, error in builds.items() if error]
+        if failed:
+            raise UsageError(f"{failed[0]} did not build: "
+                             f"{builds[failed[0]].split(chr(10), 1)[0]}")
+        pairs = iter(range(options.max_pairs))
+
+        def next_specs():
+            for k in pairs:
+                yield from schedule.sprt_pair(k, sizes, a, b)
+
+        def on_game(record):
+            played[record["id"]] = record
+            counts = _prefix_counts(played, a)
+            done = sum(counts)
+            if done == state["pairs"]:
+                return
+            state["pairs"] = done
+            state["llr"] = test.llr(counts)
+            state["decision"] = test.decision(counts)
+            wins = sum(1 for r in played.values() if (r["result"] == "x") == (r["x"] == a)
+                       and r["result"] != "draw")
+            draws = sum(1 for r in played.values() if r["result"] == "draw")
+            losses = len(played) - wins - draws
+            say(options, f"pair {done}: {printable(a)} {wins}-{draws}-{losses} "
+                         f"(W-D-L), pentanomial {counts}, LLR {state['llr']:.2f} "
+                         f"[{test.lower:.2f}, {test.upper:.2f}]")
+            if options.json:
+                results.save(options.json, results.assemble(
+                    header, dicts, builds, list(played.values()), False, summary()))
+            if state["decision"] is not None:
+                director.finish()
+
+        director.play_stream(next_specs(), on_game)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        director.close()
+    document = results.assemble(header, dicts, builds, list(played.values()),
+                                state["decision"] is not None, summary())
+    write_outputs(options, document)
+    if interrupted:
+        print(f"tournament: interrupted after {state['pairs']} pairs", file=sys.stderr)
+        return 130
+    decision = state["decision"]
+    if decision == "H1":
+        verdict = f"H1 accepted: {a} is stronger than {b} by about {test.elo1:g} Elo or more"
+    elif decision == "H0":
+        verdict = f"H0 accepted: {a} is not {test.elo1:g} Elo stronger than {b}"
+    else:
+        verdict = f"no decision after {state['pairs']} pairs (--max-pairs)"
+    elo, low, high = elo_estimate(_prefix_counts(played, a))
+    print(f"{verdict}; LLR {state['llr']:.2f} [{test.lower:.2f}, {test.upper:.2f}] after "
+          f"{state['pairs']} pairs; Elo {elo:+.1f} [{low:+.1f}, {high:+.1f}]")
+    return 0
+
+
+def _prefix_counts(played, a):
+    """Pentanomial counts of ``a`` over the pairs 1, 2, ... that are complete, up to the
+    first that is not (so that the test reads pairs in order, whatever finished first)."""
+    counts = [0] * 5
+    pair = 1
+    while True:
+        games = [played.get(2 * pair - 1), played.get(2 * pair)]
+        if None in games:
+            return counts
+        got = 0.0
+        for record in games:
+            if record["result"] == "draw":
+                got += 0.5
+            elif (record["result"] == "x") == (record["x"] == a):
+                got += 1.0
+        counts[int(got * 2)] += 1
+        pair += 1
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    return run_program(NAME, _main, argv)
+
+
+def _main(argv):
+    options = parser().parse_args(argv)
+    if options.command == "run":
+        return run_tournament(options)
+    if options.command == "merge":
+        return run_merge(options)
+    if options.command == "sprt":
+        return run_sprt(options)
+    parser().print_help()
+    return 2

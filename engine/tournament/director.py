@@ -1,0 +1,210 @@
+"""The tournament director: builds the entrants, plays the schedule on J jobs, keeps the
+results file current after every game.
+
+Each job owns two sandboxes (one per seat of its games, both pinned to the job's core) in
+one kit workspace; entrants are built (and calibrated) first, spread over the jobs, each
+into a folder of the workspace that every game copies afresh. Every entrant's folder is
+hidden from every run (:class:`engine.grading.sandbox.Sandbox` ``hidden``), so no entrant
+sees another's folder, nor its copy in another game (runs have their own uid).
+
+:meth:`Director.play` plays the games of a schedule (:mod:`engine.tournament.schedule`)
+that are not yet played and fall in the shard, round after round for the formats that
+pair by results, and calls ``on_game(record)`` after each. Ctrl-C (KeyboardInterrupt in
+the calling thread) aborts the games in progress (they have no result) and keeps the
+finished ones. A game the kit itself cannot referee (an error of ours, not of an
+entrant's) is left unplayed, reported, and played by the next ``--resume``.
+"""
+
+import os
+import queue
+import threading
+
+from ..grading.sandbox import Limits, Sandbox, close_all
+from ..grading.untrusted_files import remove_tree
+from ..grading.workspace import new_workspace
+from . import entrants as entrants_module
+from . import referee, schedule
+from .games import O_SIDE, X_SIDE
+
+OUTPUT_MB, FILE_MB, PROCESSES = 16, 64, 64
+
+
+class Director:
+    """See the module docstring. ``rules``: the game's rules (engine.tournament.games);
+    ``entrants``: :class:`engine.tournament.entrants.Entrant` list; ``seconds``: CPU per
+    player per game; ``jobs``: games at once; ``isolation``, ``memory_mb``: the sandbox's.
+    Raises IsolationError when the isolation asked for cannot run here."""
+
+    def __init__(self, rules, entrants, seconds, jobs=1, isolation="auto", memory_mb=1024,
+                 seed=1):
+        self.rules = rules
+        self.entrants = {entrant.name: entrant for entrant in entrants}
+        self.seconds = seconds
+        self.seed = seed
+        self.jobs = max(1, jobs)
+        self.limits = Limits(timeout=seconds, memory_mb=memory_mb, output_mb=OUTPUT_MB,
+                             file_mb=FILE_MB, processes=PROCESSES)
+        self.workspace = new_workspace()
+        self.builds_folder = os.path.join(self.workspace, "builds")
+        self.seats = []
+        self.built = {}
+        self.failures = []
+        self._stop = threading.Event()
+        self._finished = False
+        try:
+            self.ours = os.path.join(self.workspace, "ours")
+            if any(entrant.kind == "ours" for entrant in entrants):
+                os.mkdir(self.ours, 0o700)
+                entrants_module.copy_engine(self.ours)
+            hidden = sorted({os.path.abspath(e.source) for e in entrants
+                             if e.kind != "ours"})
+            for job in range(self.jobs):
+                self.seats.append({side: referee.Seat(Sandbox(
+                    self.limits, 2 * job + index, isolation, self.workspace, hidden=hidden,
+                    core=job)) for index, side in enumerate((X_SIDE, O_SIDE))})
+        except BaseException:
+            self.close()
+            raise
+        self.isolation = self.seats[0][X_SIDE].sandbox.isolation
+
+    def _sandboxes(self):
+        return [seat.sandbox for seats in self.seats for seat in seats.values()]
+
+    def close(self):
+        """Release the sandboxes and remove the workspace (builds included)."""
+        close_all(self._sandboxes())
+        self.seats = []
+        if self.workspace is not None:
+            remove_tree(self.workspace)
+            self.workspace = None
+
+    # --- building ------------------------------------------------------------------
+
+    def build(self, known=None, on_built=None):
+        """Build every entrant (``known``: name -> an error from an earlier run, whose
+        entrants are not built again); return name -> build error (None: built).
+        ``on_built(name, error)`` is told as each finishes."""
+        known = known or {}
+        todo = queue.Queue()
+        for entrant in self.entrants.values():
+            if known.get(entrant.name):
+                if on_built:
+                    on_built(entrant.name, known[entrant.name])
+                continue
+            todo.put(entrant)
+        errors = {name: error for name, error in known.items() if error}
+        lock = threading.Lock()
+
+        def work(job):
+            sandbox = self.seats[job][X_SIDE].sandbox
+            while not self._stop.is_set():
+                try:
+                    entrant = todo.get_nowait()
+                except queue.Empty:
+                    return
+                source = self.ours if entrant.kind == "ours" else entrant.source
+                built = entrants_module.prepare(entrant._replace(source=source), sandbox,
+                                                self.builds_folder)
+                with lock:
+                    if built.error is None:
+                        self.built[entrant.name] = built
+                    errors[entrant.name] = built.error
+                if on_built:
+                    on_built(entrant.name, built.error)
+
+        self._in_threads(work)
+        for name in self.entrants:
+            errors.setdefault(name, None)
+        return errors
+
+    # --- playing ---------------------------------------------------------------------
+
+    def play(self, games, on_game, on_failure=None):
+        """Play ``games`` (GameSpec list) on the jobs; ``on_game(record)`` after each
+        (called under a lock, one at a time). ``on_failure(spec, error)`` for a game the
+        kit could not referee."""
+        self.play_stream(iter(games), on_game, on_failure)
+
+    def play_stream(self, games, on_game, on_failure=None):
+        """:meth:`play` over an iterator of GameSpecs, taken as jobs come free, until
+        it ends or :meth:`finish` is called (an SPRT's decision)."""
+        self._finished = False
+        lock = threading.Lock()
+
+        def take():
+            with lock:
+                if self._finished or self._stop.is_set():
+                    return None
+                return next(games, None)
+
+        def work(job):
+            seats = self.seats[job]
+            while True:
+                spec = take()
+                if spec is None:
+                    return
+                try:
+                    record = self.play_one(spec, seats)
+                except referee.GameAborted:
+                    return
+                except Exception as error:  # noqa: BLE001 - one game, not the tournament
+                    if self._stop.is_set():
+                        return
+                    with lock:
+                        self.failures.append((spec, error))
+                        if on_failure:
+                            on_failure(spec, error)
+                    continue
+                with lock:
+                    on_game(record)
+
+        self._in_threads(work)
+
+    def finish(self):
+        """Start no new game; those running end normally (called from ``on_game``)."""
+        self._finished = True
+
+    def play_one(self, spec, seats):
+        """The record of the game ``spec`` played in ``seats``."""
+        cells = self.rules.setup(self.seed, spec.board, spec.size)
+        built = {X_SIDE: self.built[spec.x], O_SIDE: self.built[spec.o]}
+        outcome = referee.play(self.rules, cells, built, seats, self.seconds)
+        forfeit = outcome.forfeit
+        return {
+            "id": spec.id, "round": spec.round, "match": spec.match, "pair": spec.pair,
+            "size": spec.size if isinstance(spec.size, int) else str(spec.size),
+            "x": spec.x, "o": spec.o, "cells": cells, "moves": outcome.moves,
+            "result": outcome.result, "score": outcome.score, "cpu": outcome.cpu,
+            "forfeit": None if forfeit is None else {
+                "player": forfeit.side, "reason": forfeit.reason,
+                "detail": forfeit.detail}}
+
+    def stop(self):
+        """Stop: no new game starts, the running calls are killed (no result)."""
+        self._stop.set()
+        for sandbox in self._sandboxes():
+            sandbox.abort()
+
+    def _in_threads(self, work):
+        """Run ``work(job)`` on every job's thread and wait; Ctrl-C stops them all, waits
+        for them to finish their killed calls, and is raised again."""
+        threads = [threading.Thread(target=work, args=(job,), daemon=True,
+                                    name=f"tournament-job-{job}")
+                   for job in range(self.jobs)]
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                while thread.is_alive():
+                    thread.join(0.2)
+        except KeyboardInterrupt:
+            self.stop()
+            for thread in threads:
+                thread.join()
+            raise
+
+
+def schedule_todo(plan, played, shard):
+    """The games of ``plan`` still to play in ``shard``."""
+    return [game for game in plan.games
+            if game.id not in played and schedule.in_shard(game, shard)]

@@ -1,0 +1,206 @@
+"""Who plays: entrants found from the command line, and how each is built and run.
+
+An entrant is a folder, as the course's competition handout sets them out: a Makefile
+whose ``agent`` target builds (a failure eliminates the entrant), whose optional
+``calibrate`` target runs once after the build (errors ignored, killed after 5 minutes
+of wall time; what it writes stays in the folder), whose optional ``newgame`` target runs
+before each game (errors ignored) and whose ``run`` target plays one move. Without a
+Makefile, the game's entry points are run as the grading kit runs them (Stake/Raid:
+``homework.py``, ``homework.java``, ``homework.cpp``, ``homework11.cpp``, ``homework.c``;
+Line 'em Up: ``lineemup_agent.py``).
+
+A folder that is no entrant but holds subfolders stands for each of them (a class
+folder), those that are no entrant included: they are eliminated with the reason, so that
+nobody silently drops out of the standings. ``ours:NAME`` is one of our own players,
+run from a copy of this engine through the same protocol and the same sandbox.
+
+Detection reads what students handed in, so it never follows a link and reads regular
+files only (:mod:`engine.grading.detect`). Building runs in the grading kit's sandbox
+(:func:`engine.grading.detect.build`).
+"""
+
+import os
+import shutil
+from pathlib import Path
+from typing import NamedTuple
+
+from ..grading.detect import (
+    Build, Plan, build, detect, is_file, makefile_has_target, needs, submission_root)
+
+# The handout's calibration: once, after the build, killed after 5 minutes of wall time.
+CALIBRATE_SECONDS = 300.0
+# make newgame before each game: errors ignored; these caps keep it from stalling a game.
+NEWGAME_CPU, NEWGAME_WALL = 10.0, 30.0
+# A build's CPU seconds (a C++ or Java compile takes a few).
+BUILD_SECONDS = 300.0
+OURS_PREFIX = "ours:"
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+
+class EntrantError(ValueError):
+    """An entrant on the command line that cannot be taken (the message says why)."""
+
+
+class Entrant(NamedTuple):
+    """One entrant: ``name`` (unique in the tournament), ``path`` as given (a folder, or
+    ``ours:NAME``), ``kind`` (makefile, python, java, c++, c, ours; none when nothing
+    can run it), whether it is ``staff``, the ``plan`` that builds and runs it, the
+    ``source`` folder copied for the build, and whether it has a ``newgame`` target."""
+    name: str
+    path: str
+    kind: str
+    staff: bool
+    plan: Plan
+    source: str
+    newgame: bool = False
+
+    def calibrate_steps(self):
+        """The steps run once after a successful build (their errors are ignored)."""
+        if self.kind == "makefile" and makefile_has_target(Path(self.source), "calibrate"):
+            return [(("make", "calibrate"), CALIBRATE_SECONDS, CALIBRATE_SECONDS)]
+        return []
+
+
+def has_makefile(folder):
+    return any(is_file(Path(folder) / name) for name in MAKEFILES)
+
+
+def plan_for(rules, folder):
+    """The :class:`Plan` that builds and runs the entrant ``folder`` for the game
+    ``rules`` (kind "none", with the reason, when nothing can)."""
+    folder = Path(folder)
+    if has_makefile(folder):
+        return needs(Plan("makefile", ("make", "run"), build=("make", "agent")), "make")
+    if rules.name == "stake_raid":
+        if is_file(folder / "homework11.cpp"):
+            return needs(Plan("c++", ("./homework",),
+                              build=("g++", "-O2", "-std=c++11", "-o", "homework",
+                                     "homework11.cpp")), "g++")
+        plan = detect("stake_raid", folder)
+        if plan.kind != "none":
+            return plan
+    elif is_file(folder / "lineemup_agent.py"):
+        return needs(Plan("python", ("python3", "lineemup_agent.py")), "python3")
+    return Plan("none", error="no Makefile, " + ", ".join(rules.entry_points[:-1])
+                + " or " + rules.entry_points[-1])
+
+
+def _is_entrant(rules, folder):
+    return plan_for(rules, folder).kind != "none"
+
+
+def _subfolders(folder):
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.join(folder, name) for name in names
+            if not name.startswith(".") and os.path.isdir(os.path.join(folder, name))
+            and not os.path.islink(os.path.join(folder, name))]
+
+
+def expand(rules, paths):
+    """The entrant folders and ``ours:`` names among ``paths``, a class folder (no entrant
+    itself, with at least one subfolder that is one) standing for all its subfolders.
+    Raises EntrantError for a path that is neither a folder nor one of our players."""
+    found = []
+    for path in paths:
+        if path.startswith(OURS_PREFIX):
+            player = path[len(OURS_PREFIX):]
+            if player not in rules.ours:
+                raise EntrantError(f"no player {path} for {rules.title} (ours: "
+                                   + ", ".join(OURS_PREFIX + name for name in rules.ours)
+                                   + ")")
+            found.append(path)
+            continue
+        if not os.path.isdir(path):
+            raise EntrantError(f"{path}: no such folder (an entrant is a folder or "
+                               f"{OURS_PREFIX}NAME)")
+        if not _is_entrant(rules, path):
+            children = _subfolders(path)
+            if any(_is_entrant(rules, child) for child in children):
+                found.extend(children)
+                continue
+        found.append(os.path.abspath(path))
+    return found
+
+
+def _names(paths):
+    """A unique, readable name per path: the folder's name, with its parent's when two
+    share it, and a number when even that is not enough."""
+    def short(path, parts):
+        if path.startswith(OURS_PREFIX):
+            return path
+        pieces = [piece for piece in Path(path).parts if piece != "/"]
+        return "/".join(pieces[-parts:]) or path
+    names = [short(path, 1) for path in paths]
+    for parts in (2, 3):
+        counts = {}
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+        names = [short(path, parts) if counts[name] > 1 else name
+                 for path, name in zip(paths, names)]
+    seen, unique = {}, []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return unique
+
+
+def resolve(rules, paths, staff_paths, ours_source):
+    """The tournament's entrants: ``paths`` then ``staff_paths`` (see :func:`expand`),
+    each folder once. ``ours_source`` is a folder holding a copy of the engine package,
+    which our players run from. Raises EntrantError."""
+    players = [(path, False) for path in expand(rules, paths)]
+    players += [(path, True) for path in expand(rules, staff_paths)]
+    seen, unique = set(), []
+    for path, staff in players:
+        if path not in seen:
+            seen.add(path)
+            unique.append((path, staff))
+    if len(unique) < 2 and not any(staff for _, staff in unique):
+        raise EntrantError(f"a tournament needs at least two entrants, got {len(unique)}")
+    entrants = []
+    for name, (path, staff) in zip(_names([path for path, _ in unique]), unique):
+        if path.startswith(OURS_PREFIX):
+            player = path[len(OURS_PREFIX):]
+            plan = Plan("our repository", tuple(rules.our_command(player)))
+            entrants.append(Entrant(name, path, "ours", staff, plan, ours_source))
+            continue
+        plan = plan_for(rules, path)
+        kind = "python" if plan.kind == "our repository" else plan.kind
+        newgame = plan.kind == "makefile" and makefile_has_target(Path(path), "newgame")
+        entrants.append(Entrant(name, path, kind, staff, plan, path, newgame))
+    return entrants
+
+
+def copy_engine(destination):
+    """Copy this engine package (its Python files) into ``destination``/engine, for our
+    players: their runs cannot see the checkout itself (the sandbox hides it)."""
+    package = Path(__file__).resolve().parent.parent
+    shutil.copytree(package, os.path.join(destination, "engine"),
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return destination
+
+
+class Built(NamedTuple):
+    """An entrant after its build: the kit's Build (``build.folder`` is None when it
+    failed, ``build.error`` says why)."""
+    entrant: Entrant
+    build: object
+
+    @property
+    def error(self):
+        return self.build.error
+
+
+def prepare(entrant, sandbox, builds):
+    """Build ``entrant`` (and calibrate it) in ``sandbox``; the result lives under
+    ``builds``. Never raises for the entrant's own failures: they are the Build's error."""
+    try:
+        root = submission_root(entrant.source)
+    except OSError as error:
+        return Built(entrant, Build(None, f"cannot read {entrant.source}: {error}"))
+    result = build(entrant.plan, root, sandbox, builds, timeout=BUILD_SECONDS,
+                   after=entrant.calibrate_steps())
+    return Built(entrant, result)

@@ -1,0 +1,224 @@
+"""The referee: one game between two built entrants, every call in the kit's sandbox.
+
+Each player has a :class:`Seat`: a sandbox whose run folder holds the player's own copy
+of its calibrated build for the whole game (agents may keep files between moves; no two
+games share files). Before the game the player's ``make newgame`` runs when it has one
+(errors ignored). Then, while the game is not over, the side to move gets ``input.txt``
+(its remaining CPU seconds on line 4) and one call of its run command, and the referee
+reads ``output.txt``, checks the move and plays it by the rules itself.
+
+The clock (the competition handout's): each call is charged its USER CPU time, every
+process of the call included (what ``time make run`` reports), never wall time; a call
+that takes a player's clock below zero loses the game (its move is not played). A call
+still running after the remaining time plus :data:`GRACE_SECONDS` of wall time is killed
+and loses. The exit code is ignored, as in the handout; a call the sandbox had to kill
+(memory, output, file size) loses as a crash; a missing ``output.txt`` (or a link, a
+folder, anything but a regular file), one that names no move, or an illegal move loses.
+Every forfeit carries its reason and a detail: what happened and the end of the player's
+stderr.
+"""
+
+import os
+from typing import NamedTuple, Optional
+
+from ..grading.runner import populate
+from ..grading.untrusted_files import open_folder, read_regular, remove_tree
+from .entrants import NEWGAME_CPU, NEWGAME_WALL
+from .games import O_SIDE, X_SIDE
+
+# The handout's grace: a call is killed after remaining + 10 s of wall time.
+GRACE_SECONDS = 10.0
+# The call's CPU limit (user + system, as the kernel counts it) stands a little above the
+# remaining time: the clock charges user time alone, so the limit only stops runaways.
+CPU_SLACK = 1.0
+# What is read of output.txt (one line matters) and kept of stderr in a forfeit's detail.
+OUTPUT_CAP = 64 * 1024
+STDERR_LINES, STDERR_BYTES = 15, 2000
+REASONS = ("timeout", "crash", "no output", "garbled output", "illegal move")
+
+
+class GameAborted(Exception):
+    """The game was stopped from outside (Ctrl-C): it has no result."""
+
+
+class Forfeit(NamedTuple):
+    """Why the player ``side`` lost the game before its end."""
+    side: str
+    reason: str
+    detail: str
+
+
+def stderr_tail(data):
+    """The end of a call's stderr as text: its last lines, at most a couple of KB."""
+    text = data[-STDERR_BYTES:].decode("utf-8", "replace").rstrip("\n")
+    return "\n".join(text.split("\n")[-STDERR_LINES:])
+
+
+def _with_stderr(detail, stderr):
+    tail = stderr_tail(stderr)
+    return f"{detail}\nstderr:\n{tail}" if tail.strip() else detail
+
+
+def _replace_file(folder, name, data, uid):
+    """Put a fresh regular file ``name`` holding ``data`` in ``folder``: whatever the
+    player left under that name (a link, a folder) goes first, and the new file is
+    created exclusively, never through a link, and given to the player's uid."""
+    path = os.path.join(folder, name)
+    if os.path.lexists(path):
+        remove_tree(path)
+    folder_fd = open_folder(folder)
+    try:
+        descriptor = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                             | os.O_CLOEXEC, 0o644, dir_fd=folder_fd)
+    finally:
+        os.close(folder_fd)
+    try:
+        os.write(descriptor, data)
+        if uid is not None:
+            os.fchown(descriptor, uid, uid)
+    finally:
+        os.close(descriptor)
+
+
+def read_output(folder):
+    """``(text, None)`` from the regular file output.txt in ``folder``, or ``(None, why)``
+    when there is none (missing, a link, a folder, a device)."""
+    if not os.path.lexists(os.path.join(folder, "output.txt")):
+        return None, "no output.txt"
+    folder_fd = open_folder(folder)
+    try:
+        got = read_regular("output.txt", dir_fd=folder_fd, cap=OUTPUT_CAP)
+    finally:
+        os.close(folder_fd)
+    if got is None:
+        return None, "output.txt is not a regular file (a link, a folder or a device)"
+    return got[0].decode("utf-8", "replace"), None
+
+
+class Seat:
+    """A player's place in the games of one job: its sandbox (see the module docstring).
+    ``argv`` is the entrant's run command, ``build`` its Build, ``newgame`` whether to run
+    ``make newgame`` before each game."""
+
+    def __init__(self, sandbox):
+        self.sandbox = sandbox
+        self.argv = None
+
+    def sit(self, built):
+        """Start a game for ``built`` (an :class:`engine.tournament.entrants.Built`): a
+        fresh copy of its build, a fresh uid, and its ``make newgame``."""
+        entrant = built.entrant
+        self.argv = list(entrant.plan.argv(()))
+        sandbox = self.sandbox
+        sandbox.clear()
+        given = populate(sandbox.folder, built.build, shared=False)
+        sandbox.renew()
+        sandbox.give(given)
+        if entrant.newgame:
+            result = sandbox.run(["make", "newgame"], timeout=NEWGAME_CPU, wall=NEWGAME_WALL)
+            if result.ended == "aborted":
+                raise GameAborted()
+
+    def call(self, input_text, remaining):
+        """One move call with ``remaining`` CPU seconds on the clock: the sandbox's
+        RunResult and the output (text, or None and why)."""
+        sandbox = self.sandbox
+        folder = sandbox.folder
+        if os.path.lexists(os.path.join(folder, "output.txt")):
+            remove_tree(os.path.join(folder, "output.txt"))
+        _replace_file(folder, "input.txt", input_text.encode(), sandbox.uid)
+        result = sandbox.run(self.argv, timeout=max(remaining, 0.0) + CPU_SLACK,
+                             wall=max(remaining, 0.0) + GRACE_SECONDS)
+        if result.ended == "aborted":
+            raise GameAborted()
+        return result, read_output(folder)
+
+    def stand(self):
+        """The game is over: kill nothing more (every run is already dead), empty the
+        folder so that nothing of this player stays for the next."""
+        self.sandbox.clear()
+
+
+def _judge_call(board, side, result, output, remaining, limits):
+    """(action, charge, forfeit) of one call (see the module docstring); ``limits`` are
+    the sandbox's."""
+    charge = result.user
+    if result.ended in ("timeout", "cpu"):
+        if result.ended == "timeout":
+            what = (f"still running after {remaining:.2f} s left + {GRACE_SECONDS:g} s "
+                    f"grace of wall time; killed")
+        else:
+            what = f"used more than its {remaining:.2f} s left; killed"
+        return None, charge, Forfeit(side, "timeout", _with_stderr(what, result.stderr))
+    if remaining - charge < 0:
+        what = f"used {charge:.2f} s of CPU with {remaining:.2f} s left"
+        return None, charge, Forfeit(side, "timeout", _with_stderr(what, result.stderr))
+    if result.ended in ("memory", "output", "file size"):
+        what = result.describe(limits, remaining)
+        return None, charge, Forfeit(side, "crash", _with_stderr(what, result.stderr))
+    text, missing = output
+    if text is None:
+        ending = "" if result.ended == "exited" and result.exit == 0 else \
+            f" ({_ending_words(result)})"
+        return None, charge, Forfeit(side, "no output",
+                                     _with_stderr(missing + ending, result.stderr))
+    action = board.parse(text)
+    first = text.split("\n", 1)[0][:200]
+    if action is None:
+        return None, charge, Forfeit(side, "garbled output", _with_stderr(
+            f"output.txt names no move: {first!r}", result.stderr))
+    if not board.legal(action):
+        return None, charge, Forfeit(side, "illegal move", _with_stderr(
+            f"{first.strip()} is not a legal move here", result.stderr))
+    return action, charge, None
+
+
+def _ending_words(result):
+    if result.ended == "signal":
+        return f"killed by signal {result.signal}"
+    return f"exit code {result.exit}"
+
+
+class Outcome(NamedTuple):
+    """A finished game: the moves ([side, move, cpu]), result, score [X, O], CPU [X, O]
+    and the forfeit (None when the game was played to its end)."""
+    moves: list
+    result: str
+    score: list
+    cpu: list
+    forfeit: Optional[Forfeit]
+
+
+def play(rules, cells, built, seats, seconds, on_move=None):
+    """Play one game on the board set up as ``cells`` between ``built["x"]`` (moving
+    first) and ``built["o"]``, in ``seats["x"]`` and ``seats["o"]``, each with
+    ``seconds`` of CPU; return its :class:`Outcome`. ``on_move(side, move, cpu)`` is told
+    after each move. Raises GameAborted when a sandbox was aborted (Ctrl-C)."""
+    board = rules.board(cells)
+    clocks = {X_SIDE: float(seconds), O_SIDE: float(seconds)}
+    moves = []
+    forfeit = None
+    try:
+        for side in (X_SIDE, O_SIDE):
+            seats[side].sit(built[side])
+        while not board.over:
+            side = board.side
+            remaining = clocks[side]
+            result, output = seats[side].call(board.input_text(remaining), remaining)
+            action, charge, forfeit = _judge_call(
+                board, side, result, output, remaining, seats[side].sandbox.limits)
+            clocks[side] = remaining - charge
+            if forfeit is not None:
+                break
+            name = board.play(action)
+            moves.append([side, name, round(charge, 3)])
+            if on_move is not None:
+                on_move(side, name, charge)
+    finally:
+        for side in (X_SIDE, O_SIDE):
+            seats[side].stand()
+    cpu = [round(seconds - clocks[X_SIDE], 3), round(seconds - clocks[O_SIDE], 3)]
+    if forfeit is not None:
+        winner = O_SIDE if forfeit.side == X_SIDE else X_SIDE
+        return Outcome(moves, winner, board.forfeit_scores(winner), cpu, forfeit)
+    return Outcome(moves, board.winner(), board.scores(), cpu, None)

@@ -1,0 +1,101 @@
+"""Standings of a tournament from its games: points, W/D/L, forfeits, CPU, margins, the
+joint rating fit (:mod:`engine.tournament.ratings`), pentanomial counts per pair of
+entrants, and the knockout bracket. A pure function of the records, so that a resumed or
+merged tournament gets the very standings of an uninterrupted one.
+"""
+
+from . import ratings, schedule
+from .games import O_SIDE, X_SIDE
+
+
+def _side_points(record, side):
+    if record["result"] == "draw":
+        return 0.5
+    return 1.0 if record["result"] == side else 0.0
+
+
+def entrant_rows(entrants, builds, records, byes=None, bye_points=None, placings=None):
+    """The ``entrants`` list of the document: one dict per entrant (in the order given),
+    see docs/tournament.md. ``builds`` maps names to their build error (None: built)."""
+    rows = {}
+    for entrant in entrants:
+        rows[entrant["name"]] = dict(
+            name=entrant["name"], path=entrant["path"], kind=entrant["kind"],
+            staff=entrant["staff"], build_error=builds.get(entrant["name"]),
+            points=0.0, games=0, wins=0, draws=0, losses=0, forfeits={},
+            rating=None, rating_low=None, rating_high=None, cpu_per_game=None,
+            margin=None, byes=(byes or {}).get(entrant["name"], 0),
+            placing=(placings or {}).get(entrant["name"]))
+    cpu, margin, results = {}, {}, []
+    for record in records:
+        score = record.get("score") or [0, 0]
+        for index, side in enumerate((X_SIDE, O_SIDE)):
+            name = record[side]
+            row = rows.get(name)
+            if row is None:
+                continue
+            points = _side_points(record, side)
+            row["games"] += 1
+            row["points"] += points
+            row["wins" if points == 1 else "draws" if points == 0.5 else "losses"] += 1
+            forfeit = record.get("forfeit")
+            if forfeit and forfeit.get("player") == side:
+                reason = forfeit.get("reason", "?")
+                row["forfeits"][reason] = row["forfeits"].get(reason, 0) + 1
+            cpu.setdefault(name, []).append((record.get("cpu") or [0, 0])[index])
+            margin.setdefault(name, []).append(score[index] - score[1 - index])
+        results.append((record[X_SIDE], record[O_SIDE], _side_points(record, X_SIDE)))
+    for name, extra in (bye_points or {}).items():
+        if name in rows:
+            rows[name]["points"] += extra
+    fitted = ratings.fit(list(rows), [r for r in results if r[0] in rows and r[1] in rows])
+    for name, row in rows.items():
+        if name in cpu:
+            row["cpu_per_game"] = round(sum(cpu[name]) / len(cpu[name]), 3)
+            row["margin"] = round(sum(margin[name]) / len(margin[name]), 2)
+        rating = fitted.get(name)
+        if rating is not None:
+            row["rating"] = round(rating.rating, 1)
+            row["rating_low"] = round(rating.low, 1)
+            row["rating_high"] = round(rating.high, 1)
+        row["points"] = round(row["points"], 1)
+    return list(rows.values())
+
+
+def pentanomial(entrants, records):
+    """Per two entrants who played complete colour-swapped pairs: how many pairs the
+    first (in entrant order) scored 0, 0.5, 1, 1.5 and 2 points in."""
+    order = {entrant["name"]: index for index, entrant in enumerate(entrants)}
+    by_pair = {}
+    for record in records:
+        by_pair.setdefault(record.get("pair"), []).append(record)
+    scores = {}
+    for games in by_pair.values():
+        if len(games) != 2:
+            continue
+        first, second = games
+        swapped = first["x"] == second["o"] and first["o"] == second["x"]
+        if not swapped or first["x"] == first["o"]:
+            continue
+        a, b = sorted((first["x"], first["o"]), key=lambda name: order.get(name, len(order)))
+        got = sum(_side_points(game, X_SIDE if game["x"] == a else O_SIDE) for game in games)
+        scores.setdefault((a, b), []).append(got)
+    return [{"a": a, "b": b, "counts": ratings.pentanomial(got)}
+            for (a, b), got in sorted(scores.items(), key=lambda item: (
+                order.get(item[0][0], 0), order.get(item[0][1], 0)))]
+
+
+def bracket_rows(plan):
+    """The ``knockout`` list of the document from a knockout :class:`Schedule`."""
+    rows = []
+    for number, (meetings, byes) in enumerate(plan.bracket or (), 1):
+        rows.append({"round": number, "byes": list(byes), "matches": [
+            {"a": m.a, "b": m.b, "winner": m.winner, "points": list(m.points),
+             "margin": m.margin[0] - m.margin[1] if m.winner else None}
+            for m in meetings]})
+    return rows
+
+
+def placings(plan, names):
+    """Knockout placings of ``names`` (see :func:`engine.tournament.schedule.placing`)."""
+    return {name: schedule.placing(plan, name, len(names)) for name in names}
