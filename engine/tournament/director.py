@@ -33,14 +33,16 @@ class Director:
     """See the module docstring. ``rules``: the game's rules (engine.tournament.games);
     ``entrants``: :class:`engine.tournament.entrants.Entrant` list; ``seconds``: CPU per
     player per game; ``jobs``: games at once; ``isolation``, ``memory_mb``: the sandbox's.
+    ``grace``: the wall-clock seconds a call may run past the player's remaining time.
     Raises IsolationError when the isolation asked for cannot run here."""
 
     def __init__(self, rules, entrants, seconds, jobs=1, isolation="auto", memory_mb=1024,
-                 seed=1):
+                 seed=1, grace=referee.GRACE_SECONDS):
         self.rules = rules
         self.entrants = {entrant.name: entrant for entrant in entrants}
         self.seconds = seconds
         self.seed = seed
+        self.grace = grace
         self.jobs = max(1, jobs)
         self.limits = Limits(timeout=seconds, memory_mb=memory_mb, output_mb=OUTPUT_MB,
                              file_mb=FILE_MB, processes=PROCESSES)
@@ -168,7 +170,8 @@ class Director:
         """The record of the game ``spec`` played in ``seats``."""
         cells = self.rules.setup(self.seed, spec.board, spec.size)
         built = {X_SIDE: self.built[spec.x], O_SIDE: self.built[spec.o]}
-        outcome = referee.play(self.rules, cells, built, seats, self.seconds)
+        outcome = referee.play(self.rules, cells, built, seats, self.seconds,
+                               grace=self.grace)
         forfeit = outcome.forfeit
         return {
             "id": spec.id, "round": spec.round, "match": spec.match, "pair": spec.pair,

@@ -119,16 +119,17 @@ class Seat:
             if result.ended == "aborted":
                 raise GameAborted()
 
-    def call(self, input_text, remaining):
-        """One move call with ``remaining`` CPU seconds on the clock: the sandbox's
-        RunResult and the output (text, or None and why)."""
+    def call(self, input_text, remaining, grace=GRACE_SECONDS):
+        """One move call with ``remaining`` CPU seconds on the clock (killed after
+        ``remaining + grace`` seconds of wall time): the sandbox's RunResult and the
+        output (text, or None and why)."""
         sandbox = self.sandbox
         folder = sandbox.folder
         if os.path.lexists(os.path.join(folder, "output.txt")):
             remove_tree(os.path.join(folder, "output.txt"))
         _replace_file(folder, "input.txt", input_text.encode(), sandbox.uid)
         result = sandbox.run(self.argv, timeout=max(remaining, 0.0) + CPU_SLACK,
-                             wall=max(remaining, 0.0) + GRACE_SECONDS)
+                             wall=max(remaining, 0.0) + grace)
         if result.ended == "aborted":
             raise GameAborted()
         return result, read_output(folder)
@@ -139,13 +140,13 @@ class Seat:
         self.sandbox.clear()
 
 
-def _judge_call(board, side, result, output, remaining, limits):
+def _judge_call(board, side, result, output, remaining, limits, grace):
     """(action, charge, forfeit) of one call (see the module docstring); ``limits`` are
-    the sandbox's."""
+    the sandbox's, ``grace`` the wall-clock grace."""
     charge = result.user
     if result.ended in ("timeout", "cpu"):
         if result.ended == "timeout":
-            what = (f"still running after {remaining:.2f} s left + {GRACE_SECONDS:g} s "
+            what = (f"still running after {remaining:.2f} s left + {grace:g} s "
                     f"grace of wall time; killed")
         else:
             what = f"used more than its {remaining:.2f} s left; killed"
@@ -189,11 +190,12 @@ class Outcome(NamedTuple):
     forfeit: Optional[Forfeit]
 
 
-def play(rules, cells, built, seats, seconds, on_move=None):
+def play(rules, cells, built, seats, seconds, on_move=None, grace=GRACE_SECONDS):
     """Play one game on the board set up as ``cells`` between ``built["x"]`` (moving
     first) and ``built["o"]``, in ``seats["x"]`` and ``seats["o"]``, each with
     ``seconds`` of CPU; return its :class:`Outcome`. ``on_move(side, move, cpu)`` is told
-    after each move. Raises GameAborted when a sandbox was aborted (Ctrl-C)."""
+    after each move; ``grace`` is the wall-clock grace of every call. Raises GameAborted
+    when a sandbox was aborted (Ctrl-C)."""
     board = rules.board(cells)
     clocks = {X_SIDE: float(seconds), O_SIDE: float(seconds)}
     moves = []
@@ -204,9 +206,10 @@ def play(rules, cells, built, seats, seconds, on_move=None):
         while not board.over:
             side = board.side
             remaining = clocks[side]
-            result, output = seats[side].call(board.input_text(remaining), remaining)
+            result, output = seats[side].call(board.input_text(remaining), remaining,
+                                              grace)
             action, charge, forfeit = _judge_call(
-                board, side, result, output, remaining, seats[side].sandbox.limits)
+                board, side, result, output, remaining, seats[side].sandbox.limits, grace)
             clocks[side] = remaining - charge
             if forfeit is not None:
                 break
