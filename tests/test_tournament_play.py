@@ -1,0 +1,299 @@
+"""Tournaments played for real: entrants built and run in the grading kit's sandbox,
+hostile ones included, under each isolation; resume, shards and the command line."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.tournament import entrants as entrants_module
+from engine.tournament import results, schedule
+from engine.tournament.director import Director, schedule_todo
+from engine.tournament.games import rules_for
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = rules_for("stake_raid")
+
+# Plays a Stake on the first empty square: always legal, deterministic, quick.
+FIRST_EMPTY = """\
+import sys
+lines = open("input.txt").read().split("\\n")
+n = int(lines[0])
+for r, row in enumerate(lines[4 + n:4 + 2 * n]):
+    for c, mark in enumerate(row):
+        if mark == ".":
+            open("output.txt", "w").write("%s%d Stake\\n" % (chr(65 + c), r + 1))
+            sys.exit(0)
+"""
+
+# Plays a Stake on the LAST empty square.
+LAST_EMPTY = FIRST_EMPTY.replace("enumerate(lines[4 + n:4 + 2 * n])",
+                                 "reversed(list(enumerate(lines[4 + n:4 + 2 * n])))")
+
+SECRET = "tournament-secret-4f1c9a"
+
+
+def entrant(root, name, files):
+    folder = root / name
+    folder.mkdir()
+    for relative, text in files.items():
+        path = folder / relative
+        path.write_text(text)
+        if relative.endswith(".sh"):
+            path.chmod(0o755)
+    return str(folder)
+
+
+def makefile(run, agent="\ttrue", extra=""):
+    return f"agent:\n{agent}\nrun:\n{run}\n{extra}"
+
+
+def play(paths, staff=(), fmt="round-robin", isolation="auto", seconds=2.0, grace=1.0,
+         sizes=(3,), pairs=1, jobs=2, played=None, shard=None):
+    """A tournament through the director (the command line's path, with a short grace):
+    the document, and the director's failures."""
+    found = entrants_module.resolve(RULES, list(paths), list(staff), None)
+    director = Director(RULES, found, seconds, jobs, isolation, 256, seed=3, grace=grace)
+    played = dict(played or {})
+    try:
+        builds = director.build()
+        names = [e.name for e in found if builds[e.name] is None]
+        staff_names = {e.name for e in found if e.staff}
+        while True:
+            plan = schedule.make(fmt, names, staff_names, 3, list(sizes), pairs, 3, None,
+                                 played)
+            todo = schedule_todo(plan, played, shard)
+            if not todo:
+                break
+            director.play(todo, lambda record: played.__setitem__(record["id"], record))
+    finally:
+        director.close()
+    header = {"game": "stake_raid", "format": fmt, "time": seconds, "seed": 3,
+              "isolation": director.isolation, "sizes": list(sizes), "pairs": pairs,
+              "games_per_match": None, "rounds": None, "shard": None}
+    dicts = [{"name": e.name, "path": e.path, "kind": e.kind, "staff": e.staff}
+             for e in found]
+    document = results.assemble(header, dicts, builds, list(played.values()), True)
+    return document, director.failures
+
+
+def forfeits_of(document, name):
+    return [game["forfeit"] for game in document["games"]
+            if game["forfeit"] and game[game["forfeit"]["player"]] == name]
+
+
+def leftovers(marker):
+    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    return found.stdout.split()
+
+
+@pytest.mark.parametrize("isolation", ["auto", "rlimits"])
+def test_hostile_entrants_lose_games_never_the_tournament(tmp_path, isolation):
+    victim = entrant(tmp_path, "victim", {"homework.py": FIRST_EMPTY,
+                                          "secret.txt": SECRET})
+    marker = f"leftover-{os.getpid()}-{isolation}"
+    reader = f"""\
+import glob, sys
+paths = [{str(Path(victim) / 'secret.txt')!r}]
+for root in ("/dev/shm", "/tmp", "/var/tmp"):
+    paths += glob.glob(root + "/grade-*/slot-*/run/secret.txt")
+    paths += glob.glob(root + "/grade-*/builds/*/submission/secret.txt")
+for path in paths:
+    try:
+        print("READ", path, open(path).read(), file=sys.stderr)
+    except OSError as error:
+        print("denied", path, error.strerror, file=sys.stderr)
+print("tried", len(paths), "paths", file=sys.stderr)
+"""
+    hostile = {
+        "sleeper": {"Makefile": makefile("\tsleep 1000")},
+        "spinner": {"Makefile": makefile("\twhile :; do :; done")},
+        "forker": {"Makefile": makefile("\tpython3 bomb.py"),
+                   "bomb.py": "import os\nwhile True:\n    try:\n        os.fork()\n"
+                              "    except OSError:\n        pass\n"},
+        "shouter": {"Makefile": makefile(
+            "\tpython3 -c \"import sys; sys.stdout.write('x' * (64 << 20))\"")},
+        "reader": {"Makefile": makefile("\tpython3 reader.py"), "reader.py": reader},
+        "leaver": {"Makefile": makefile(
+            f"\tpython3 homework.py\n\tsh -c 'exec -a {marker} sleep 300' &"),
+            "homework.py": FIRST_EMPTY},
+        "linker": {"Makefile": makefile(
+            f"\tln -sf {str(Path(victim) / 'secret.txt')} output.txt")},
+        "scribbler": {"Makefile": makefile("\techo 'Z9 Stake' > output.txt")},
+        "cheat": {"Makefile": makefile("\techo 'A1 Raid' > output.txt")},
+    }
+    paths = [entrant(tmp_path, name, files) for name, files in hostile.items()]
+    document, failures = play(paths, staff=[victim], fmt="gauntlet", isolation=isolation)
+    assert failures == []
+    assert len(document["games"]) == 2 * len(hostile)
+    reasons = {name: {f["reason"] for f in forfeits_of(document, name)} for name in hostile}
+    assert reasons["sleeper"] == reasons["spinner"] == {"timeout"}
+    assert reasons["forker"] <= {"timeout", "crash", "no output"} and reasons["forker"]
+    assert reasons["shouter"] == {"crash"}
+    assert reasons["reader"] == {"no output"}
+    assert reasons["linker"] == {"no output"}
+    assert reasons["scribbler"] == {"garbled output"}
+    assert reasons["cheat"] == {"illegal move"}
+    assert reasons["leaver"] == set()               # it plays: it just leaves a child
+    assert forfeits_of(document, "victim") == []
+    text = json.dumps(document)
+    assert SECRET not in text
+    reader_detail = forfeits_of(document, "reader")[0]["detail"]
+    assert "denied" in reader_detail or "tried 1 paths" not in reader_detail
+    assert "READ" not in reader_detail
+    assert leftovers(marker) == []
+    rows = {row["name"]: row for row in document["entrants"]}
+    for name in hostile:
+        expected = 0 if name != "leaver" else rows["leaver"]["points"]
+        assert rows[name]["points"] == expected
+
+
+def test_a_build_failure_eliminates_and_calibration_and_newgame_run(tmp_path):
+    broken = entrant(tmp_path, "broken", {"Makefile": makefile("\ttrue", agent="\tfalse")})
+    # calibrate writes a file once; newgame counts games; run plays and needs both.
+    careful = entrant(tmp_path, "careful", {
+        "homework.py": FIRST_EMPTY, "Makefile": makefile(
+            "\ttest -f calibrated.txt && python3 homework.py && echo move >> moves.txt",
+            extra="calibrate:\n\techo done > calibrated.txt\n"
+                  "newgame:\n\ttest ! -f moves.txt && echo new >> games.txt\n")})
+    plain = entrant(tmp_path, "plain", {"homework.py": LAST_EMPTY})
+    document, failures = play([broken, careful, plain], pairs=2)
+    rows = {row["name"]: row for row in document["entrants"]}
+    assert failures == []
+    assert rows["broken"]["build_error"].startswith("build failed (make agent")
+    assert rows["broken"]["games"] == 0
+    assert rows["careful"]["games"] == rows["plain"]["games"] == 4
+    # Every game starts from a fresh copy of the calibrated build: no forfeits means
+    # calibrated.txt was there and moves.txt of an earlier game was not.
+    assert rows["careful"]["forfeits"] == {} and rows["plain"]["forfeits"] == {}
+
+
+def test_the_clock_charges_cpu_not_wall_time(tmp_path):
+    # Sleeps 1.5 s of wall time per move with a 1 s clock: never charged for sleeping.
+    sleepy = entrant(tmp_path, "sleepy", {
+        "homework.py": "import time\ntime.sleep(1.5)\n" + FIRST_EMPTY})
+    plain = entrant(tmp_path, "plain", {"homework.py": LAST_EMPTY})
+    document, _ = play([sleepy, plain], seconds=1.0, grace=3.0)
+    assert all(game["forfeit"] is None for game in document["games"])
+    for game in document["games"]:
+        assert all(move[2] < 0.5 for move in game["moves"])
+
+
+def test_a_resumed_tournament_equals_an_uninterrupted_one(tmp_path):
+    paths = [entrant(tmp_path, name, {"homework.py": code}) for name, code in
+             (("first", FIRST_EMPTY), ("last", LAST_EMPTY), ("again", FIRST_EMPTY))]
+    whole, _ = play(paths, pairs=2, sizes=(3, 4))
+    some = {game["id"]: game for game in whole["games"][:5]}
+    resumed, _ = play(paths, pairs=2, sizes=(3, 4), played=some)
+    assert _without_cpu(resumed) == _without_cpu(whole)
+    parts = {}
+    for index in (1, 2, 3):
+        part, _ = play(paths, pairs=2, sizes=(3, 4), shard=(index, 3))
+        parts.update({game["id"]: game for game in part["games"]})
+    assert sorted(parts) == [game["id"] for game in whole["games"]]
+    assert _without_cpu({"games": sorted(parts.values(), key=lambda g: g["id"])}) == \
+        _without_cpu({"games": whole["games"]})
+
+
+def _without_cpu(document):
+    """The document without what a clock measures (CPU seconds and what follows)."""
+    clean = json.loads(json.dumps(document))
+    for game in clean["games"]:
+        game.pop("cpu")
+        for move in game["moves"]:
+            move.pop()
+    for row in clean.get("entrants", ()):
+        row.pop("cpu_per_game")
+    clean.pop("isolation", None)
+    return clean
+
+
+# --- the command line ---------------------------------------------------------------------
+
+def tournament(*args, cwd=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "engine", "tournament", *args], cwd=cwd,
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_bad_usage_is_one_line_and_exit_2(tmp_path):
+    folder = entrant(tmp_path, "a", {"homework.py": FIRST_EMPTY})
+    cases = [
+        ("run", "stake_raid", folder, str(tmp_path / "missing")),
+        ("run", "stake_raid", folder, "ours:nobody"),
+        ("run", "stake_raid", folder, "ours:greedy", "--format", "gauntlet"),
+        ("run", "stake_raid", folder, "ours:greedy", "--format", "knockout",
+         "--games-per-match", "4"),
+        ("run", "stake_raid", folder, "ours:greedy", "--sizes", "3,x"),
+        ("run", "stake_raid", folder, "ours:greedy", "--json", "/nonexistent/r.json"),
+        ("run", "chess", folder, folder),
+        ("sprt", "stake_raid", folder, "ours:greedy", "--elo0", "5", "--elo1", "0"),
+        ("merge", str(tmp_path / "none.json"), "--json", str(tmp_path / "m.json")),
+    ]
+    for args in cases:
+        done = tournament(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+    existing = tmp_path / "r.json"
+    existing.write_text("{}")
+    done = tournament("run", "stake_raid", folder, "ours:greedy", "--json", str(existing))
+    assert done.returncode == 2 and "--resume" in done.stderr
+
+
+def test_ctrl_c_keeps_finished_games_and_resume_plays_the_rest(tmp_path):
+    first = entrant(tmp_path, "first", {"homework.py": FIRST_EMPTY})
+    slow = entrant(tmp_path, "slow", {"homework.py": "import time\ntime.sleep(0.3)\n"
+                                      + LAST_EMPTY})
+    out = tmp_path / "r.json"
+    args = ["run", "stake_raid", first, slow, "--sizes", "3", "--pairs", "4", "--time",
+            "5", "--jobs", "1", "--json", str(out)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen([sys.executable, "-m", "engine", "tournament", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if out.exists() and len(json.loads(out.read_text())["games"]) >= 2:
+            break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    kept = json.loads(out.read_text())
+    assert kept["complete"] is False and 2 <= len(kept["games"]) < 8
+    assert "--resume" in stderr
+    done = tournament(*args, "--resume", "--quiet")
+    assert done.returncode == 0, done.stderr
+    final = json.loads(out.read_text())
+    assert final["complete"] is True
+    assert [game["id"] for game in final["games"]] == list(range(1, 9))
+    assert final["games"][:len(kept["games"])] == kept["games"]
+
+
+def test_shards_merge_into_the_whole_from_the_command_line(tmp_path):
+    paths = [entrant(tmp_path, name, {"homework.py": code}) for name, code in
+             (("first", FIRST_EMPTY), ("last", LAST_EMPTY), ("third", FIRST_EMPTY))]
+    common = ["run", "stake_raid", *paths, "--sizes", "3", "--pairs", "2", "--time", "5",
+              "--quiet"]
+    for index in (1, 2):
+        done = tournament(*common, "--shard", f"{index}/2", "--json",
+                          str(tmp_path / f"s{index}.json"))
+        assert done.returncode == 0, done.stderr
+    whole = tournament(*common, "--json", str(tmp_path / "whole.json"),
+                       "--csv", str(tmp_path / "whole.csv"))
+    assert whole.returncode == 0, whole.stderr
+    merged = tournament("merge", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"),
+                        "--json", str(tmp_path / "merged.json"), "--csv",
+                        str(tmp_path / "merged.csv"))
+    assert merged.returncode == 0, merged.stderr
+    one = json.loads((tmp_path / "whole.json").read_text())
+    two = json.loads((tmp_path / "merged.json").read_text())
+    assert two["complete"] is True
+    assert _without_cpu(one) == _without_cpu(two)
+    assert merged.stdout.splitlines()[1].split()[:2] == whole.stdout.splitlines()[1].split()[:2]
