@@ -126,8 +126,14 @@ LAYER_RULES = [
                    "engine.pictures", "engine.commandline")),
     # The grading kit reaches programs only through the registry (imported by name).
     ("engine.grading", ("engine.programs",)),
-    # Programs do not grade.
-    ("engine.programs", ("engine.grading",)),
+    # Programs do not grade, nor run tournaments.
+    ("engine.programs", ("engine.grading", "engine.tournament")),
+    # The kit knows nothing of tournaments (tournaments build on the kit's sandbox).
+    ("engine.grading", ("engine.tournament",)),
+    # A tournament runs our players as entrants do, through their command line: it
+    # imports no program and no search.
+    ("engine.tournament", ("engine.programs", "engine.search", "engine.selective",
+                           "engine.iterative")),
     # The registry is a table: it imports nothing of ours.
     ("engine.registry", ("engine.",)),
 ]

@@ -297,3 +297,19 @@ def test_shards_merge_into_the_whole_from_the_command_line(tmp_path):
     assert two["complete"] is True
     assert _without_cpu(one) == _without_cpu(two)
     assert merged.stdout.splitlines()[1].split()[:2] == whole.stdout.splitlines()[1].split()[:2]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("a, b, decision", [("ours:agent", "ours:greedy", "H1"),
+                                            ("ours:agent", "ours:agent", "H0")])
+def test_sprt_tells_a_stronger_agent_from_an_equal_one(tmp_path, a, b, decision):
+    out = tmp_path / "sprt.json"
+    done = tournament("sprt", "stake_raid", a, b, "--elo0", "0", "--elo1", "150",
+                      "--sizes", "4,5", "--time", "2", "--max-pairs", "60",
+                      "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    test = json.loads(out.read_text())["sprt"]
+    assert test["decision"] == decision, done.stdout
+    assert (test["llr"] >= test["upper"]) if decision == "H1" else (test["llr"] <= test["lower"])
+    assert done.stdout.startswith(f"{decision} accepted")
+    assert "LLR" in done.stderr and "pentanomial" in done.stderr

@@ -446,7 +446,8 @@ def run_sprt(options):
         raise UsageError(str(error)) from None
     sizes = _sizes(rules, options.sizes)
     try:
-        entrants = entrants_module.resolve(rules, [options.a, options.b], [], None)
+        entrants = entrants_module.resolve(rules, [options.a, options.b], [], None,
+                                           distinct=False)
     except entrants_module.EntrantError as error:
         raise UsageError(str(error)) from None
     if len(entrants) != 2:

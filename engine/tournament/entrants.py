@@ -147,15 +147,17 @@ def _names(paths):
     return unique
 
 
-def resolve(rules, paths, staff_paths, ours_source):
+def resolve(rules, paths, staff_paths, ours_source, distinct=True):
     """The tournament's entrants: ``paths`` then ``staff_paths`` (see :func:`expand`),
-    each folder once. ``ours_source`` is a folder holding a copy of the engine package,
-    which our players run from. Raises EntrantError."""
+    each folder once (with ``distinct`` False, a path given twice is two entrants, the
+    second named ``NAME#2``: an SPRT of a player against itself). ``ours_source`` is a
+    folder holding a copy of the engine package, which our players run from. Raises
+    EntrantError."""
     players = [(path, False) for path in expand(rules, paths)]
     players += [(path, True) for path in expand(rules, staff_paths)]
     seen, unique = set(), []
     for path, staff in players:
-        if path not in seen:
+        if path not in seen or not distinct:
             seen.add(path)
             unique.append((path, staff))
     if len(unique) < 2 and not any(staff for _, staff in unique):
