@@ -192,10 +192,13 @@ def placing_rank(placing):
     """Sort key of a knockout placing: the winner first, then the finalist, the
     semi-finalists, the quarter-finalists, then those out in a later round first."""
     named = {"winner": 0, "finalist": 1, "semi-finalist": 2, "quarter-finalist": 3}
+    if not isinstance(placing, str):
+        return (5, 0)
     if placing in named:
         return (named[placing], 0)
-    if isinstance(placing, str) and placing.startswith("round "):
-        return (4, -int(placing.split()[1]))
+    number = placing[len("round "):]
+    if placing.startswith("round ") and number.isdigit():
+        return (4, -int(number))
     return (5, 0)
 
 
