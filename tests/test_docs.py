@@ -266,6 +266,9 @@ def test_every_docs_page_can_be_reached_from_the_readme():
 SKIP_MARKER = "<!-- example not checked"
 # The top-level scripts, linked into the folder a session runs in (as a reader has them).
 SCRIPTS = tuple(entry.script for entry in PROGRAMS if entry.script)
+# Folders of the repository the sessions use as a reader would (the tournament's example
+# class), linked in as well.
+EXAMPLE_FOLDERS = ("examples",)
 # How the pages write a TAB and a trailing space where they must be seen.
 VISIBLE = str.maketrans({"\u21e5": "\t", "\u00b7": " "})
 
@@ -359,7 +362,7 @@ def run_session(steps, folder):
 
 def prepare_session_folder(folder):
     """An empty folder with the top-level scripts and ``python3`` = this interpreter."""
-    for script in SCRIPTS:
+    for script in SCRIPTS + EXAMPLE_FOLDERS:
         (folder / script).symlink_to(REPO / script)
     (folder / ".bin").mkdir()
     (folder / ".bin" / "python3").symlink_to(sys.executable)

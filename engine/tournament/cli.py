@@ -199,26 +199,47 @@ def write_outputs(options, document):
 
 
 def standings_text(document):
-    """The standings as a table for the terminal."""
+    """The standings as a table for the terminal (and, for a gauntlet, each entrant's
+    points against each staff entrant)."""
     rows = results.ranked(document["entrants"])
-    width = max([len(printable(row["name"])) for row in rows] + [4])
+    names = [printable(row["name"]) + (" (staff)" if row["staff"] else "") for row in rows]
+    width = max([len(name) for name in names] + [4])
     lines = [f"{'#':>3}  {'name':<{width}}  {'points':>6}  {'games':>5}  {'W-D-L':>9}  "
-             f"{'rating [95%]':>20}  forfeits"]
-    for place, row in enumerate(rows, 1):
-        name = printable(row["name"]) + (" (staff)" if row["staff"] else "")
+             f"{'rating [95%]':>18}  forfeits"]
+    for place, (row, name) in enumerate(zip(rows, names), 1):
         if row["build_error"]:
-            first = printable(row["build_error"].split("\n", 1)[0])
+            first = printable(entrants_module.error_summary(row["build_error"]))
             lines.append(f"{'-':>3}  {name:<{width}}  eliminated: {first}")
             continue
         rating = ("" if row["rating"] is None else
-                  f"{row['rating']:+.0f} [{row['rating_low']:+.0f}, {row['rating_high']:+.0f}]")
+                  f"{round(row['rating']):+d} [{round(row['rating_low']):+d}, "
+                  f"{round(row['rating_high']):+d}]")
         wdl = f"{row['wins']}-{row['draws']}-{row['losses']}"
         forfeits = ", ".join(f"{count} {reason}" for reason, count in
                              sorted(row["forfeits"].items()))
         placing = f"  {row['placing']}" if row.get("placing") else ""
         lines.append(f"{place:>3}  {name:<{width}}  {row['points']:>6g}  {row['games']:>5}  "
-                     f"{wdl:>9}  {rating:>20}  {forfeits}{placing}")
+                     f"{wdl:>9}  {rating:>18}  {forfeits}{placing}".rstrip())
+    if document.get("format") == "gauntlet":
+        lines += [""] + gauntlet_lines(document)
     return "\n".join(lines)
+
+
+def gauntlet_lines(document):
+    """Per entrant who is not staff: its points against each staff entrant."""
+    staff = [row["name"] for row in document["entrants"] if row["staff"]]
+    lines = []
+    for row in document["entrants"]:
+        if row["staff"] or row["build_error"]:
+            continue
+        parts = []
+        for other in staff:
+            games = [g for g in document["games"] if {g["x"], g["o"]} == {row["name"], other}]
+            got = sum(0.5 if g["result"] == "draw" else
+                      1.0 if g[g["result"]] == row["name"] else 0.0 for g in games)
+            parts.append(f"{printable(other)} {got:g}/{len(games)}")
+        lines.append(f"{printable(row['name'])} against the staff: " + ", ".join(parts))
+    return lines
 
 
 class Progress:
@@ -353,7 +374,7 @@ def run_tournament(options):
                      f"{director.jobs} job(s), sandbox {director.isolation}")
         builds = director.build(known, on_built=lambda name, error: error and say(
             options, f"{printable(name)} is eliminated: "
-                     f"{printable(error.split(chr(10), 1)[0])}"))
+                     f"{printable(entrants_module.error_summary(error))}"))
         built = [entrant.name for entrant in entrants if builds[entrant.name] is None]
         staff = {entrant.name for entrant in entrants if entrant.staff}
         dicts = _entrant_dicts(entrants)

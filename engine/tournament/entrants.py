@@ -94,7 +94,7 @@ def _subfolders(folder):
         names = sorted(os.listdir(folder))
     except OSError:
         return []
-    return [os.path.join(folder, name) for name in names
+    return [os.path.abspath(os.path.join(folder, name)) for name in names
             if not name.startswith(".") and os.path.isdir(os.path.join(folder, name))
             and not os.path.islink(os.path.join(folder, name))]
 
@@ -174,6 +174,19 @@ def resolve(rules, paths, staff_paths, ours_source, distinct=True):
         newgame = plan.kind == "makefile" and makefile_has_target(Path(path), "newgame")
         entrants.append(Entrant(name, path, kind, staff, plan, path, newgame))
     return entrants
+
+
+def error_summary(error):
+    """One line for a build error: its first line, and the compiler's first line that
+    says "error" (else the log's last line) when the first line ends with a colon."""
+    lines = [line.strip() for line in str(error).split("\n") if line.strip()]
+    if not lines:
+        return ""
+    first = lines[0]
+    if not first.endswith(":") or len(lines) == 1:
+        return first
+    said = [line for line in lines[1:] if "error" in line.lower()]
+    return f"{first} {(said or lines[-1:])[0]}"
 
 
 def copy_engine(destination):

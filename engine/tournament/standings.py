@@ -55,9 +55,10 @@ def entrant_rows(entrants, builds, records, byes=None, bye_points=None, placings
             row["margin"] = round(sum(margin[name]) / len(margin[name]), 2)
         rating = fitted.get(name)
         if rating is not None:
-            row["rating"] = round(rating.rating, 1)
-            row["rating_low"] = round(rating.low, 1)
-            row["rating_high"] = round(rating.high, 1)
+            # + 0.0: a rating that rounds to zero is 0.0, never -0.0.
+            row["rating"] = round(rating.rating, 1) + 0.0
+            row["rating_low"] = round(rating.low, 1) + 0.0
+            row["rating_high"] = round(rating.high, 1) + 0.0
         row["points"] = round(row["points"], 1)
     return list(rows.values())
 
