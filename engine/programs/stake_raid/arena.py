@@ -1,5 +1,11 @@
 """The Stake/Raid arena: COMPETITION games between two programs, refereed.
 
+The arena runs its commands as the user who starts it, without a sandbox: it is for
+one's own programs (ours, while developing them). Students' agents, a class's
+tournament and strength tests of our agent (SPRT) go through
+``python3 -m engine tournament`` (docs/tournament.md), which runs every call in the
+grading kit's sandbox and charges user CPU time as the competition handout does.
+
     python3 -m engine stake_raid arena "CMD_A" "CMD_B" [--games G] [--sizes 5,6,8,10]
         [--time T] [--time-b T] [--seed S] [--jobs J] [--json FILE] [--keep DIR]
         [--wall-factor F]
