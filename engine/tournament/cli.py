@@ -573,8 +573,9 @@ def _prefix_counts(played, a):
 
 
 def main(argv=None):
+    """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     argv = sys.argv[1:] if argv is None else argv
-    return run_program(NAME, _main, argv)
+    return run_program(NAME, _main, argv, help_text=__doc__)
 
 
 def _main(argv):
@@ -585,5 +586,4 @@ def _main(argv):
         return run_merge(options)
     if options.command == "sprt":
         return run_sprt(options)
-    parser().print_help()
-    return 2
+    raise UsageError("give a command: run, merge or sprt (see --help)")
