@@ -185,9 +185,17 @@ def test_standings_count_points_forfeits_and_pentanomials():
     assert rows[records[0]["o"]]["forfeits"] == {"timeout": 1}
     assert rows["ann"]["rating"] > rows["bob"]["rating"] > rows["cy"]["rating"]
     assert rows["ann"]["margin"] == 10 and rows["cy"]["margin"] == -10
+    assert [rows[n]["beaten"] for n in names] == [2, 1, 0]
     assert {(p["a"], p["b"]): p["counts"] for p in document["pentanomial"]} == {
         ("ann", "bob"): [0, 0, 0, 0, 1], ("ann", "cy"): [0, 0, 0, 0, 1],
         ("bob", "cy"): [0, 0, 0, 0, 1]}
+
+
+def test_beaten_counts_opponents_outscored_head_to_head():
+    results_ = [("a", "b", 1.0), ("b", "a", 1.0),        # a and b split: nobody beat
+                ("a", "c", 0.5), ("c", "a", 0.0),        # a 1.5 of 2 against c
+                ("b", "c", 1.0)]
+    assert standings.beaten(results_) == {"a": 1, "b": 1, "c": 0}
 
 
 def test_merged_shards_equal_the_whole(tmp_path):

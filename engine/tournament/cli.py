@@ -205,7 +205,7 @@ def standings_text(document):
     names = [printable(row["name"]) + (" (staff)" if row["staff"] else "") for row in rows]
     width = max([len(name) for name in names] + [4])
     lines = [f"{'#':>3}  {'name':<{width}}  {'points':>6}  {'games':>5}  {'W-D-L':>9}  "
-             f"{'rating [95%]':>18}  forfeits"]
+             f"{'beat':>4}  {'rating [95%]':>18}  forfeits"]
     for place, (row, name) in enumerate(zip(rows, names), 1):
         if row["build_error"]:
             first = printable(entrants_module.error_summary(row["build_error"]))
@@ -219,7 +219,8 @@ def standings_text(document):
                              sorted(row["forfeits"].items()))
         placing = f"  {row['placing']}" if row.get("placing") else ""
         lines.append(f"{place:>3}  {name:<{width}}  {row['points']:>6g}  {row['games']:>5}  "
-                     f"{wdl:>9}  {rating:>18}  {forfeits}{placing}".rstrip())
+                     f"{wdl:>9}  {row['beaten']:>4}  {rating:>18}  {forfeits}{placing}"
+                     .rstrip())
     if document.get("format") == "gauntlet":
         lines += [""] + gauntlet_lines(document)
     return "\n".join(lines)

@@ -416,8 +416,10 @@ def _standings(view):
     byes = any(_number(e.get("byes")) for e in ranked) or view.doc.get("format") in (
         "swiss", "knockout")
     scale = _rating_scale(ranked)
-    head = ["#", "name", "kind", "points", "games", "W", "D", "L", "forfeits",
-            "rating", f'95% interval <span class="muted">({_fixed(scale[0], 0)} … '
+    head = ["#", "name", "kind", "points", "games", "W", "D", "L",
+            '<span title="opponents beaten: more than half the points against them">'
+            'beat</span>', "forfeits", "rating",
+            f'95% interval <span class="muted">({_fixed(scale[0], 0)} … '
             f"{_fixed(scale[1], 0)})</span>", "CPU / game", "margin"]
     head += ["byes"] if byes else []
     head += ["knockout"] if knockout else []
@@ -430,6 +432,7 @@ def _standings(view):
                  f'<td class="n pts">{_plain(entrant.get("points"))}</td>',
                  _num_cell(entrant.get("games")), _num_cell(entrant.get("wins")),
                  _num_cell(entrant.get("draws")), _num_cell(entrant.get("losses")),
+                 _num_cell(entrant.get("beaten")),
                  f'<td class="small">{_forfeit_counts(entrant.get("forfeits"))}</td>',
                  _num_cell(None, _fixed(entrant.get("rating"), 0, signed=True)),
                  f'<td class="bar">{_rating_bar(entrant, scale)}</td>',

@@ -25,8 +25,8 @@ SCHEDULE_FIELDS = ("game", "format", "time", "seed", "sizes", "pairs", "games_pe
 GAME_FIELDS = ("id", "round", "match", "pair", "size", "x", "o", "cells", "moves",
                "result", "score", "cpu", "forfeit")
 CSV_FIELDS = ("place", "name", "staff", "kind", "points", "games", "wins", "draws",
-              "losses", "rating", "rating_low", "rating_high", "cpu_per_game", "margin",
-              "forfeits", "byes", "placing", "build_error", "path")
+              "losses", "beaten", "rating", "rating_low", "rating_high", "cpu_per_game",
+              "margin", "forfeits", "byes", "placing", "build_error", "path")
 
 
 class ResultsError(ValueError):
@@ -175,7 +175,8 @@ def csv_text(document):
     for place, row in enumerate(ranked(document["entrants"]), 1):
         writer.writerow([_cell(value) for value in (
             place, row["name"], "staff" if row["staff"] else "", row["kind"], row["points"],
-            row["games"], row["wins"], row["draws"], row["losses"], row["rating"],
+            row["games"], row["wins"], row["draws"], row["losses"], row["beaten"],
+            row["rating"],
             row["rating_low"], row["rating_high"], row["cpu_per_game"], row["margin"],
             "; ".join(f"{reason}: {count}" for reason, count in sorted(
                 row["forfeits"].items())),

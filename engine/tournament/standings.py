@@ -24,7 +24,7 @@ def entrant_rows(entrants, builds, records, byes=None, bye_points=None, placings
             staff=entrant["staff"], build_error=builds.get(entrant["name"]),
             points=0.0, games=0, wins=0, draws=0, losses=0, forfeits={},
             rating=None, rating_low=None, rating_high=None, cpu_per_game=None,
-            margin=None, byes=(byes or {}).get(entrant["name"], 0),
+            margin=None, beaten=0, byes=(byes or {}).get(entrant["name"], 0),
             placing=(placings or {}).get(entrant["name"]))
     cpu, margin, results = {}, {}, []
     for record in records:
@@ -48,6 +48,9 @@ def entrant_rows(entrants, builds, records, byes=None, bye_points=None, placings
     for name, extra in (bye_points or {}).items():
         if name in rows:
             rows[name]["points"] += extra
+    for name, count in beaten(results).items():
+        if name in rows:
+            rows[name]["beaten"] = count
     fitted = ratings.fit(list(rows), [r for r in results if r[0] in rows and r[1] in rows])
     for name, row in rows.items():
         if name in cpu:
@@ -61,6 +64,20 @@ def entrant_rows(entrants, builds, records, byes=None, bye_points=None, placings
             row["rating_high"] = round(rating.high, 1) + 0.0
         row["points"] = round(row["points"], 1)
     return list(rows.values())
+
+
+def beaten(results):
+    """How many opponents each entrant beat: scored more than half the points against,
+    over all their games (the competition handout's "the agent that beat the largest
+    number of others"). ``results``: (x, o, x's points) per game."""
+    head = {}
+    for x, o, points in results:
+        for me, other, got in ((x, o, points), (o, x, 1 - points)):
+            tally = head.setdefault(me, {}).setdefault(other, [0.0, 0])
+            tally[0] += got
+            tally[1] += 1
+    return {me: sum(1 for got, games in others.values() if got * 2 > games)
+            for me, others in head.items()}
 
 
 def pentanomial(entrants, records):
