@@ -254,9 +254,12 @@ def test_ctrl_c_keeps_finished_games_and_resume_plays_the_rest(tmp_path):
     args = ["run", "stake_raid", first, slow, "--sizes", "3", "--pairs", "4", "--time",
             "5", "--jobs", "1", "--json", str(out)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # A suite started in the background (`cmd &` without job control) ignores SIGINT, and
+    # its children would inherit that: the command gets Python's usual Ctrl-C back.
     process = subprocess.Popen([sys.executable, "-m", "engine", "tournament", *args],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=env)
+                               env=env, preexec_fn=lambda: signal.signal(
+                                   signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if out.exists() and len(json.loads(out.read_text())["games"]) >= 2:
@@ -313,3 +316,65 @@ def test_sprt_tells_a_stronger_agent_from_an_equal_one(tmp_path, a, b, decision)
     assert (test["llr"] >= test["upper"]) if decision == "H1" else (test["llr"] <= test["lower"])
     assert done.stdout.startswith(f"{decision} accepted")
     assert "LLR" in done.stderr and "pentanomial" in done.stderr
+
+
+def test_a_sharded_swiss_tournament_plays_round_by_round_from_merged_results(tmp_path):
+    codes = {"first": FIRST_EMPTY, "last": LAST_EMPTY, "third": FIRST_EMPTY,
+             "fourth": LAST_EMPTY}
+    paths = [entrant(tmp_path, name, {"homework.py": code}) for name, code in codes.items()]
+    common = ["run", "stake_raid", *paths, "--format", "swiss", "--rounds", "2", "--sizes",
+              "3", "--time", "5", "--quiet"]
+    whole = tournament(*common, "--json", str(tmp_path / "whole.json"))
+    assert whole.returncode == 0, whole.stderr
+    merged = None
+    for round_number in (1, 2):
+        parts = []
+        for index in (1, 2):
+            part = tmp_path / f"r{round_number}s{index}.json"
+            extra = ["--from", str(merged)] if merged else []
+            done = tournament(*common, "--shard", f"{index}/2", "--json", str(part), *extra)
+            assert done.returncode == 0, done.stderr
+            parts.append(str(part))
+        merged = tmp_path / f"merged{round_number}.json"
+        done = tournament("merge", *parts, "--json", str(merged), "--quiet")
+        assert done.returncode == 0, done.stderr
+        rounds = {game["round"] for game in json.loads(merged.read_text())["games"]}
+        assert rounds == set(range(1, round_number + 1))
+    one = json.loads((tmp_path / "whole.json").read_text())
+    two = json.loads(merged.read_text())
+    assert two["complete"] is True
+    assert _without_cpu(one) == _without_cpu(two)
+
+
+LINE_FIRST_EMPTY = """\
+lines = open("input.txt").read().split("\\n")
+n = int(lines[0])
+for r, row in enumerate(lines[4:4 + n]):
+    for c, mark in enumerate(row):
+        if mark == ".":
+            open("output.txt", "w").write("%s%d\\n" % (chr(65 + c), r))
+            raise SystemExit(0)
+"""
+
+
+def test_line_em_up_entrants_play_our_ai_through_the_same_protocol(tmp_path):
+    mine = entrant(tmp_path, "mine", {"lineemup_agent.py": LINE_FIRST_EMPTY})
+    out = tmp_path / "lines.json"
+    done = tournament("run", "lineemup", mine, "ours:e1", "--sizes", "4:3:1,5:4:2",
+                      "--time", "10", "--quiet", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text())
+    assert len(document["games"]) == 4
+    rules = rules_for("lineemup")
+    for game in document["games"]:
+        assert game["forfeit"] is None, game["forfeit"]
+        board = rules.board(game["cells"])
+        assert len(game["cells"]["opening"]) == 2
+        for side, move, _ in game["moves"]:
+            assert board.side == side
+            action = board.parse(move)
+            assert board.legal(action)
+            board.play(action)
+        assert board.over and board.winner() == game["result"]
+    rows = {row["name"]: row for row in document["entrants"]}
+    assert rows["ours:e1"]["points"] > rows["mine"]["points"]
