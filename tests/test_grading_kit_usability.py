@@ -250,7 +250,9 @@ def test_ctrl_c_in_a_human_game_keeps_the_trace(tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-m", "engine", "lineemup", "--mode", "H-H", "-n", "3", "-b", "0",
          "-s", "3", "-t", "5", "--dir", str(tmp_path)],
-        cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # A suite started in the background ignores SIGINT; the game gets Ctrl-C back.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen = b""
     while b"quits): " not in seen:
         chunk = os.read(process.stdout.fileno(), 4096)
