@@ -1,18 +1,22 @@
-"""python3 -m engine grade cases|run|merge: the grading kit (docs/grading.md).
+"""python3 -m engine grade cases|run|merge|autograder: the grading kit (docs/grading.md).
 
   python3 -m engine grade cases PROGRAM --count K --seed S --out DIR
   python3 -m engine grade run PROGRAM SUBMISSION... [--cases DIR | --count K --seed S]
           [--command CMD] [--jobs J] [--timeout SEC] [--memory MB] [--json FILE]
           [--gradescope FILE] [--csv FILE] [--report FILE.html] [--shard I/K] [--resume]
-          [--lenient] [--isolation auto|bwrap|rlimits]
+          [--lenient] [--isolation auto|bwrap|rlimits] [--prairielearn FILE]
   python3 -m engine grade merge SHARD.json... --json FILE [--csv FILE] [--report FILE]
-          [--gradescope FILE]
+          [--gradescope FILE] [--prairielearn FILE]
+  python3 -m engine grade autograder PROGRAM --cases DIR [--hidden DIR] [--out FILE.zip]
+          [--languages python,java,cpp] [--timeout SEC] [--memory MB] [--leaderboard]
 
 PROGRAM is tictactoe, tmmorris, take_stones or stake_raid. A SUBMISSION is a folder (or a
 class folder holding one folder per student). `grade run` builds each submission once,
 runs every case in a sandbox, prints a summary (and, for a single submission, why each
-failed case failed) and writes the requested files. Exit code 0 when it graded (whatever
-the scores), 2 on bad usage, 130 when interrupted (what finished is kept).
+failed case failed) and writes the requested files. `grade autograder` makes a Gradescope
+autograder zip (visible and hidden cases; its run_autograder calls `grade gradescope-run`).
+Exit code 0 when it graded (whatever the scores), 2 on bad usage, 130 when interrupted
+(what finished is kept).
 """
 
 import argparse
@@ -23,8 +27,9 @@ from pathlib import Path
 
 from ..commandline import parse_positive_int, run_program, write_atomically
 from ..errors import UsageError
-from . import exports, report_html, results as results_module
+from . import autograder, exports, report_html, results as results_module
 from .fences import IsolationError, parse_isolation
+from .detect import detect
 from .generate import PROGRAMS, generate_cases, write_cases
 from .runner import GRADER_SCRIPTS, Runner, find_submissions, gradable, load_cases, shard
 from .printable import printable
@@ -78,7 +83,7 @@ def _shard(text):
 
 def parser():
     top = ArgumentParser(prog="python3 -m engine grade", description=__doc__.split("\n")[0])
-    commands = top.add_subparsers(dest="command", metavar="cases|run|merge")
+    commands = top.add_subparsers(dest="command", metavar="cases|run|merge|autograder")
     cases = commands.add_parser("cases", help="write generated cases with expected outputs")
     cases.add_argument("program", choices=PROGRAMS)
     cases.add_argument("--count", type=_positive_int, required=True)
@@ -123,6 +128,28 @@ def parser():
     merge = commands.add_parser("merge", help="join the JSON results of shards")
     merge.add_argument("shards", nargs="+", metavar="SHARD.json")
     _output_options(merge)
+
+    bundle = commands.add_parser("autograder", help="make a Gradescope autograder zip")
+    bundle.add_argument("program", choices=PROGRAMS)
+    bundle.add_argument("--cases", required=True, help="the cases students see")
+    bundle.add_argument("--hidden", help="cases shown only once grades are published")
+    bundle.add_argument("--out", default="autograder.zip", help="the zip (autograder.zip)")
+    bundle.add_argument("--languages", default="python,java,cpp",
+                        help="what submissions may be written in: what setup.sh installs "
+                             "(default python,java,cpp)")
+    bundle.add_argument("--timeout", type=_positive_number, default=10.0,
+                        help="CPU seconds per case (default 10)")
+    bundle.add_argument("--memory", type=_positive_int, default=768,
+                        help="MB of memory per case (default 768, Gradescope's default)")
+    bundle.add_argument("--leaderboard", action="store_true",
+                        help="Stake/Raid: a short gauntlet against our agents, on "
+                             "Gradescope's leaderboard")
+
+    inside = commands.add_parser("gradescope-run",
+                                 help="what the bundle's run_autograder runs on Gradescope")
+    inside.add_argument("--root", default=os.environ.get(autograder.ROOT_VARIABLE)
+                        or autograder.DEFAULT_ROOT, help="the autograder's root "
+                        "(default $AUTOGRADER_ROOT, else /autograder)")
     return top
 
 
@@ -132,6 +159,9 @@ def _output_options(command):
     command.add_argument("--gradescope", metavar="FILE",
                          help="Gradescope results.json (a folder of them for several)")
     command.add_argument("--report", metavar="FILE.html", help="self-contained HTML report")
+    command.add_argument("--prairielearn", metavar="FILE",
+                         help="PrairieLearn external-grader results.json (a folder of them "
+                              "for several)")
 
 
 class Progress:
@@ -176,6 +206,8 @@ def write_outputs(options, document):
         write_atomically(options.csv, exports.csv_text(document))
     if options.report:
         write_atomically(options.report, report_html.render(document))
+    if getattr(options, "prairielearn", None):
+        _write_per_submission(options.prairielearn, document, exports.prairielearn)
     if options.gradescope:
         entries = document["submissions"]
         if len(entries) == 1:
@@ -189,6 +221,18 @@ def write_outputs(options, document):
             for entry, name in zip(entries, names):
                 write_atomically(os.path.join(options.gradescope, f"{name}.json"),
                                  _json_text(exports.gradescope(document, entry)))
+
+
+def _write_per_submission(path, document, export):
+    """One file for one submission; a folder of files named by submission for several."""
+    entries = document["submissions"]
+    if len(entries) == 1:
+        write_atomically(path, _json_text(export(document, entries[0])))
+        return
+    os.makedirs(path, exist_ok=True)
+    names = gradescope_names([entry["submission"] for entry in entries])
+    for entry, name in zip(entries, names):
+        write_atomically(os.path.join(path, f"{name}.json"), _json_text(export(document, entry)))
 
 
 def gradescope_names(submissions):
@@ -246,7 +290,7 @@ def _cases_for(options):
 def check_output_folders(options):
     """Refuse, before any grading, an output whose folder does not exist (rather than
     failing after every case was graded)."""
-    for option in ("json", "csv", "report", "gradescope"):
+    for option in ("json", "csv", "report", "gradescope", "prairielearn"):
         path = getattr(options, option, None)
         if path:
             folder = os.path.dirname(os.path.abspath(path))
@@ -254,7 +298,7 @@ def check_output_folders(options):
                 raise UsageError(f"--{option} {path}: no folder {folder}")
             if not os.access(folder, os.W_OK | os.X_OK):
                 raise UsageError(f"--{option} {path}: the folder {folder} is not writable")
-            if os.path.isdir(path) and option != "gradescope":
+            if os.path.isdir(path) and option not in ("gradescope", "prairielearn"):
                 raise UsageError(f"--{option} {path} is a folder, not a file")
 
 
@@ -361,11 +405,55 @@ def run_merge(options):
         merged = results_module.merge(documents, options.shards)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    if not (options.json or options.csv or options.report or options.gradescope):
-        raise UsageError("merge needs --json, --csv, --report or --gradescope")
+    if not (options.json or options.csv or options.report or options.gradescope
+            or options.prairielearn):
+        raise UsageError("merge needs --json, --csv, --report, --gradescope or "
+                         "--prairielearn")
     write_outputs(options, merged)
     print_summary(merged, sys.stdout)
     return 0
+
+
+def run_bundle(options):
+    folder = os.path.dirname(os.path.abspath(options.out))
+    if not os.path.isdir(folder):
+        raise UsageError(f"--out {options.out}: no folder {folder}")
+    languages = [word.strip() for word in options.languages.split(",") if word.strip()]
+    try:
+        visible, hidden = autograder.build_bundle(
+            options.program, options.cases, options.hidden, options.out, languages,
+            options.timeout, options.memory, options.leaderboard, load_cases)
+    except autograder.BundleError as error:
+        raise UsageError(str(error)) from None
+    hidden_text = f" and {hidden} hidden" if options.hidden else ""
+    print(f"{options.out}: {options.program}, {visible} visible{hidden_text} cases, "
+          f"setup.sh for {', '.join(languages)}"
+          + (", a leaderboard" if options.leaderboard else "")
+          + "; upload it as the assignment's autograder (Gradescope: Configure Autograder, "
+            "zip file upload)")
+    return 0
+
+
+def grade_for_gradescope(program, cases, submission, config):
+    """The results document of the one submission in ``submission`` (a folder Gradescope
+    filled; one level down when the student uploaded a folder), graded on ``cases``."""
+    found = [path for path in find_submissions(program, [str(submission)], descend=True)
+             if detect(program, path).kind != "none"]
+    submissions = found[:1] or [str(submission)]
+    limits = Limits(timeout=float(config.get("timeout", 10.0)),
+                    memory_mb=int(config.get("memory", 768)))
+    results = results_module.Results(program, None, limits=dict(limits._asdict()))
+    hidden = [str(Path(submission).resolve().parent / "source")]
+    try:
+        runner = Runner(program, cases, results, limits, None, hidden=hidden)
+    except IsolationError:
+        # No namespaces nor Landlock in this container: the kit (root) still runs every
+        # command as a uid of its own, and the bundle's files are root's alone.
+        runner = Runner(program, cases, results, limits, None, isolation="rlimits",
+                        hidden=hidden)
+    results.document["isolation"] = runner.isolation
+    runner.run(submissions)
+    return results.document
 
 
 def shadowing_engine(pythonpath=None, loaded=None):
@@ -424,7 +512,11 @@ def run(argv):
         return run_grading(options)
     if options.command == "merge":
         return run_merge(options)
-    raise UsageError("give a command: cases, run or merge (see --help)")
+    if options.command == "autograder":
+        return run_bundle(options)
+    if options.command == "gradescope-run":
+        return autograder.gradescope_run(options.root, grade_for_gradescope)
+    raise UsageError("give a command: cases, run, merge or autograder (see --help)")
 
 
 def main(argv=None):

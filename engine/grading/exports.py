@@ -124,3 +124,29 @@ def gradescope(document, entry):
     return {"score": entry["points"], "output": printable(summary, newlines=True),
             "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests}
+
+
+def prairielearn(document, entry):
+    """PrairieLearn's external-grader ``results.json`` of one submission ``entry``:
+    ``score`` from 0 to 1, a test per case with ``points`` and ``max_points``, and
+    ``gradable`` false when the submission could not be built or run at all."""
+    cases = entry["cases"]
+    each = (entry["max_points"] / len(cases)) if cases else 0
+    tests = []
+    for case in cases:
+        output = case.get("detail") if case.get("detail") != case["reason"] else ""
+        if not case["passed"]:
+            output = ((output or "") + "\n\n" + reproduction(case)).strip("\n")
+        tests.append({"name": printable(case.get("title") or case["case"]),
+                      "description": printable(case.get("command") or ""),
+                      "points": round(each if case["passed"] else 0, 4),
+                      "max_points": round(each, 4),
+                      "message": printable(case["reason"]),
+                      "output": printable(output or "", newlines=True)})
+    error = entry.get("build_error")
+    score = entry["points"] / entry["max_points"] if entry["max_points"] else 0
+    message = (f"{entry['points']:g}/{entry['max_points']:g} points "
+               f"({entry['score']:g}/{entry['max_score']:g} cases passed)")
+    return {"gradable": not error, "score": round(score, 6),
+            "message": printable(error.split("\n", 1)[0] if error else message),
+            "output": printable(error or "", newlines=True), "tests": tests}

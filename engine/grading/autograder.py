@@ -1,0 +1,315 @@
+"""Gradescope autograder bundles: ``grade autograder`` makes the zip, ``grade
+gradescope-run`` (what the zip's ``run_autograder`` calls) grades one student in it.
+
+The zip (Gradescope unpacks it into ``/autograder/source``)::
+
+    setup.sh           installs what the chosen languages need on Gradescope's Ubuntu
+                       image (python3, bubblewrap, util-linux; a JDK; g++ and make)
+    run_autograder     grades /autograder/submission; ALWAYS leaves
+                       /autograder/results/results.json (score 0 and a message when the
+                       kit itself fails)
+    autograder.json    the program, limits, languages, leaderboard switch
+    engine/            this engine (the reference and the kit)
+    cases/visible/     the cases students see (``--cases``)
+    cases/hidden/      the cases shown only once the grades are published (``--hidden``)
+
+A student's code runs in the kit's sandbox as a uid of its own, never as root (the kit
+runs as root on Gradescope). The score follows the assignment's rule over every case,
+hidden ones included; each test's output (Markdown) gives the command, the inputs, the
+diagnosis, an excerpt of the expected and actual output and how to rerun the case.
+With ``--leaderboard`` (Stake/Raid), the student's COMPETITION agent also plays a short
+gauntlet against our staff agents (``python3 -m engine tournament``, run as a command:
+the kit imports no tournament code) and its points and rating go to the leaderboard.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from .printable import printable
+from .results import write_atomically
+
+PACKAGE = Path(__file__).resolve().parent.parent
+LANGUAGES = {"python": ["python3"], "java": ["default-jdk-headless"],
+             "cpp": ["g++", "make"]}
+# What every bundle needs whatever the language: the kit's sandbox (bwrap) and the
+# limits it sets (prlimit, setpriv: util-linux).
+BASE_PACKAGES = ["python3", "bubblewrap", "util-linux"]
+CONFIG = "autograder.json"
+HIDDEN_PREFIX = "hidden-"
+# Gradescope's autograder root; tests point AUTOGRADER_ROOT at a folder laid out alike.
+ROOT_VARIABLE = "AUTOGRADER_ROOT"
+DEFAULT_ROOT = "/autograder"
+# The leaderboard's gauntlet: short, against two of our agents.
+LEADERBOARD_STAFF = ("ours:greedy", "ours:classic")
+LEADERBOARD_ARGS = ("--format", "gauntlet", "--sizes", "5", "--time", "5", "--jobs", "1",
+                    "--quiet")
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, when the autograder image is built: the packages
+# the grading kit and the submissions' languages ({languages}) need.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq {packages}
+"""
+
+RUN_AUTOGRADER = """#!/bin/sh
+# Gradescope runs this for each submission: grade /autograder/submission with the kit's
+# sandbox against the bundled cases, write /autograder/results/results.json.
+ROOT="${{{variable}:-{default}}}"
+SOURCE="$ROOT/source"
+mkdir -p "$ROOT/results"
+cd "$SOURCE" && PYTHONPATH="$SOURCE" python3 -m engine grade gradescope-run --root "$ROOT"
+if [ ! -s "$ROOT/results/results.json" ]; then
+    # Not even Python could write it: a results file all the same, with the reason.
+    printf '%s' '{{"score": 0, "visibility": "visible", "tests": [], "output": ' \\
+        '"The autograder failed before it could grade your submission ' \\
+        '(this is not about your code): please tell your course staff."}}' \\
+        > "$ROOT/results/results.json"
+fi
+exit 0
+"""
+
+
+class BundleError(ValueError):
+    """The bundle cannot be made (the message says why)."""
+
+
+def setup_script(languages):
+    """setup.sh for ``languages`` (names of LANGUAGES)."""
+    packages = list(BASE_PACKAGES)
+    for language in languages:
+        for package in LANGUAGES[language]:
+            if package not in packages:
+                packages.append(package)
+    return SETUP_SH.format(languages=", ".join(languages), packages=" ".join(packages))
+
+
+def run_script():
+    return RUN_AUTOGRADER.format(variable=ROOT_VARIABLE, default=DEFAULT_ROOT)
+
+
+def _add(archive, name, data, executable=False):
+    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+    info.external_attr = (0o755 if executable else 0o644) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    archive.writestr(info, data)
+
+
+def _add_tree(archive, folder, prefix):
+    """Every regular file under ``folder`` (no links followed), as ``prefix/relative``."""
+    folder = Path(folder)
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink() or not path.is_file() or "__pycache__" in path.parts:
+            continue
+        if path.suffix == ".pyc":
+            continue
+        mode = path.stat().st_mode
+        _add(archive, f"{prefix}/{path.relative_to(folder).as_posix()}", path.read_bytes(),
+             executable=bool(mode & 0o111))
+
+
+def build_bundle(program, cases, hidden, out, languages, timeout, memory, leaderboard,
+                 load_cases):
+    """Write the zip ``out`` for ``program`` (see the module docstring); ``cases`` and
+    ``hidden`` are case folders (``hidden`` may be None), checked with ``load_cases``.
+    Returns (visible count, hidden count). Raises BundleError."""
+    counts = []
+    for folder in (cases, hidden):
+        if folder is None:
+            counts.append(0)
+            continue
+        try:
+            counts.append(len(load_cases(folder)))
+        except (OSError, ValueError) as error:
+            raise BundleError(str(error)) from None
+    unknown = [language for language in languages if language not in LANGUAGES]
+    if unknown or not languages:
+        raise BundleError(f"--languages: choose from {', '.join(LANGUAGES)}, not "
+                          f"{','.join(unknown) or 'nothing'}")
+    if leaderboard and program != "stake_raid":
+        raise BundleError("--leaderboard needs a competition agent: stake_raid")
+    config = {"program": program, "timeout": timeout, "memory": memory,
+              "languages": list(languages), "leaderboard": bool(leaderboard)}
+    folder = os.path.dirname(os.path.abspath(out))
+    descriptor, temporary = tempfile.mkstemp(prefix=".autograder.", suffix=".zip",
+                                             dir=folder)
+    os.close(descriptor)
+    try:
+        with zipfile.ZipFile(temporary, "w") as archive:
+            _add(archive, "setup.sh", setup_script(languages), executable=True)
+            _add(archive, "run_autograder", run_script(), executable=True)
+            _add(archive, CONFIG, json.dumps(config, indent=1) + "\n")
+            _add_tree(archive, PACKAGE, "engine")
+            _add_tree(archive, cases, "cases/visible")
+            if hidden is not None:
+                _add_tree(archive, hidden, "cases/hidden")
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, out)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    return counts[0], counts[1]
+
+
+# --- inside Gradescope -------------------------------------------------------------------
+
+def _fence(text):
+    """``text`` in a Markdown code block that it cannot close."""
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def test_output(case):
+    """A test's Markdown output: the diagnosis, the command and inputs, excerpts of the
+    expected and actual outputs, and the command that reruns it."""
+    parts = [printable(case["reason"])]
+    if case.get("detail") and case["detail"] != case["reason"]:
+        parts.append(_fence(printable(case["detail"], newlines=True)))
+    if case.get("lenient"):
+        parts.append("(passed only because trailing blanks were ignored)")
+    if case["passed"]:
+        return "\n\n".join(parts)
+    if case.get("command"):
+        parts.append("**Command:** `" + printable(case["command"]).replace("`", "'") + "`")
+    for name, text in sorted(((case.get("inputs") or {}).get("files") or {}).items()):
+        parts.append(f"**{printable(name)}:**\n\n" + (
+            _fence(printable(text, newlines=True)) if text is not None
+            else "(too large to show)"))
+    for compared in case.get("compared") or ():
+        line = compared.get("from_line", 1)
+        for key in ("expected", "actual"):
+            shown = compared.get(key)
+            label = f"**{key.capitalize()} {printable(compared['what'])}** (from line {line})"
+            parts.append(label + ":\n\n" + (_fence(printable(shown, newlines=True))
+                                             if shown is not None else "(missing)"))
+    if case.get("stderr"):
+        parts.append("**stderr (the end):**\n\n" + _fence(printable(case["stderr"],
+                                                                       newlines=True)))
+    if case.get("rerun"):
+        parts.append("**To rerun it in your folder:**\n\n"
+                     + _fence(printable(case["rerun"], newlines=True)))
+    return "\n\n".join(parts)
+
+
+def results_json(document, entry, hidden_names, leaderboard=None):
+    """Gradescope's results.json of one graded submission ``entry``: a test per case
+    (hidden ones visible after publication), the score by the assignment's rule."""
+    cases = entry["cases"]
+    each = (entry["max_points"] / len(cases)) if cases else 0
+    tests = []
+    for number, case in enumerate(cases, 1):
+        hidden = case["case"] in hidden_names
+        name = printable(case.get("title") or case["case"])
+        if hidden and name.startswith(HIDDEN_PREFIX):
+            name = "hidden case " + name[len(HIDDEN_PREFIX):]
+        tests.append({
+            "name": name,
+            "number": str(number), "score": round(each if case["passed"] else 0, 4),
+            "max_score": round(each, 4), "status": "passed" if case["passed"] else "failed",
+            "output": test_output(case), "output_format": "md",
+            "visibility": "after_published" if hidden else "visible"})
+    hidden_count = sum(1 for case in cases if case["case"] in hidden_names)
+    visible = [case for case in cases if case["case"] not in hidden_names]
+    lines = [f"**{entry['points']:g} / {entry['max_points']:g} points** "
+             f"({document['program']}: {entry['score']:g} of {entry['max_score']:g} cases "
+             f"passed)."]
+    if hidden_count:
+        lines.append(f"The score counts {len(visible)} visible and {hidden_count} hidden "
+                     f"cases; the hidden ones appear here once the grades are published. "
+                     f"Visible cases passed: {sum(1 for c in visible if c['passed'])} of "
+                     f"{len(visible)}.")
+    if entry.get("build_error"):
+        lines.append("Your submission could not be run:\n\n"
+                     + _fence(printable(entry["build_error"], newlines=True)))
+    if any(case.get("unusable_output") for case in cases) and entry["points"] == 0 \
+            and document["program"] == "stake_raid":
+        lines.append("Stake/Raid's rule: 0 points when output.txt is missing or cannot be "
+                     "read in any case.")
+    lines.append(f"Your code ran in a sandbox ({document.get('isolation', '')}), as its own "
+                 f"user, with no network.")
+    results = {"score": entry["points"], "output": "\n\n".join(lines),
+               "output_format": "md", "visibility": "visible",
+               "stdout_visibility": "hidden", "tests": tests}
+    if leaderboard is not None:
+        results["leaderboard"] = leaderboard
+    return results
+
+
+def kit_failure(error):
+    """results.json when the kit itself failed: score 0, a message a student reads."""
+    return {"score": 0, "visibility": "visible", "output_format": "md", "tests": [],
+            "output": ("The autograder failed before it could grade your submission "
+                       "(this is not about your code; please tell your course staff): "
+                       f"`{printable(type(error).__name__)}: {printable(str(error))}`")}
+
+
+def leaderboard_entries(source, submission):
+    """The leaderboard of a short gauntlet of ``submission`` against our staff agents,
+    or None when it could not be played."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "gauntlet.json")
+        command = [sys.executable, "-m", "engine", "tournament", "run", "stake_raid",
+                   str(submission), "--staff", *LEADERBOARD_STAFF, *LEADERBOARD_ARGS,
+                   "--json", out]
+        environment = dict(os.environ, PYTHONPATH=str(source))
+        done = subprocess.run(command, cwd=str(source), env=environment,
+                              capture_output=True, timeout=1800)
+        if done.returncode != 0 or not os.path.exists(out):
+            return None
+        with open(out, encoding="utf-8") as handle:
+            document = json.load(handle)
+    mine = [row for row in document["entrants"] if not row["staff"]]
+    if not mine or mine[0]["build_error"]:
+        return None
+    row = mine[0]
+    return [{"name": "Points against the staff agents", "value": row["points"],
+             "order": "desc"},
+            {"name": "Rating (Elo)", "value": row["rating"] if row["rating"] is not None
+             else 0, "order": "desc"}]
+
+
+def gradescope_run(root, grade):
+    """Grade ``root``/submission by the bundle in ``root``/source and write
+    ``root``/results/results.json whatever happens. ``grade(program, cases, submission,
+    config)`` runs the kit and returns its results document. Returns 0."""
+    root = Path(root)
+    out = root / "results" / "results.json"
+    try:
+        os.makedirs(out.parent, exist_ok=True)
+        source = root / "source"
+        with open(source / CONFIG, encoding="utf-8") as handle:
+            config = json.load(handle)
+        results = _grade_one(root, source, config, grade)
+    except Exception as error:  # noqa: BLE001 - a results file must be written
+        results = kit_failure(error)
+    write_atomically(str(out), json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+def _grade_one(root, source, config, grade):
+    from .runner import load_cases
+    program = config["program"]
+    cases = list(load_cases(source / "cases" / "visible"))
+    hidden_names = set()
+    if (source / "cases" / "hidden").is_dir():
+        for case in load_cases(source / "cases" / "hidden"):
+            renamed = case._replace(name=HIDDEN_PREFIX + case.name)
+            hidden_names.add(renamed.name)
+            cases.append(renamed)
+    submission = root / "submission"
+    document = grade(program, cases, submission, config)
+    entry = document["submissions"][0]
+    leaderboard = None
+    if config.get("leaderboard") and not entry.get("build_error"):
+        leaderboard = leaderboard_entries(source, submission)
+    return results_json(document, entry, hidden_names, leaderboard)
+
