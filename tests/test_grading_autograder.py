@@ -135,6 +135,9 @@ def test_our_own_submission_scores_full_and_hidden_cases_wait(bundle, tmp_path):
     hidden = [test for test in tests if test["visibility"] == "after_published"]
     assert len(hidden) == 4 and all(test["name"].startswith("hidden case") for test in hidden)
     assert "4 hidden" in results["output"] and results["output_format"] == "md"
+    # The answers are the kit's alone, whatever fences can run in the container.
+    answers = next((tmp_path / "autograder" / "source" / "cases" / "hidden").rglob("output.txt"))
+    assert answers.stat().st_mode & 0o077 == 0
 
 
 def test_a_broken_copy_gets_partial_credit_and_reproducible_diagnoses(bundle, tmp_path):
