@@ -1,6 +1,7 @@
 """Helpers every program shares: the error contract and atomic output files."""
 
 import os
+import signal
 import sys
 
 from .errors import UsageError
@@ -108,3 +109,14 @@ def read_text_file(path, what="file"):
         raise UsageError(f"{what}: {path}: no such file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{what}: cannot read {path}: {error}") from None
+
+
+def terminate_as_interrupt():
+    """From now on SIGTERM (a scheduler preempting or cancelling a task, ``kill``)
+    stops this process as Ctrl-C does: long runs keep what they finished and exit 130.
+    Call from the main thread."""
+
+    def interrupt(number, frame):
+        raise KeyboardInterrupt()
+
+    signal.signal(signal.SIGTERM, interrupt)

@@ -16,7 +16,7 @@ from grading_helpers import grade, only_case, our_copy, stake_raid_case, submiss
 from engine.grading.case import snapshot
 from engine.grading.detect import command_plan, detect
 from engine.grading.results import load, merge
-from engine.grading.runner import find_submissions, load_cases, shard
+from engine.grading.runner import expected_cost, find_submissions, load_cases, shard
 from engine.grading.workspace import new_workspace, remove_stale_workspaces
 
 TICTACTOE = REPO / "fixtures" / "tictactoe"
@@ -85,6 +85,22 @@ def test_shards_cover_every_submission_once():
     slices = [shard(names, index, 4) for index in range(1, 5)]
     assert sorted(sum(slices, [])) == sorted(names)
     assert {len(part) for part in slices} <= {2, 3}
+
+
+def test_shards_balance_the_expected_cost_not_the_count(tmp_path):
+    # Three Java submissions (a JVM per case) and nine Python ones, in two slices: by
+    # count the Java ones could share a slice; by cost each slice gets a fair load.
+    names = [f"j{index}" for index in range(3)] + [f"p{index}" for index in range(9)]
+    cost = {name: (1.5 + 50 * 0.5 if name[0] == "j" else 0.2 + 50 * 0.1) for name in names}
+    slices = [shard(names, index, 2, cost=cost.get) for index in (1, 2)]
+    assert sorted(sum(slices, [])) == sorted(names)
+    loads = [sum(cost[name] for name in part) for part in slices]
+    assert max(loads) <= min(loads) + max(cost.values())
+    assert slices == [shard(list(reversed(names)), index, 2, cost=cost.get)
+                      for index in (1, 2)]
+    java = submission(tmp_path / "j", {"homework.java": "class homework {}\n"})
+    python = submission(tmp_path / "p", {"homework.py": "pass\n"})
+    assert expected_cost("stake_raid", java, 50) > 3 * expected_cost("stake_raid", python, 50)
 
 
 # --- builds -------------------------------------------------------------------------------

@@ -25,13 +25,15 @@ import sys
 import time
 from pathlib import Path
 
-from ..commandline import parse_positive_int, run_program, write_atomically
+from ..commandline import (parse_positive_int, run_program, terminate_as_interrupt,
+                           write_atomically)
 from ..errors import UsageError
 from . import autograder, exports, report_html, results as results_module
 from .fences import IsolationError, parse_isolation
 from .detect import detect
 from .generate import PROGRAMS, generate_cases, write_cases
-from .runner import GRADER_SCRIPTS, Runner, find_submissions, gradable, load_cases, shard
+from .runner import (GRADER_SCRIPTS, Runner, expected_cost, find_submissions, gradable,
+                     load_cases, shard)
 from .printable import printable
 from .sandbox import Limits
 
@@ -303,6 +305,7 @@ def check_output_folders(options):
 
 
 def run_grading(options):
+    terminate_as_interrupt()
     if options.resume and not options.json:
         raise UsageError("--resume needs --json FILE (the results to resume)")
     check_output_folders(options)
@@ -313,7 +316,8 @@ def run_grading(options):
     cases = _cases_for(options)
     submissions = find_submissions(options.program, options.submissions, options.descend)
     if options.shard:
-        submissions = shard(submissions, *options.shard)
+        submissions = shard(submissions, *options.shard, cost=lambda submission:
+                            expected_cost(options.program, submission, len(cases)))
     limits = Limits(timeout=options.timeout, memory_mb=options.memory,
                     output_mb=options.output_limit)
     previous = None

@@ -24,7 +24,7 @@ import os
 import sys
 import time
 
-from ..commandline import run_program, write_atomically
+from ..commandline import run_program, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
 from ..grading.cli import check_output_folders
 from ..grading.fences import IsolationError, parse_isolation
@@ -326,6 +326,7 @@ def _load(path):
 
 
 def run_tournament(options):
+    terminate_as_interrupt()
     rules = rules_for(options.game)
     check_output_folders(options)
     resumed, start = _earlier(options)
@@ -458,6 +459,7 @@ def run_merge(options):
 # --- sprt --------------------------------------------------------------------------------
 
 def run_sprt(options):
+    terminate_as_interrupt()
     rules = rules_for(options.game)
     check_output_folders(options)
     if options.json and os.path.exists(options.json):

@@ -209,5 +209,5 @@ class Director:
 
 def schedule_todo(plan, played, shard):
     """The games of ``plan`` still to play in ``shard``."""
-    return [game for game in plan.games
-            if game.id not in played and schedule.in_shard(game, shard)]
+    mine = schedule.in_shard(plan.games, shard)
+    return [game for game in plan.games if game.id not in played and game.id in mine]

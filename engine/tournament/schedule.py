@@ -20,8 +20,8 @@ entrant moving first once. Formats:
   ``pairs`` pairs. With an odd number, the lowest-ranked entrant without a bye sits out
   and scores ``pairs`` points (a drawn match).
 
-Game ids count from 1 in the order games are scheduled, so ``--shard I/K`` (which takes
-the pairs whose number is I modulo K) and ``--resume`` see the same ids in every run.
+Game ids count from 1 in the order games are scheduled, so ``--shard I/K`` (whole pairs,
+balanced by board size: :func:`in_shard`) and ``--resume`` see the same ids in every run.
 Adaptive formats (knockout, Swiss) are scheduled round by round: a round exists once
 every game before it has been played.
 """
@@ -278,13 +278,37 @@ def bye_points(schedule, pairs):
     return {name: count * pairs for name, count in schedule.byes.items()}
 
 
-def in_shard(game, shard):
-    """Whether ``game`` is in the slice ``shard`` = (I, K) (1-based I; None: all): its
-    colour-swapped pair's number is I modulo K, so that a pair is never split."""
+def game_cost(game):
+    """A game's expected cost, for balancing shards: its board's cells (the moves each
+    player makes; every game has the same clock)."""
+    size = game.size
+    n = size if isinstance(size, int) else size.n
+    return n * n
+
+
+def in_shard(games, shard):
+    """The ids of the ``games`` in the slice ``shard`` = (I, K) (1-based I; None: all).
+    Whole colour-swapped pairs are dealt out round by round, the costliest first (see
+    :func:`game_cost`), each to the slice with the least cost so far (ties: the lower
+    slice): every slice gets a fair share of big boards, a pair is never split, and
+    the slices are the same on any machine."""
     if shard is None:
-        return True
+        return {game.id for game in games}
     index, count = shard
-    return (game.pair - 1) % count == index - 1
+    pairs = {}
+    for game in games:
+        pairs.setdefault((game.round, game.pair), []).append(game)
+    mine = set()
+    for round_number in sorted({key[0] for key in pairs}):
+        loads = [0] * count
+        these = [(key, members) for key, members in pairs.items() if key[0] == round_number]
+        these.sort(key=lambda item: (-sum(game_cost(g) for g in item[1]), item[0][1]))
+        for _, members in these:
+            target = min(range(count), key=lambda slot: (loads[slot], slot))
+            loads[target] += sum(game_cost(game) for game in members)
+            if target == index - 1:
+                mine.update(game.id for game in members)
+    return mine
 
 
 FORMATS = ("knockout", "round-robin", "gauntlet", "swiss")
