@@ -422,11 +422,14 @@ PICTURES = {
 # Pictures drawn from experiments that take minutes (`make analysis-pictures`): not redrawn
 # here, only checked to be well-formed SVG with drawing in it.
 EXPERIMENT_PICTURES = ("lineemup-report.svg", "nqueens-times.svg")
+# Screenshots of pages in a browser (a person looked at them): `tree --html`, then 13
+# "next" steps.
+SCREENSHOTS = ("stepper-aima-5-2.png",)
 
 
 def test_every_picture_has_its_command():
     assert ({path.name for path in (DOCS / "img").iterdir()}
-            == set(PICTURES) | set(EXPERIMENT_PICTURES))
+            == set(PICTURES) | set(EXPERIMENT_PICTURES) | set(SCREENSHOTS))
 
 
 @pytest.mark.parametrize("name", EXPERIMENT_PICTURES)

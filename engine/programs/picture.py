@@ -1,6 +1,7 @@
 """picture: draw the tree a game program actually searched (SVG, or DOT on stdout).
 
 usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] [--max-nodes N]
+       python3 -m engine picture GAME ARGS... --html OUT.html [--against VISITED]
 
 games:
   tictactoe STATE [prune [PLY]]   the search of tictactoe.py STATE PATH [prune [PLY]]:
@@ -16,6 +17,11 @@ options:
   --svg OUT.svg   write the picture (default: GAME.svg in the current folder)
   --dot           print Graphviz DOT on stdout instead of writing an SVG
   --max-nodes N   draw at most N visited nodes (default 300)
+  --html OUT.html write the stepper instead: one offline page replaying the whole search
+                  step by step (every visited node; subtrees open on demand)
+  --against FILE  overlay a student's visited file (the format tictactoe.py / tmmorris.py
+                  write) on the page and highlight the first line that differs
+                  (implies --html; default GAME.html)
 """
 
 import sys
@@ -27,7 +33,8 @@ from ..searchtree import SearchTreeRecorder
 from ..commandline import parse_positive_int, run_program, write_atomically
 
 USAGE = ("usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] "
-         "[--max-nodes N]")
+         "[--max-nodes N] [--html OUT.html] [--against VISITED]")
+MAX_TRACE_BYTES = 64 << 20      # a student's visited file larger than this is refused
 DEFAULT_MAX_NODES = 300
 
 
@@ -97,18 +104,28 @@ class MorrisAdapter:
 ADAPTERS = {"tictactoe": TicTacToeAdapter, "morris": MorrisAdapter}
 
 
-def parse_arguments(argv):
-    """(adapter, game arguments, svg path or None, dot, max_nodes) or UsageError."""
+def parse_arguments(argv, pages=None):
+    """(adapter, game arguments, svg path or None, dot, max_nodes) or UsageError.
+
+    ``pages``: a dict that receives the stepper options ``html`` and ``against`` (paths
+    or None); without it those options are refused.
+    """
     words = list(argv)
     svg, dot, max_nodes, rest = None, False, DEFAULT_MAX_NODES, []
+    page = {"html": None, "against": None}
     while words:
         word = words.pop(0)
-        if word in ("--svg", "--max-nodes"):
+        if word in ("--svg", "--max-nodes", "--html", "--against") and (
+                pages is not None or word in ("--svg", "--max-nodes")):
             if not words:
                 raise UsageError(f"{word} needs a value; {USAGE}")
             value = words.pop(0)
             if word == "--svg":
                 svg = value
+            elif word in ("--html", "--against"):
+                if not value:
+                    raise UsageError(f"{word} needs a file name")
+                page[word[2:]] = value
             else:
                 max_nodes = parse_positive_int(value, "--max-nodes")
         elif word == "--dot":
@@ -125,14 +142,57 @@ def parse_arguments(argv):
                          f"{', '.join(ADAPTERS)}")
     if dot and svg is not None:
         raise UsageError("choose one of --svg and --dot")
+    if pages is not None:
+        if page["against"] is not None and page["html"] is None:
+            page["html"] = f"{rest[0]}.html"
+        if page["html"] is not None and dot:
+            raise UsageError("choose one of --html and --dot")
+        pages.update(page)
     return ADAPTERS[rest[0]](), rest[1:], svg, dot, max_nodes
 
 
+def read_student_trace(path):
+    """A student's visited file as text: any bytes are accepted (undecodable ones become
+    U+FFFD); UsageError when it cannot be read or is absurdly large."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_TRACE_BYTES + 1)
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    if len(data) > MAX_TRACE_BYTES:
+        raise UsageError(f"{path} is larger than {MAX_TRACE_BYTES >> 20} MB")
+    return data.decode("utf-8", errors="replace")
+
+
+def stepper_page(adapter, game, state, options, caption, against=None):
+    """The stepper page (str) of the search ``picture`` draws, with a student's visited
+    file (text) overlaid when ``against`` is given."""
+    from ..pictures import stepper
+    recording = stepper.record(game, state, prune=options.get("prune", True),
+                               depth=options.get("depth"), board=adapter.board,
+                               child=adapter.child, title=caption.split("  (")[0],
+                               caption=[caption])
+    report = None
+    if against is not None:
+        report = stepper.compare_visited(recording, against,
+                                         key=lambda s: "".join(adapter.board(s)))
+    return stepper.render(recording, against=report)
+
+
 def run(argv):
-    adapter, args, svg, dot, max_nodes = parse_arguments(argv)
+    pages = {}
+    adapter, args, svg, dot, max_nodes = parse_arguments(argv, pages)
     if not args:
         raise UsageError(f"missing the {adapter.name} arguments; see --help")
     game, state, options, caption = adapter.parse(args)
+    if pages["html"] is not None:
+        against = (read_student_trace(pages["against"]) if pages["against"] is not None
+                   else None)
+        write_atomically(pages["html"], stepper_page(adapter, game, state, options, caption,
+                                                     against))
+        print(f"picture: wrote {pages['html']}", file=sys.stderr)
+        if svg is None:
+            return 0
     recorder = SearchTreeRecorder(game, max_nodes=max_nodes)
     result = search(game, state, tracer=recorder, **options)
     move = adapter.board(result.child) if result.child is not None else None

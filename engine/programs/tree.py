@@ -1,6 +1,7 @@
 """tree: minimax / alpha-beta answer key for a hand-drawn game tree.
 
 usage: python3 -m engine tree [options] FILE      (FILE '-' reads standard input)
+       python3 -m engine tree [options] --random SEED   (a random quiz tree instead)
 
 The tree, written in FILE (newlines, extra spaces and '#' comments are free):
   node   = [Name:] leaf | [Name:] ( node node ... )
@@ -28,6 +29,11 @@ options:
   --dot           print the tree as Graphviz DOT instead
   --svg OUT.svg   also write a picture of the search (pruned branches dashed and grey,
                   the chosen path highlighted)
+  --html OUT.html also write the stepper: one offline page that replays the search step
+                  by step (window, values, the reason of every cut) and, for trees of at
+                  most 100 nodes, quizzes you on values, alpha/beta and the pruned set
+  --random SEED   search a random tree made from SEED (an integer) instead of FILE:
+                  three levels below the root, 2 or 3 children a node, leaves 0..20
   -h, --help      this help
 
 Malformed input: one line on stderr naming the line and column, exit code 2.
@@ -42,13 +48,15 @@ from ..search import INF, search
 from ..searchtree import SearchTreeRecorder
 from ..commandline import run_program, write_atomically
 
-USAGE = "usage: python3 -m engine tree [--minimax] [--min-root] [--json|--dot] [--svg OUT.svg] FILE"
+USAGE = ("usage: python3 -m engine tree [--minimax] [--min-root] [--json|--dot] [--svg OUT.svg] "
+         "[--html OUT.html] FILE|--random SEED")
+QUIZ_NODES = 100    # the quiz asks for every node: larger trees get only the stepper
 
 
 def parse_arguments(argv):
     """Return a dict of the options and FILE, or raise UsageError."""
     options = {"prune": True, "min_root": False, "json": False, "dot": False, "svg": None,
-               "file": None}
+               "html": None, "random": None, "file": None}
     words = list(argv)
     while words:
         word = words.pop(0)
@@ -66,19 +74,52 @@ def parse_arguments(argv):
             options["svg"] = words.pop(0)
         elif word.startswith("--svg="):
             options["svg"] = word[len("--svg="):]
+        elif word in ("--html", "--random"):
+            if not words:
+                raise UsageError(f"{word} needs a value; {USAGE}")
+            options[word[2:]] = words.pop(0)
+        elif word.startswith(("--html=", "--random=")):
+            key, _, value = word[2:].partition("=")
+            options[key] = value
         elif word.startswith("-") and word != "-":
             raise UsageError(f"unknown option {word!r}; {USAGE}")
         elif options["file"] is not None:
             raise UsageError(f"more than one FILE ({options['file']!r}, {word!r}); {USAGE}")
         else:
             options["file"] = word
-    if options["file"] is None:
+    if options["random"] is not None:
+        if options["file"] is not None:
+            raise UsageError("give FILE or --random SEED, not both")
+        text = options["random"]
+        if not (text.lstrip("-").isdigit() and text.isascii()):
+            raise UsageError(f"--random needs an integer seed, not {text!r}")
+        options["random"] = int(text)
+    elif options["file"] is None:
         raise UsageError(f"missing FILE ('-' for standard input); {USAGE}")
     if options["json"] and options["dot"]:
         raise UsageError("choose one of --json and --dot")
-    if options["svg"] == "":
-        raise UsageError("--svg needs a file name")
+    if options["svg"] == "" or options["html"] == "":
+        raise UsageError("--svg and --html need a file name")
     return options
+
+
+def random_tree_text(seed):
+    """A random tree for practice, in the tree grammar: three levels below the root, 2 or
+    3 children a node (the root 3), leaves 0..20, interior nodes labelled A, B, C, ...
+    in pre-order. The same seed gives the same tree on every Python 3 (random.Random
+    with an int seed is documented to be reproducible)."""
+    import random
+    rng = random.Random(seed)
+    letters = iter("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+    def node(depth):
+        if depth == 3:
+            return str(rng.randint(0, 20))
+        label = next(letters)
+        count = 3 if depth == 0 else rng.choice((2, 3))
+        return f"{label}:(" + " ".join(node(depth + 1) for _ in range(count)) + ")"
+
+    return node(0)
 
 
 def read_source(name):
@@ -248,15 +289,43 @@ def format_json(answer):
     return text + ",\n".join("  " + entry for entry in nodes) + "\n]}\n"
 
 
+def stepper_page(root, text, source, prune=True, min_root=False):
+    """The stepper page (str) of an explicit tree: the engine's search replayed."""
+    from ..pictures import stepper
+    game = ExplicitTree(root, min_root)
+    method = "alpha-beta" if prune else "minimax"
+    shown = " ".join(text.split())
+    if len(shown) > 160:
+        shown = shown[:160] + "\u2026"
+    recording = stepper.record(
+        game, game.initial_state(), prune=prune, label=lambda path: node_at(root, path).label,
+        child=game.result,
+        expand=lambda path: [] if game.is_terminal(path) else game.actions(path),
+        given=lambda path: node_at(root, path).value,
+        title=f"{method} on {source}, root {'MIN' if min_root else 'MAX'}",
+        caption=[shown])
+    nodes, _ = count_nodes(root)
+    recording.quiz = nodes <= QUIZ_NODES
+    return stepper.render(recording)
+
+
 def run(argv):
     options = parse_arguments(argv)
-    text = read_source(options["file"])
+    if options["random"] is not None:
+        text = random_tree_text(options["random"])
+        source = f"a random tree (seed {options['random']})"
+    else:
+        text = read_source(options["file"])
+        source = "standard input" if options["file"] == "-" else options["file"]
     root = parse_tree(text)
     allow_depth(tree_depth(root))
     answer = TreeAnswer(root, prune=options["prune"], min_root=options["min_root"])
     if options["svg"] is not None:
         from ..pictures.trees import explicit_tree_figure, render_svg
         write_atomically(options["svg"], render_svg(explicit_tree_figure(answer)))
+    if options["html"] is not None:
+        write_atomically(options["html"], stepper_page(root, text, source, options["prune"],
+                                                       options["min_root"]))
     if options["dot"]:
         from ..pictures.trees import explicit_tree_figure, render_dot
         sys.stdout.write(render_dot(explicit_tree_figure(answer)))

@@ -1,0 +1,387 @@
+"""The search stepper: one offline HTML page that replays the engine's own alpha-beta.
+
+Nothing here searches. :func:`record` runs THE search (:func:`engine.search.search`) with
+a :class:`StepTracer` attached and keeps every event the tracer hook reports (``enter``,
+``pruned``, ``leave``) as numbered *steps*; :func:`render` embeds those steps as JSON in a
+self-contained page whose script only replays them (engine/pictures/stepper_assets.py).
+
+Steps: step 0 is "before the search", steps 1..E are the tracer's events in the order the
+search made them, step E+1 is "search finished". A node's window while it is open is
+read from the events too: the window it was entered with, then, after each child
+returns, the window its next child was entered with (or, after its last child or a cut,
+its own final window from ``leave``).
+
+The DOM contract of the page (docs/trees.md, "Stepping through the search"):
+
+* every node element carries ``data-node``: its path of child indices from the root
+  ("" for the root, "0.2" for the root's first child's third child); a node's children
+  are numbered in the order the search meets them (visited ones, then the ones a cut
+  skipped), which is the game's move order;
+* after each step ``data-value``, ``data-alpha``, ``data-beta`` hold what ``tree --json``
+  writes (``"inf"``/``"-inf"`` for infinite bounds), empty while unknown (and always
+  empty for bounds of a minimax search), and ``data-state`` is one of ``unvisited``,
+  ``current``, ``open``, ``done``, ``pruned``;
+* the controls carry ``data-action`` = ``first``, ``prev``, ``next``, ``last``, ``play``;
+  the slider is ``input[data-action=seek]``; the page's ``data-step`` holds the step.
+
+Untrusted text (a student's trace) reaches the page only as JSON inside
+``<script type="application/json">`` with ``<``, ``>``, ``&``, U+2028 and U+2029 escaped,
+and the script writes it with ``textContent``. A Content-Security-Policy lets only our
+own script run (its sha256 is the whole ``script-src``) and fetches nothing.
+"""
+
+import base64
+import hashlib
+import json
+
+from ..errors import UsageError
+from ..search import INF, INTERIOR, search
+from ..trace import Tracer
+from .stepper_assets import BODY, SCRIPT, STYLE
+from .svg import attribute, text as escape
+
+__all__ = ["StepTracer", "Recording", "TooManyNodes", "record", "compare_visited",
+           "render", "embedded_json", "MAX_NODES"]
+
+# A page replays every step in the browser: beyond this many visited nodes it would be
+# large and slow, so recording stops with a clear message.
+MAX_NODES = 200_000
+
+ENTER, CUT, LEAVE = "e", "c", "l"
+KIND_CODES = {INTERIOR: "i", "terminal": "t", "evaluated": "e", "transposition": "x"}
+
+
+class TooManyNodes(UsageError):
+    """The search visits more nodes than a page can replay."""
+
+
+def json_bound(bound):
+    """A bound as ``tree --json`` writes it: ``"inf"``, ``"-inf"`` or the number."""
+    if bound == INF:
+        return "inf"
+    if bound == -INF:
+        return "-inf"
+    return bound
+
+
+class StepTracer(Tracer):
+    """Keeps every event of one search, numbered as steps (see the module docstring).
+
+    Per visited node (ids in visit order, root 0): parent id, state, MAX or not, the step
+    of its ``enter`` and ``leave`` (and of its cut, if any), its window on entry, its
+    value, final window and value kind, and the actions a cut skipped.
+    """
+
+    def __init__(self, is_max, max_nodes=MAX_NODES):
+        self.is_max = is_max
+        self.max_nodes = max_nodes
+        self.nodes = []          # dicts, see _node
+        self.steps = []          # (ENTER | CUT | LEAVE, node id); step number = index + 1
+        self.open = []           # open[d]: id of the node of depth d on the current path
+
+    def enter(self, state, action, depth, alpha, beta):
+        if len(self.nodes) >= self.max_nodes:
+            raise TooManyNodes(f"the search visits more than {self.max_nodes} nodes: too many "
+                               "for one page (search with pruning, a depth limit or a later "
+                               "position)")
+        ident = len(self.nodes)
+        parent = self.open[depth - 1] if depth else -1
+        del self.open[depth:]
+        self.open.append(ident)
+        self.nodes.append({"parent": parent, "state": state, "action": action,
+                           "max": bool(self.is_max(state)), "enter": len(self.steps) + 1,
+                           "leave": -1, "cut": -1, "alpha_in": alpha, "beta_in": beta,
+                           "value": None, "alpha": None, "beta": None, "kind": None,
+                           "skipped": []})
+        self.steps.append((ENTER, ident))
+
+    def pruned(self, state, depth, actions):
+        ident = self.open[depth]
+        node = self.nodes[ident]
+        node["skipped"].extend(actions)
+        node["cut"] = len(self.steps) + 1
+        self.steps.append((CUT, ident))
+
+    def leave(self, state, action, depth, value, alpha, beta, kind):
+        ident = self.open[depth]
+        node = self.nodes[ident]
+        node.update(value=value, alpha=alpha, beta=beta, kind=kind,
+                    leave=len(self.steps) + 1)
+        self.steps.append((LEAVE, ident))
+
+
+class Recording:
+    """One search replayed as a page: the node table and the steps.
+
+    ``columns`` holds one list per field, indexed by node id (visited nodes first, in
+    visit order, then the nodes no visit reached: the children a cut skipped and, for
+    explicit trees, everything below them); :meth:`data` is the JSON the page embeds.
+    """
+
+    def __init__(self, tracer, result, prune, board=None, label=None, child=None,
+                 expand=None, given=None, title="", caption=()):
+        self.prune = prune
+        self.result = result
+        self.title = title
+        self.caption = list(caption)
+        self.steps = tracer.steps
+        self.states = [node["state"] for node in tracer.nodes]
+        self.against = None
+        visited = tracer.nodes
+        parent = [node["parent"] for node in visited]
+        is_max = [node["max"] for node in visited]
+        pruned_at = [-1] * len(visited)
+        kids = [[] for _ in visited]
+        for ident, node in enumerate(visited):
+            if node["parent"] >= 0:
+                kids[node["parent"]].append(ident)
+        # The children a cut skipped (and, with ``expand``, what lies below them): they
+        # come after the visited children of their parent, in move order.
+        for ident, node in enumerate(visited):
+            if not node["skipped"]:
+                continue
+            queue = [(ident, node["state"], a, node["cut"], node["max"])
+                     for a in node["skipped"]]
+            while queue:
+                up, up_state, action, cut, up_max = queue.pop(0)
+                state = child(up_state, action) if child is not None else None
+                new = len(parent)
+                parent.append(up)
+                is_max.append(not up_max)
+                pruned_at.append(cut)
+                self.states.append(state)
+                kids.append([])
+                kids[up].append(new)
+                if expand is not None and state is not None:
+                    queue.extend((new, state, a, cut, not up_max) for a in expand(state))
+        self.kids = kids
+        self.parent = parent
+        total = len(parent)
+        count = len(visited)
+
+        def visited_field(name, convert=lambda x: x):
+            return [convert(node[name]) for node in visited] + [None] * (total - count)
+
+        bound = json_bound if prune else (lambda _: None)
+        self.columns = {
+            "parent": parent,
+            "max": [1 if m else 0 for m in is_max],
+            "enter": [node["enter"] for node in visited] + [-1] * (total - count),
+            "leave": [node["leave"] for node in visited] + [-1] * (total - count),
+            "cut": [node["cut"] for node in visited] + [-1] * (total - count),
+            "pruned": pruned_at,
+            "value": visited_field("value"),
+            "kind": "".join(KIND_CODES.get(node["kind"], "i") for node in visited)
+            + "-" * (total - count),
+            "alpha_in": visited_field("alpha_in", bound),
+            "beta_in": visited_field("beta_in", bound),
+            "alpha": visited_field("alpha", bound),
+            "beta": visited_field("beta", bound),
+        }
+        # The window a parent has once this child returned: the next visited sibling's
+        # entry window, or (after the last visited child, or a cut) the parent's final one.
+        after_alpha, after_beta = [None] * total, [None] * total
+        for ident in range(count):
+            children = [c for c in kids[ident] if c < count]
+            for position, c in enumerate(children):
+                if position + 1 < len(children):
+                    nxt = visited[children[position + 1]]
+                    after_alpha[c], after_beta[c] = bound(nxt["alpha_in"]), bound(nxt["beta_in"])
+                else:
+                    after_alpha[c] = bound(visited[ident]["alpha"])
+                    after_beta[c] = bound(visited[ident]["beta"])
+        self.columns["after_alpha"] = after_alpha
+        self.columns["after_beta"] = after_beta
+        if label is not None:
+            self.columns["label"] = [label(s) if s is not None else None for s in self.states]
+        if given is not None:
+            # Numbers that are part of the problem (an explicit tree's leaves), drawn
+            # even where the search never looked: not search results.
+            self.columns["given"] = [given(s) if s is not None else None for s in self.states]
+        if board is not None:
+            self.columns["board"] = ["/".join(board(s)) if s is not None else None
+                                     for s in self.states]
+        self.visited_count = count
+        self.actions = [node["action"] for node in visited]
+        self.chosen = self._chosen_path()
+        self.quiz = False
+
+    # --- facts about the recorded tree (used by the page and by tests) -------------------
+    def path(self, ident):
+        """The node's path text: child indices from the root joined by '.'."""
+        parts = []
+        while self.parent[ident] >= 0:
+            up = self.parent[ident]
+            parts.append(str(self.kids[up].index(ident)))
+            ident = up
+        return ".".join(reversed(parts))
+
+    def pruned_tops(self):
+        """Ids of the children a cut skipped (the tops of pruned branches), by path."""
+        count = self.visited_count
+        return [i for i in range(count, len(self.parent)) if self.parent[i] < count]
+
+    def _chosen_path(self):
+        """The chosen line: the root's chosen child, then each node's first child whose
+        value is its own (the search keeps the first strictly better child)."""
+        action = self.result.action
+        if action is None:
+            return []
+        values = self.columns["value"]
+        count = self.visited_count
+        line = []
+        node = next((c for c in self.kids[0] if c < count and self.actions[c] == action),
+                    None)
+        while node is not None:
+            line.append(node)
+            node = next((c for c in self.kids[node] if c < count
+                         and values[c] == values[node]), None)
+        return line
+
+    def data(self):
+        """The JSON-able dict the page embeds."""
+        data = dict(self.columns)
+        data["steps"] = "".join(kind for kind, _ in self.steps)
+        data["step_node"] = [ident for _, ident in self.steps]
+        data["prune"] = self.prune
+        data["title"] = self.title
+        data["caption"] = self.caption
+        data["root_value"] = self.result.value
+        data["chosen"] = self.chosen
+        data["against"] = self.against
+        data["quiz"] = self.quiz
+        return data
+
+
+def record(game, state, *, prune=True, depth=None, board=None, label=None, child=None,
+           expand=None, given=None, title="", caption=(), max_nodes=MAX_NODES):
+    """Search ``state`` of ``game`` with THE search, recording every step.
+
+    Arguments: ``prune``/``depth`` as for engine.search.search (the programs' options);
+    ``board(state) -> rows`` draws a small board in each node (game positions);
+    ``label(state)`` names a node (explicit trees); ``child(state, action)`` gives the
+    state a skipped child would have had (to draw it greyed); ``expand(state)`` the
+    actions below a skipped child, to draw whole pruned branches (explicit trees only);
+    ``given(state)`` a number that is part of the problem (an explicit tree's leaf), shown
+    greyed before the search reaches it; ``title`` and ``caption`` lines head the page.
+
+    Returns a :class:`Recording`. Raises :class:`TooManyNodes` beyond ``max_nodes``
+    visited nodes.
+    """
+    tracer = StepTracer(game.is_maxs_turn, max_nodes)
+    result = search(game, state, prune=prune, depth=depth, tracer=tracer)
+    return Recording(tracer, result, prune, board=board, label=label, child=child,
+                     expand=expand, given=given, title=title, caption=caption)
+
+
+# --- a student's visited file against the expected one ---------------------------------
+MAX_SHOWN = 300     # characters of a student's line shown on the page
+
+
+def expected_visited_lines(recording, key):
+    """The visited file the programs write, as (line, node id) in order: one
+    ``KEY VALUE`` line per visited node but the root, as it returns (post-order)."""
+    values = recording.columns["value"]
+    lines = []
+    for kind, ident in recording.steps:
+        if kind == LEAVE and ident != 0:
+            lines.append((f"{key(recording.states[ident])} {values[ident]}", ident))
+    return lines
+
+
+def _shorten(line):
+    return line if len(line) <= MAX_SHOWN else line[:MAX_SHOWN] + "\u2026"
+
+
+def compare_visited(recording, student_text, key):
+    """Compare a student's visited file with the one the search implies.
+
+    ``student_text``: the file's text (anything; decoded by the caller); ``key(state)``:
+    the KEY text of a node (the 9-character board for tic-tac-toe and Morris). Lines are
+    compared after removing trailing white space (a CR of a Windows file included).
+
+    Returns a dict for the page: ``agree`` (lines that matched before the first
+    difference), ``line`` (1-based number of the first differing line, or None when the
+    files agree), ``expected``/``student`` (those lines, None past an end), ``node`` (id
+    of the node whose line was expected there, or None), ``student_node`` (a node of the
+    page with the student's KEY among that node's siblings and their subtrees, if any),
+    ``total``/``student_total`` (line counts).
+    """
+    expected = expected_visited_lines(recording, key)
+    student = student_text.split("\n")
+    if student and student[-1] == "":
+        student.pop()
+    student = [line.rstrip() for line in student]
+    agree = 0
+    while (agree < len(expected) and agree < len(student)
+           and student[agree] == expected[agree][0]):
+        agree += 1
+    report = {"agree": agree, "total": len(expected), "student_total": len(student),
+              "line": None, "expected": None, "student": None, "node": None,
+              "student_node": None, "agreed_nodes": [ident for _, ident in expected[:agree]]}
+    if agree == len(expected) and agree == len(student):
+        return report
+    report["line"] = agree + 1
+    if agree < len(expected):
+        report["expected"], report["node"] = expected[agree]
+    if agree < len(student):
+        report["student"] = _shorten(student[agree])
+        report["student_node"] = _find_student_node(recording, report["node"], student[agree],
+                                                    key)
+    return report
+
+
+def _find_student_node(recording, expected_node, line, key):
+    """Where the student's differing line is about, if it names a node near the expected
+    one: that node's parent's subtree, searched breadth first (pruned children included)."""
+    board = line.split(" ", 1)[0]
+    if expected_node is None:
+        return None
+    top = recording.parent[expected_node]
+    top = top if top >= 0 else 0
+    queue = [top]
+    while queue:
+        ident = queue.pop(0)
+        state = recording.states[ident]
+        if ident != top and state is not None and key(state) == board:
+            return ident
+        queue.extend(recording.kids[ident])
+    return None
+
+
+# --- the page ----------------------------------------------------------------------------
+def embedded_json(value):
+    """``value`` as JSON safe inside a ``<script>`` element: ``<``, ``>``, ``&``, U+2028
+    and U+2029 are written as ``\\u`` escapes, so no text can close the element."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+       "form-action 'none'; script-src 'sha256-"
+       + base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
+       + "'")
+
+
+def render(recording, *, against=None):
+    """The page (str): a self-contained HTML document replaying ``recording``.
+
+    Arguments: ``recording`` from :func:`record`; ``against`` a report from
+    :func:`compare_visited` to overlay (the first divergence highlighted), or None.
+    Returns the HTML text; raises nothing for any student text (it is escaped).
+    """
+    if against is not None:
+        recording.against = against
+    data = embedded_json(recording.data())
+    title = recording.title or "Search stepper"
+    return "".join([
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n",
+        f'<meta http-equiv="Content-Security-Policy" content="{attribute(CSP)}">\n',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
+        f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n",
+        "<body>\n", BODY,
+        f'<script type="application/json" id="stepper-data">{data}</script>\n',
+        f"<script>{SCRIPT}</script>\n</body></html>\n"])

@@ -1,0 +1,630 @@
+"""The stepper page's fixed parts: its HTML skeleton, style sheet and script.
+
+The script replays the steps engine/pictures/stepper.py embeds (``#stepper-data``); it
+never searches. It reads only recorded facts: for every node its enter/leave/cut step,
+entry window, final value and window, and the window its parent has once it returned.
+Quiz answers are checked against the same facts; values of nodes no visit reached are
+not in the data at all, so the page cannot reveal them.
+
+Kept in one module so that the Content-Security-Policy hash (stepper.CSP) covers exactly
+the script that is sent.
+"""
+
+BODY = """
+<nav class="modes" aria-label="mode">
+<button type="button" data-mode="step" class="on">Step through</button>
+<button type="button" data-mode="quiz" hidden>Quiz</button>
+</nav>
+<div class="bar" id="bar">
+<button type="button" data-action="first" title="first step (Home)">|&#x25C0;&#xFE0E; first</button>
+<button type="button" data-action="prev" title="previous step (&#x2190;)">&#x25C0;&#xFE0E; back</button>
+<button type="button" data-action="play" title="play / pause (space)" class="play">play</button>
+<button type="button" data-action="next" title="next step (&#x2192;)">next &#x25B6;&#xFE0E;</button>
+<button type="button" data-action="last" title="last step (End)">last &#x25B6;&#xFE0E;|</button>
+<input type="range" data-action="seek" min="0" max="0" value="0" aria-label="step">
+<span id="counter" class="counter"></span>
+<label class="speed">speed <select id="speed">
+<option value="2">2/s</option><option value="5" selected>5/s</option>
+<option value="20">20/s</option><option value="100">100/s</option>
+<option value="1000">1000/s</option></select></label>
+</div>
+<div class="main">
+<div id="tree" class="treebox"></div>
+<aside>
+<section id="narration" class="card" aria-live="polite"></section>
+<section id="stack" class="card"></section>
+<section id="against" class="card against" hidden></section>
+<section id="quizpanel" class="card" hidden>
+<h2>Quiz</h2>
+<p class="hint">Write in every node the value alpha-beta gives it and its final
+&alpha; and &beta; (a leaf's are the ones it is called with; <code>inf</code>,
+<code>-inf</code> or a number); leave a node empty when the search never reaches it.
+Then list the tops of the pruned branches (paths such as <code>1.1</code> or labels, separated by
+commas or spaces).</p>
+<label class="pruned-label">pruned: <input type="text" data-quiz="pruned" size="24" autocomplete="off"></label>
+<p><button type="button" data-quiz="check" class="check">Check my answer</button>
+<button type="button" data-quiz="clear">Clear</button>
+<button type="button" data-quiz="reveal">Show the search</button></p>
+<div data-quiz="result" class="quiz-result"></div>
+</section>
+<section class="card legend">
+<span class="lg"><i class="tri up"></i>MAX</span>
+<span class="lg"><i class="tri down"></i>MIN</span>
+<span class="lg"><i class="sq"></i>leaf</span>
+<span class="lg"><i class="st current"></i>current</span>
+<span class="lg"><i class="st open"></i>open (on the path)</span>
+<span class="lg"><i class="st pruned"></i>pruned</span>
+<span class="lg"><i class="st best"></i>chosen line</span>
+<p class="keys">Keys: &#x2190; &#x2192; step, space play, Home / End. Click &#x25B8; to open a subtree.</p>
+</section>
+</aside>
+</div>
+"""  # noqa: E501 (markup kept as the page holds it)
+
+STYLE = """
+:root { --max:#1f5fa8; --maxf:#dbe9f6; --min:#c0392b; --minf:#f9dedb; --leaf:#555;
+  --leaff:#eeeeee; --grey:#a8a8a8; --cur:#e67e22; --best:#f39c12; --ink:#1d2330; }
+* { box-sizing: border-box; }
+[hidden] { display:none !important; }
+body { margin:0; font:14px/1.4 "DejaVu Sans", "Segoe UI", Helvetica, Arial, sans-serif;
+  color:var(--ink); background:#f6f7f9; }
+header { padding:12px 18px 4px; }
+h1 { font-size:19px; margin:0 0 2px; }
+.cap { margin:0; color:#555; font-size:13px; }
+.modes { padding:4px 18px 0; }
+.modes button { border:1px solid #c9ced6; background:#fff; padding:4px 12px; border-radius:6px 6px 0 0;
+  cursor:pointer; font:inherit; }
+.modes button.on { background:#1d2330; color:#fff; border-color:#1d2330; }
+.bar { display:flex; flex-wrap:wrap; gap:6px; align-items:center; padding:8px 18px;
+  background:#fff; border-top:1px solid #e1e4e8; border-bottom:1px solid #e1e4e8;
+  position:sticky; top:0; z-index:5; }
+.bar button { font:inherit; padding:5px 10px; border:1px solid #c9ced6; border-radius:6px;
+  background:#fff; cursor:pointer; }
+.bar button:hover { background:#eef2f7; }
+.bar button.play { min-width:72px; background:#1f5fa8; color:#fff; border-color:#1f5fa8; }
+.bar input[type=range] { flex:1 1 200px; min-width:120px; }
+.counter { font-variant-numeric:tabular-nums; min-width:120px; color:#333; }
+.speed { color:#555; font-size:13px; }
+.main { display:flex; gap:14px; padding:12px 18px; align-items:flex-start; }
+.treebox { flex:1 1 auto; min-width:0; overflow:auto; background:#fff; border:1px solid #e1e4e8;
+  border-radius:8px; padding:16px 10px 22px; max-height:calc(100vh - 150px); }
+aside { flex:0 0 330px; display:flex; flex-direction:column; gap:10px; }
+.card { background:#fff; border:1px solid #e1e4e8; border-radius:8px; padding:10px 12px; }
+.card h2 { font-size:14px; margin:0 0 6px; }
+#narration .what { font-size:15px; margin:2px 0 6px; }
+#narration .cutwhy { background:#fff4e0; border-left:4px solid var(--cur); padding:6px 8px;
+  margin:6px 0; }
+#narration .hist { margin:6px 0 0; padding-left:18px; color:#777; font-size:12px; }
+#stack table { border-collapse:collapse; width:100%; font-size:13px; }
+#stack td, #stack th { padding:2px 6px; text-align:left; border-bottom:1px solid #f0f0f0; }
+#stack th { font-weight:600; color:#555; }
+#stack tr.cur td { background:#fff3dc; font-weight:600; }
+.num { font-variant-numeric:tabular-nums; }
+.legend { font-size:12px; color:#444; display:flex; flex-wrap:wrap; gap:4px 12px; }
+.legend .keys { margin:4px 0 0; width:100%; color:#777; }
+.lg { display:inline-flex; align-items:center; gap:4px; }
+.lg i { display:inline-block; width:13px; height:12px; }
+.lg .tri.up { background:var(--max); clip-path:polygon(50% 0,100% 100%,0 100%); }
+.lg .tri.down { background:var(--min); clip-path:polygon(0 0,100% 0,50% 100%); }
+.lg .sq { background:var(--leaff); border:1.5px solid var(--leaf); }
+.lg .st { border-radius:3px; }
+.lg .st.current { border:3px solid var(--cur); background:#fff3dc; }
+.lg .st.open { border:2px dashed var(--cur); }
+.lg .st.pruned { border:1.5px dashed var(--grey); background:repeating-linear-gradient(45deg,#fff,#fff 2px,#ddd 2px,#ddd 4px); }
+.lg .st.best { border-bottom:4px solid var(--best); }
+/* the tree: nested lists, connectors drawn by borders */
+.tree, .tree ul { display:flex; justify-content:center; margin:0 auto; padding:0; }
+.tree { width:max-content; min-width:100%; }
+.treebox.small .tree { zoom:1.3; }
+.tree ul { padding-top:16px; position:relative; }
+.tree ul::before { content:""; position:absolute; top:0; left:50%; height:16px;
+  border-left:1.5px solid #8a8f98; }
+.tree li { list-style:none; position:relative; padding:16px 3px 0; display:flex;
+  flex-direction:column; align-items:center; }
+.tree > li { padding-top:0; }
+.tree li::before, .tree li::after { content:""; position:absolute; top:0; width:50%;
+  border-top:1.5px solid #8a8f98; }
+.tree li::before { left:0; } .tree li::after { right:0; }
+.tree li:first-child::before, .tree li:last-child::after, .tree > li::before,
+.tree > li::after { border-top:0; }
+.tree li > .up { position:absolute; top:0; left:50%; height:16px; border-left:1.5px solid #8a8f98; }
+.tree > li > .up { display:none; }
+.tree li.pr > .up { border-left:1.5px dashed var(--grey); }
+.tree li.pr > .up::after { content:"\\2715"; position:absolute; left:-6px; top:0; font-size:10px;
+  color:#999; background:#fff; line-height:12px; }
+body[data-end] .tree li.best > .up { border-left:4px solid var(--best); margin-left:-1px; }
+.nd { position:relative; display:flex; flex-direction:column; align-items:center; padding:2px 4px;
+  border-radius:8px; border:2px solid transparent; min-width:48px; }
+.nd .lb { font-size:12px; font-weight:700; color:#222; min-height:15px; line-height:15px; }
+.nd .lb.path { font-weight:400; color:#888; font-size:10px; }
+.sh { position:relative; width:46px; height:38px; display:flex; align-items:center;
+  justify-content:center; }
+.sh::before, .sh::after { content:""; position:absolute; }
+.sh::before { inset:0; background:var(--stroke); }
+.sh::after { inset:3px 4px 2px; background:var(--fill); }
+.max .sh::before, .max .sh::after { clip-path:polygon(50% 0,100% 100%,0 100%); }
+.min .sh::before, .min .sh::after { clip-path:polygon(0 0,100% 0,50% 100%); }
+.min .sh::after { inset:2px 4px 3px; }
+.nd.max { --stroke:var(--max); --fill:var(--maxf); }
+.nd.min { --stroke:var(--min); --fill:var(--minf); }
+.nd.leaf .sh { width:34px; height:30px; border:1.5px solid var(--leaf); background:var(--leaff); }
+.nd.leaf .sh::before, .nd.leaf .sh::after { display:none; }
+.sh .v { position:relative; z-index:1; font-weight:700; font-size:14px; font-variant-numeric:tabular-nums; }
+.max .sh .v { top:6px; } .min .sh .v { top:-6px; } .leaf .sh .v { top:0; }
+.sh .v.given { color:#9aa0a6; font-weight:400; }
+.nd.board .sh { width:auto; height:auto; padding:3px; border:2px solid var(--stroke);
+  background:#fff; border-radius:4px; }
+.nd.board.leaf .sh { border-color:var(--stroke); }
+.nd.board .sh::before, .nd.board .sh::after { display:none; }
+.nd.board .sh .v { display:none; }
+.grid { display:grid; grid-template-columns:repeat(3, 13px); grid-auto-rows:13px; }
+.grid span { border:0.5px solid #d0d4da; font:bold 10px/12px "DejaVu Sans Mono", monospace;
+  text-align:center; }
+.grid .x { color:var(--max); } .grid .o { color:var(--min); }
+.nd .bv { font-weight:700; font-size:13px; min-height:16px; font-variant-numeric:tabular-nums; }
+.nd.board .role { position:absolute; left:-4px; top:20px; width:9px; height:8px; background:var(--stroke); }
+.nd.board.max .role { clip-path:polygon(50% 0,100% 100%,0 100%); }
+.nd.board.min .role { clip-path:polygon(0 0,100% 0,50% 100%); }
+.ab { font-size:10.5px; color:#444; white-space:nowrap; min-height:14px; font-variant-numeric:tabular-nums; }
+.ab .sep { color:#bbb; padding:0 2px; }
+.nd[data-state=unvisited] { opacity:.42; }
+.nd[data-state=pruned] { opacity:.55; --stroke:var(--grey); --fill:#fff; }
+.nd[data-state=pruned] .sh { background-image:repeating-linear-gradient(45deg,transparent,transparent 3px,#e3e3e3 3px,#e3e3e3 5px); }
+.nd.leaf[data-state=pruned] .sh { border:1.5px dashed var(--grey); }
+.nd[data-state=open] { border:2px dashed var(--cur); }
+.nd[data-state=current] { border:3px solid var(--cur); background:#fff3dc; box-shadow:0 0 0 4px rgba(230,126,34,.18); }
+.nd.best .bv, .nd.best .sh .v { text-decoration:underline 3px var(--best); }
+.nd.agreed::after { content:"\\2713"; position:absolute; right:-2px; top:-2px; color:#2e8b57; font-size:11px; }
+.nd[data-diverge] { box-shadow:0 0 0 4px #d62728; border-radius:8px; }
+.nd[data-diverge=student] { box-shadow:0 0 0 4px #9467bd; }
+.tg { margin-top:2px; font:11px/1 inherit; border:1px solid #c9ced6; background:#f8f9fb; color:#444;
+  border-radius:9px; padding:2px 7px; cursor:pointer; white-space:nowrap; }
+.tg:hover { background:#e8eef7; }
+.tg.opened { opacity:0; } li:hover > .tg.opened, .tg.opened:focus { opacity:1; }
+.against h2 { color:#b22222; }
+.against.ok h2 { color:#2e7d32; }
+.against pre { background:#f6f6f6; padding:4px 6px; margin:2px 0 6px; white-space:pre-wrap;
+  word-break:break-all; font-size:12px; }
+.against .exp { border-left:4px solid #d62728; } .against .stu { border-left:4px solid #9467bd; }
+/* quiz */
+body[data-mode=quiz] .nd { opacity:1; }
+body[data-mode=quiz] .treebox.small .tree { zoom:1.1; }
+.nd input { width:46px; font:12px/1.2 inherit; padding:1px 3px; margin-top:2px; text-align:center;
+  border:1px solid #c9ced6; border-radius:4px; }
+.nd .qab { display:flex; gap:2px; }
+.nd .qab input { width:40px; }
+.nd.q-wrong { border:2px solid #d62728; background:#fdecea; }
+.nd.q-right { border:2px solid #2e8b57; }
+.quiz-result ul { margin:4px 0; padding-left:18px; }
+.quiz-result .verdict { font-weight:700; }
+.quiz-result[data-verdict=right] .verdict { color:#2e7d32; }
+.quiz-result[data-verdict=wrong] .verdict { color:#b22222; }
+.hint { font-size:12px; color:#555; margin:0 0 6px; }
+.check { background:#1f5fa8; color:#fff; border:1px solid #1f5fa8; border-radius:6px; padding:4px 10px; }
+@media (max-width: 900px) { .main { flex-direction:column; } aside { flex-basis:auto; width:100%; } }
+"""  # noqa: E501 (one rule a line, as the page holds it)
+
+SCRIPT = r"""
+(function () {
+"use strict";
+var D = JSON.parse(document.getElementById("stepper-data").textContent);
+var N = D.parent.length, E = D.steps.length, LAST = E + 1;
+var kids = [], depth = new Array(N), path = new Array(N), size = new Array(N);
+var i, j;
+for (i = 0; i < N; i++) kids.push([]);
+for (i = 1; i < N; i++) kids[D.parent[i]].push(i);
+depth[0] = 0; path[0] = "";
+// Parents come before their children in the node table (ids grow as nodes are met).
+for (i = 1; i < N; i++) {
+  var up = D.parent[i];
+  depth[i] = depth[up] + 1;
+  path[i] = (path[up] === "" ? "" : path[up] + ".") + kids[up].indexOf(i);
+}
+for (i = N - 1; i >= 0; i--) { size[i] = 1; }
+for (i = N - 1; i > 0; i--) { size[D.parent[i]] += size[i]; }
+var SMALL = N <= 160;
+var chosen = {}; D.chosen.forEach(function (n) { chosen[n] = true; });
+var byName = {};
+for (i = 0; i < N; i++) { byName[path[i]] = i; if (D.label && D.label[i]) byName[D.label[i]] = i; }
+
+var step = 0, timer = null, mode = "step";
+var userOpen = {}, userClosed = {}, rendered = [], elements = {}, lastChain = "";
+var against = D.against, agreed = {};
+if (against) against.agreed_nodes.forEach(function (n) { agreed[n] = true; });
+
+function $(sel) { return document.querySelector(sel); }
+function esc(s) {
+  return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
+}
+function show(b) { return b === null || b === undefined ? "" : b === "inf" ? "\u221e" : b === "-inf" ? "\u2212\u221e" : String(b); }
+function attr(b) { return b === null || b === undefined ? "" : String(b); }
+function name(n) { return (D.label && D.label[n]) || (n === 0 ? "the root" : path[n]); }
+function role(n) { return D.max[n] ? "MAX" : "MIN"; }
+function isLeafNode(n) {
+  if (D.enter[n] >= 0) return D.kind[n] !== "i";
+  return kids[n].length === 0;
+}
+function nodeAt(s) { return s >= 1 && s <= E ? D.step_node[s - 1] : -1; }
+
+// --- what a node shows at step s (recorded facts only) ---------------------------
+function stateOf(n, s) {
+  if (nodeAt(s) === n) return "current";
+  var e = D.enter[n];
+  if (e < 0 || s < e) return D.pruned[n] >= 0 && s >= D.pruned[n] ? "pruned" : "unvisited";
+  return s < D.leave[n] ? "open" : "done";
+}
+function windowOf(n, s) {
+  var e = D.enter[n];
+  if (e < 0 || s < e) return [null, null];
+  if (s >= D.leave[n]) return [D.alpha[n], D.beta[n]];
+  var w = [D.alpha_in[n], D.beta_in[n]], ks = kids[n];
+  for (var k = 0; k < ks.length; k++) {
+    var c = ks[k];
+    if (D.enter[c] < 0 || D.leave[c] > s) break;
+    w = [D.after_alpha[c], D.after_beta[c]];
+  }
+  return w;
+}
+function valueOf(n, s) { return D.enter[n] >= 0 && s >= D.leave[n] ? D.value[n] : null; }
+
+// --- the tree ----------------------------------------------------------------------
+function chainOf(n) { var c = []; while (n >= 0) { c.push(n); n = D.parent[n]; } return c; }
+var focusChain = {};
+function isOpen(n) {
+  if (userClosed[n]) return false;
+  if (userOpen[n] || SMALL || n === 0) return true;
+  return !!focusChain[n];
+}
+function boardHtml(b) {
+  var h = '<div class="grid">';
+  b.split("/").forEach(function (row) {
+    for (var k = 0; k < row.length; k++) {
+      var m = row.charAt(k);
+      h += '<span class="' + (m === "x" ? "x" : m === "o" ? "o" : "") + '">' +
+        (m === "x" || m === "o" ? esc(m) : m === "-" || m === "." ? "" : esc(m)) + "</span>";
+    }
+  });
+  return h + "</div>";
+}
+function nodeHtml(n, quiz) {
+  var leaf = isLeafNode(n), cls = "nd " + (D.max[n] ? "max" : "min") + (leaf ? " leaf" : "") +
+    (D.board && D.board[n] ? " board" : "");
+  var h = '<div class="' + cls + '" data-node="' + esc(path[n]) + '" data-id="' + n + '">';
+  var lab = D.label && D.label[n];
+  h += lab ? '<div class="lb">' + esc(lab) + "</div>" : '<div class="lb path">' + esc(path[n] === "" ? "root" : path[n]) + "</div>";
+  if (D.board && D.board[n]) {
+    h += '<i class="role"></i><div class="sh">' + boardHtml(D.board[n]) + '<span class="v"></span></div><div class="bv"></div>';
+  } else {
+    h += '<div class="sh"><span class="v"></span></div>';
+  }
+  if (quiz) {
+    if (!leaf) h += '<input data-quiz="value" placeholder="value" aria-label="value of ' + esc(name(n)) + '">';
+    if (D.prune) h += '<div class="qab"><input data-quiz="alpha" placeholder="\u03b1" aria-label="alpha"><input data-quiz="beta" placeholder="\u03b2" aria-label="beta"></div>';
+  } else {
+    h += '<div class="ab"></div>';
+  }
+  return h + "</div>";
+}
+function liHtml(n, quiz) {
+  var h = '<li class="' + (chosen[n] && !quiz ? "best" : "") + '"><span class="up"></span>';
+  rendered.push(n);
+  h += nodeHtml(n, quiz);
+  if (kids[n].length) {
+    if (quiz || isOpen(n)) {
+      if (!quiz && !SMALL) h += '<button type="button" class="tg opened" data-toggle="' + n + '" title="close this subtree">\u25be</button>';
+      h += "<ul>";
+      kids[n].forEach(function (c) { h += liHtml(c, quiz); });
+      h += "</ul>";
+    } else {
+      h += '<button type="button" class="tg" data-toggle="' + n + '" title="open this subtree">\u25b8 ' + (size[n] - 1) + " node" + (size[n] === 2 ? "" : "s") + "</button>";
+    }
+  }
+  return h + "</li>";
+}
+function renderTree() {
+  rendered = []; elements = {};
+  var box = $("#tree");
+  box.classList.toggle("small", N <= 40);
+  box.innerHTML = '<ul class="tree">' + liHtml(0, mode === "quiz") + "</ul>";
+  var all = box.querySelectorAll(".nd");
+  for (var k = 0; k < all.length; k++) elements[all[k].getAttribute("data-id")] = all[k];
+}
+
+function setAttr(el, key, v) { if (el.getAttribute(key) !== v) el.setAttribute(key, v); }
+function paint() {
+  var s = step, cur = nodeAt(s);
+  for (var k = 0; k < rendered.length; k++) {
+    var n = rendered[k], el = elements[n];
+    var st = stateOf(n, s), w = windowOf(n, s), v = valueOf(n, s);
+    setAttr(el, "data-state", st);
+    el.parentNode.classList.toggle("pr", st === "pruned" && D.enter[D.parent[n]] >= 0);
+    setAttr(el, "data-value", attr(v));
+    setAttr(el, "data-alpha", attr(w[0]));
+    setAttr(el, "data-beta", attr(w[1]));
+    var vt = v !== null ? show(v) : "", given = false;
+    if (v === null && D.given && D.given[n] !== null && D.given[n] !== undefined) { vt = show(D.given[n]); given = true; }
+    var ve = el.querySelector(el.classList.contains("board") ? ".bv" : ".v");
+    if (ve.textContent !== vt) ve.textContent = vt;
+    ve.classList.toggle("given", given);
+    var ab = el.querySelector(".ab");
+    var abt = D.prune && w[0] !== null ? '\u03b1 ' + show(w[0]) + '  \u03b2 ' + show(w[1]) : "";
+    if (ab.textContent !== abt) ab.textContent = abt;
+    el.classList.toggle("best", s === LAST && !!chosen[n]);
+    el.classList.toggle("agreed", !!agreed[n] && s >= D.leave[n]);
+    if (against && n === against.node) el.setAttribute("data-diverge", "expected");
+    else if (against && n === against.student_node) el.setAttribute("data-diverge", "student");
+  }
+  if (cur >= 0 && elements[cur]) reveal(elements[cur]);
+}
+function reveal(el) {
+  var box = $("#tree"), b = box.getBoundingClientRect(), r = el.getBoundingClientRect();
+  if (r.left < b.left || r.right > b.right) box.scrollLeft += (r.left + r.right) / 2 - (b.left + b.right) / 2;
+  if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += (r.top + r.bottom) / 2 - (b.top + b.bottom) / 2;
+}
+
+// --- the words -----------------------------------------------------------------------
+function windowText(w) { return D.prune ? "\u03b1 = " + show(w[0]) + ", \u03b2 = " + show(w[1]) : ""; }
+function skippedOf(n) { return kids[n].filter(function (c) { return D.enter[c] < 0; }); }
+function cutReason(n) {
+  var v = D.value[n], list = skippedOf(n).map(function (c) { return (D.label && D.label[c]) || path[c]; }).join(", ");
+  var why = D.max[n] ? "MAX node: " + show(v) + " >= beta " + show(D.beta[n])
+                     : "MIN node: " + show(v) + " <= alpha " + show(D.alpha[n]);
+  return why + ", the remaining children are pruned (" + list + ").";
+}
+function sayStep(s) {
+  if (s === 0) return "Before the search: it starts at " + name(0) + " (" + role(0) + ")" +
+    (D.prune ? " with \u03b1 = \u2212\u221e, \u03b2 = \u221e" : "") + ".";
+  if (s === LAST) {
+    var tops = [];
+    for (var k = 0; k < N; k++) if (D.enter[k] < 0 && D.enter[D.parent[k]] >= 0) tops.push((D.label && D.label[k]) || path[k]);
+    var best = D.chosen.length ? name(D.chosen[0]) : "none";
+    var seen = 0; for (k = 0; k < N; k++) if (D.enter[k] >= 0) seen++;
+    return "Search finished: value " + show(D.value[0]) + ", best move " + best + "." +
+      (D.prune ? " Pruned: " + (tops.length ? tops.join(", ") : "none") + "." : "") +
+      " Visited " + seen + (seen === N ? "" : " of " + N) + " nodes.";
+  }
+  var n = nodeAt(s), kind = D.steps.charAt(s - 1);
+  if (kind === "e") return "Enter " + name(n) + " (" + role(n) + ", depth " + depth[n] + ")" +
+    (D.prune ? " with " + windowText([D.alpha_in[n], D.beta_in[n]]) : "") + ".";
+  if (kind === "c") return "Cut at " + name(n) + ". " + cutReason(n);
+  var k2 = D.kind.charAt(n), text;
+  if (k2 === "t") text = name(n) + " is a leaf: value " + show(D.value[n]) + ".";
+  else if (k2 === "e") text = name(n) + " is at the depth limit: its evaluation is " + show(D.value[n]) + ".";
+  else if (k2 === "x") text = name(n) + " takes " + show(D.value[n]) + " from the transposition table.";
+  else text = name(n) + " returns " + show(D.value[n]) + ", the " + (D.max[n] ? "largest" : "smallest") +
+    " value of the children it visited" + (D.prune ? " (final " + windowText([D.alpha[n], D.beta[n]]) + ")" : "") + ".";
+  var p = D.parent[n];
+  if (p >= 0 && D.prune) {
+    var before = windowOf(p, s - 1), after = windowOf(p, s);
+    var changes = [];
+    if (before[0] !== after[0]) changes.push("\u03b1 " + show(before[0]) + " \u2192 " + show(after[0]));
+    if (before[1] !== after[1]) changes.push("\u03b2 " + show(before[1]) + " \u2192 " + show(after[1]));
+    if (changes.length) text += " At " + name(p) + ": " + changes.join(", ") + ".";
+  }
+  return text;
+}
+function narrate() {
+  var s = step, n = nodeAt(s), box = $("#narration"), kind = s >= 1 && s <= E ? D.steps.charAt(s - 1) : "";
+  box.textContent = "";
+  var h = document.createElement("h2");
+  h.textContent = s === 0 ? "Start" : s === LAST ? "End" : "Step " + s + " of " + LAST;
+  box.appendChild(h);
+  var p = document.createElement("p");
+  p.className = kind === "c" ? "what cutwhy" : "what";
+  p.textContent = sayStep(s);
+  box.appendChild(p);
+  if (s > 1) {
+    var ol = document.createElement("ol");
+    ol.className = "hist"; ol.start = Math.max(1, s - 4);
+    for (var k = Math.max(1, s - 4); k < s && k <= E; k++) {
+      var li = document.createElement("li"); li.textContent = sayStep(k); ol.appendChild(li);
+    }
+    box.appendChild(ol);
+  }
+  // The path from the root to the current node, with each node's window now.
+  var st = $("#stack"), top = n >= 0 ? n : 0;
+  st.textContent = "";
+  var h2 = document.createElement("h2"); h2.textContent = "Path to the current node"; st.appendChild(h2);
+  var table = document.createElement("table");
+  var head = document.createElement("tr");
+  ["node", "", D.prune ? "\u03b1" : "", D.prune ? "\u03b2" : "", "value"].forEach(function (t) {
+    var th = document.createElement("th"); th.textContent = t; head.appendChild(th); });
+  table.appendChild(head);
+  chainOf(top).reverse().forEach(function (m) {
+    var w = windowOf(m, s), v = valueOf(m, s), tr = document.createElement("tr");
+    if (m === n) tr.className = "cur";
+    [name(m), role(m), show(w[0]), show(w[1]), v === null ? "?" : show(v)].forEach(function (t, c) {
+      var td = document.createElement("td"); td.textContent = t; if (c > 1) td.className = "num"; tr.appendChild(td); });
+    table.appendChild(tr);
+  });
+  st.appendChild(table);
+}
+
+function go(s) {
+  step = Math.max(0, Math.min(LAST, s));
+  var cur = nodeAt(step), focus = cur >= 0 ? cur : (against && against.node !== null ? against.node : 0);
+  document.body.setAttribute("data-step", String(step));
+  if (step === LAST) document.body.setAttribute("data-end", ""); else document.body.removeAttribute("data-end");
+  if (!SMALL) {
+    var chain = chainOf(focus);
+    if (against) { [against.node, against.student_node].forEach(function (m) { if (m !== null && m !== undefined) chain = chain.concat(chainOf(m)); }); }
+    var key = chain.join(",");
+    if (key !== lastChain) {
+      focusChain = {}; chain.forEach(function (m) { focusChain[m] = true; });
+      lastChain = key;
+      renderTree();
+    }
+  }
+  $("input[data-action=seek]").value = String(step);
+  $("#counter").textContent = "step " + step + " / " + LAST;
+  paint();
+  narrate();
+}
+function stop() { if (timer) { clearInterval(timer); timer = null; } $("button[data-action=play]").textContent = "play"; }
+function play() {
+  if (timer) { stop(); return; }
+  if (step >= LAST) go(0);
+  var rate = Number($("#speed").value), every = Math.max(16, 1000 / rate), per = Math.max(1, Math.round(rate * every / 1000));
+  $("button[data-action=play]").textContent = "pause";
+  timer = setInterval(function () { if (step >= LAST) { stop(); return; } go(step + per); }, every);
+}
+
+// --- a student's trace ------------------------------------------------------------------
+function showAgainst() {
+  var box = $("#against");
+  box.hidden = false;
+  box.textContent = "";
+  var h = document.createElement("h2");
+  var add = function (tag, text, cls) { var e = document.createElement(tag); e.textContent = text; if (cls) e.className = cls; box.appendChild(e); return e; };
+  if (against.line === null) {
+    box.classList.add("ok");
+    h.textContent = "Your trace agrees"; box.appendChild(h);
+    add("p", "All " + against.total + " lines are the expected ones.");
+    return;
+  }
+  h.textContent = "Your trace differs at line " + against.line; box.appendChild(h);
+  add("p", "The first " + against.agree + " of " + against.total + " expected lines agree (\u2713 on the tree).");
+  add("div", "expected (node " + (against.node === null ? "none" : name(against.node)) + ", red ring):");
+  add("pre", against.expected === null ? "(nothing: the expected file ends here)" : against.expected, "exp");
+  add("div", "yours" + (against.student_node !== null && against.student_node !== undefined ? " (node " + name(against.student_node) + ", purple ring)" : "") + ":");
+  add("pre", against.student === null ? "(nothing: your file ends here)" : against.student, "stu");
+  if (against.node !== null) {
+    var b = add("button", "go to the step where it differs");
+    b.type = "button";
+    b.addEventListener("click", function () { stop(); go(D.leave[against.node]); });
+  }
+}
+
+// --- quiz ------------------------------------------------------------------------------
+function parseNumber(text) {
+  var t = text.trim().replace(/\u2212/g, "-").replace(/\u221e/g, "inf").toLowerCase();
+  if (t === "") return undefined;
+  if (t === "inf" || t === "+inf") return "inf";
+  if (t === "-inf") return "-inf";
+  if (/^[+-]?\d+$/.test(t)) return Number(t);
+  return NaN;
+}
+function checkQuiz() {
+  var problems = { values: [], bounds: [], pruned: [] };
+  var wrong = {};
+  rendered.forEach(function (n) {
+    var el = elements[n], visited = D.enter[n] >= 0, nm = name(n);
+    var vi = el.querySelector("[data-quiz=value]"), ai = el.querySelector("[data-quiz=alpha]"), bi = el.querySelector("[data-quiz=beta]");
+    var fields = [[vi, "value", D.value[n], problems.values], [ai, "\u03b1", D.alpha[n], problems.bounds], [bi, "\u03b2", D.beta[n], problems.bounds]];
+    fields.forEach(function (f) {
+      if (!f[0]) return;
+      var got = parseNumber(f[0].value);
+      if (got !== got) { f[3].push(nm + ": " + f[1] + " '" + f[0].value + "' is not a number (use inf, -inf or an integer)"); wrong[n] = true; return; }
+      if (!visited) {
+        if (got !== undefined) { f[3].push(nm + " is never visited, so it has no " + f[1] + ": leave it empty"); wrong[n] = true; }
+        return;
+      }
+      if (got === undefined) { f[3].push(nm + ": " + f[1] + " is missing"); wrong[n] = true; }
+      else if (got !== f[2]) { f[3].push(nm + ": " + f[1] + " " + show(got) + " is wrong"); wrong[n] = true; }
+    });
+  });
+  if (D.prune) {
+    var words = $("[data-quiz=pruned]").value.split(/[\s,;]+/).filter(function (w) { return w !== ""; });
+    var said = {}, tops = {};
+    for (var k = 0; k < N; k++) if (D.enter[k] < 0 && D.enter[D.parent[k]] >= 0) tops[k] = true;
+    words.forEach(function (w) {
+      var n = byName.hasOwnProperty(w) ? byName[w] : (w === "root" ? 0 : undefined);
+      if (n === undefined) { problems.pruned.push("there is no node '" + w + "'"); return; }
+      said[n] = true;
+      if (tops[n]) return;
+      wrong[n] = true;
+      if (D.enter[n] >= 0) problems.pruned.push(name(n) + " is not pruned: the search visits it");
+      else problems.pruned.push(name(n) + " lies inside a pruned branch: name only the top of each branch");
+    });
+    Object.keys(tops).forEach(function (t) {
+      if (!said[t]) { problems.pruned.push("a pruned branch is missing from your list (" + name(Number(t)) + ")"); wrong[t] = true; }
+    });
+  }
+  rendered.forEach(function (n) { elements[n].classList.toggle("q-wrong", !!wrong[n]); elements[n].classList.toggle("q-right", !wrong[n] && D.enter[n] >= 0); });
+  var out = $("[data-quiz=result]"), total = problems.values.length + problems.bounds.length + problems.pruned.length;
+  out.textContent = "";
+  out.setAttribute("data-verdict", total ? "wrong" : "right");
+  var v = document.createElement("p"); v.className = "verdict";
+  v.textContent = total ? total + " problem" + (total === 1 ? "" : "s") + ":" : "All correct: values, \u03b1/\u03b2 and the pruned set.";
+  out.appendChild(v);
+  [["values", "Values"], ["bounds", "Alpha and beta"], ["pruned", "Pruned set"]].forEach(function (part) {
+    if (part[0] !== "values" && !D.prune) return;
+    var list = problems[part[0]], p = document.createElement("p");
+    p.setAttribute("data-quiz-part", part[0]);
+    p.textContent = part[1] + ": " + (list.length ? list.length + " wrong" : "right");
+    out.appendChild(p);
+    if (list.length) { var ul = document.createElement("ul"); list.forEach(function (t) { var li = document.createElement("li"); li.textContent = t; ul.appendChild(li); }); out.appendChild(ul); }
+  });
+}
+function setMode(m) {
+  stop();
+  mode = m;
+  document.querySelectorAll("[data-mode]").forEach(function (b) { b.classList.toggle("on", b.getAttribute("data-mode") === m); });
+  document.body.setAttribute("data-mode", m);
+  $("#bar").hidden = m === "quiz";
+  $("#narration").hidden = $("#stack").hidden = m === "quiz";
+  $("#quizpanel").hidden = m !== "quiz";
+  if (against) $("#against").hidden = m === "quiz";
+  lastChain = "";
+  renderTree();
+  if (m === "quiz") {
+    rendered.forEach(function (n) {
+      var el = elements[n], ve = el.querySelector(".v");
+      setAttr(el, "data-state", "unvisited");
+      if (D.given && D.given[n] !== null && D.given[n] !== undefined) ve.textContent = show(D.given[n]);
+    });
+  } else go(step);
+}
+
+// --- wiring ------------------------------------------------------------------------------
+var header = document.createElement("header");
+var h1 = document.createElement("h1"); h1.textContent = D.title || "Search stepper"; header.appendChild(h1);
+D.caption.forEach(function (line) { var p = document.createElement("p"); p.className = "cap"; p.textContent = line; header.appendChild(p); });
+document.body.insertBefore(header, document.body.firstChild);
+var seek = $("input[data-action=seek]");
+seek.max = String(LAST);
+seek.addEventListener("input", function () { stop(); go(Number(seek.value)); });
+document.querySelectorAll("button[data-action]").forEach(function (b) {
+  b.addEventListener("click", function () {
+    var a = b.getAttribute("data-action");
+    if (a === "play") { play(); return; }
+    stop();
+    go(a === "first" ? 0 : a === "last" ? LAST : a === "prev" ? step - 1 : step + 1);
+  });
+});
+$("#speed").addEventListener("change", function () { if (timer) { stop(); play(); } });
+$("#tree").addEventListener("click", function (ev) {
+  var t = ev.target.closest("[data-toggle]");
+  if (!t || mode === "quiz") return;
+  var n = Number(t.getAttribute("data-toggle"));
+  if (isOpen(n)) { userClosed[n] = true; delete userOpen[n]; } else { userOpen[n] = true; delete userClosed[n]; }
+  renderTree(); paint();
+});
+document.addEventListener("keydown", function (ev) {
+  if (mode !== "step" || (ev.target && /INPUT|SELECT|TEXTAREA/.test(ev.target.tagName) && ev.target.type !== "range")) return;
+  var k = ev.key;
+  if (k === "ArrowRight") { stop(); go(step + 1); }
+  else if (k === "ArrowLeft") { stop(); go(step - 1); }
+  else if (k === "Home") { stop(); go(0); }
+  else if (k === "End") { stop(); go(LAST); }
+  else if (k === " ") { play(); }
+  else return;
+  ev.preventDefault();
+});
+if (D.quiz) {
+  var qb = $("button[data-mode=quiz]"); qb.hidden = false;
+  document.querySelectorAll("[data-mode]").forEach(function (b) { b.addEventListener("click", function () { setMode(b.getAttribute("data-mode")); }); });
+  $("[data-quiz=check]").addEventListener("click", checkQuiz);
+  $("[data-quiz=clear]").addEventListener("click", function () { document.querySelectorAll("#tree input, [data-quiz=pruned]").forEach(function (e) { e.value = ""; }); $("[data-quiz=result]").textContent = ""; });
+  $("[data-quiz=reveal]").addEventListener("click", function () { setMode("step"); go(LAST); });
+} else {
+  document.querySelector(".modes").hidden = true;
+}
+document.body.setAttribute("data-mode", "step");
+renderTree();
+if (against) { showAgainst(); go(against.node !== null ? D.leave[against.node] : LAST); }
+else go(0);
+document.body.setAttribute("data-ready", "1");
+})();
+"""  # noqa: E501 (the script exactly as the page holds it: its hash is in the CSP)
