@@ -10,12 +10,13 @@ PYTEST_JOBS ?= auto
 XDIST  := -n $(PYTEST_JOBS) --dist worksteal
 ENGINE_SOURCES := $(shell find engine -name '*.py' 2>/dev/null)
 
-.PHONY: test test-slow test-golden update-goldens lint venv bench clean tictactoe help
+.PHONY: test test-slow test-cluster test-golden update-goldens lint venv bench clean tictactoe help
 
 help:
 	@echo "make test         install test requirements in $(VENV) and run the suite (not slow),"
 	@echo "                  one pytest process per CPU (PYTEST_JOBS=0: one process)"
 	@echo "make test-slow    the exhaustive sweeps (pytest -m slow)"
+	@echo "make test-cluster the job scripts of cluster/ on a real one-node Slurm (installs it)"
 	@echo "make lint         ruff (installed in $(VENV) from requirements-lint.txt; ruff.toml)"
 	@echo "make test-golden GOLDEN_PYTHON=pypy3   replay the golden cases under another Python"
 	@echo "make update-goldens   after a REVIEWED change: rewrite our YAML golden cases"
@@ -34,11 +35,25 @@ $(VENV)/.ready: requirements-test.txt
 	touch $@
 
 test: $(VENV)/.ready
-	$(PYTEST) -q -m "not slow" $(XDIST) $(PYTEST_ARGS)
+	$(PYTEST) -q -m "not slow and not cluster" $(XDIST) $(PYTEST_ARGS)
 
 # Fails when nothing is collected too (pytest's exit code 5): the sweeps are marked slow.
 test-slow: $(VENV)/.ready
-	$(PYTEST) -q -m slow $(XDIST) $(PYTEST_ARGS)
+	$(PYTEST) -q -m "slow and not cluster" $(XDIST) $(PYTEST_ARGS)
+
+# A real one-node Slurm cluster (munge, slurmctld, slurmd from Debian; installed here when
+# missing and apt-get can) runs the repository's job scripts: tests/test_cluster.py. One
+# process: the tests share the cluster.
+test-cluster: $(VENV)/.ready
+	@missing=""; \
+	command -v slurmctld >/dev/null 2>&1 || missing="slurmctld slurmd slurm-client munge"; \
+	command -v parallel >/dev/null 2>&1 || missing="$$missing parallel"; \
+	if [ -n "$$missing" ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	     $$missing) >/dev/null 2>&1 || \
+	    echo "make: could not install $$missing; the cluster tests will say why they skip"; \
+	fi
+	$(PYTEST) -q -m cluster -p no:xdist $(PYTEST_ARGS)
 
 test-golden: $(VENV)/.ready
 	GOLDEN_PYTHON=$(GOLDEN_PYTHON) $(PYTEST) -q tests/test_golden.py $(XDIST) $(PYTEST_ARGS)
