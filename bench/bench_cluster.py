@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 from grading_helpers import our_copy, submission  # noqa: E402

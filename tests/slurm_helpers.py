@@ -147,6 +147,7 @@ def slurm_cluster(folder):
             "installs slurmctld slurmd slurm-client munge")
     if os.geteuid() != 0:
         raise ClusterUnavailable("the test cluster's daemons run as root")
+    folder.mkdir(parents=True, exist_ok=True)
     for name in ("munge", "state", "spool", "log"):
         (folder / name).mkdir(mode=0o700)
     key = folder / "munge" / "munge.key"

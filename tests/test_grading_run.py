@@ -15,8 +15,10 @@ from grading_helpers import grade, only_case, our_copy, stake_raid_case, submiss
 
 from engine.grading.case import snapshot
 from engine.grading.detect import command_plan, detect
-from engine.grading.results import load, merge
-from engine.grading.runner import expected_cost, find_submissions, load_cases, shard
+from engine.grading.results import Results, load, merge
+from engine.grading.runner import (Runner, expected_cost, find_submissions, load_cases, shard,
+                                   usable_cores)
+from engine.grading.sandbox import Limits
 from engine.grading.workspace import new_workspace, remove_stale_workspaces
 
 TICTACTOE = REPO / "fixtures" / "tictactoe"
@@ -85,6 +87,22 @@ def test_shards_cover_every_submission_once():
     slices = [shard(names, index, 4) for index in range(1, 5)]
     assert sorted(sum(slices, [])) == sorted(names)
     assert {len(part) for part in slices} <= {2, 3}
+
+
+def test_slots_are_pinned_only_when_they_take_every_core():
+    # Two single-slot kits on one node (two tasks of a cluster array) must not both take
+    # core 0: a kit with fewer slots than cores pins nothing.
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        pytest.skip("one core: every kit takes all of it")
+    for jobs in (1, len(cores)):
+        runner = Runner("stake_raid", [stake_raid_case()], Results("stake_raid"),
+                        Limits(timeout=5), jobs=jobs, isolation="rlimits")
+        try:
+            pinned = [sandbox.cpu for sandbox in runner.sandboxes]
+        finally:
+            runner.close()
+        assert pinned == (cores if jobs == usable_cores() else [None])
 
 
 def test_shards_balance_the_expected_cost_not_the_count(tmp_path):

@@ -129,6 +129,14 @@ def expected_cost(program, submission, cases):
     return BUILD_COST.get(kind, 1.0) + cases * CASE_COST.get(kind, 0.1)
 
 
+def usable_cores():
+    """How many CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def shard(submissions, index, count, cost=None):
     """The ``index``-th (1-based) of ``count`` slices of ``submissions``, balanced by
     ``cost(submission)`` (default: all equal): the costliest first, each to the slice
@@ -239,11 +247,14 @@ class Runner:
         self.workspace = new_workspace()
         self.builds = os.path.join(self.workspace, "builds")
         self.sandboxes = []
+        # A slot per core, each pinned to its own; with fewer slots than cores (a task of
+        # a cluster array, where other tasks share the node) nothing is pinned.
+        pin = self.jobs >= usable_cores()
         try:
             for slot in range(self.jobs):
                 self.sandboxes.append(Sandbox(
                     limits, slot, isolation, self.workspace, dedicated_uids,
-                    cgroups_wanted, hidden, shared=self.builds))
+                    cgroups_wanted, hidden, shared=self.builds, pin=pin))
         except BaseException:
             self.close()
             raise

@@ -175,20 +175,20 @@ class Sandbox:
 
     def __init__(self, limits=Limits(), slot=0, isolation="auto", workspace=None,
                  dedicated_uids=None, cgroups_wanted=None, hidden=(), shared=None,
-                 core=None):
+                 core=None, pin=True):
         self.group = None
         self.launcher = None
         self._own_workspace = workspace is None
         self.workspace = workspace
         try:
             self._setup(limits, slot, isolation, dedicated_uids, cgroups_wanted, hidden,
-                        shared, core)
+                        shared, core, pin)
         except BaseException:
             self.close()
             raise
 
     def _setup(self, limits, slot, isolation, dedicated_uids, cgroups_wanted, hidden,
-               shared, core):
+               shared, core, pin):
         self.limits = limits
         self.slot = slot
         file_fence, required = parse_isolation(isolation)
@@ -203,7 +203,8 @@ class Sandbox:
         self.folder = slot_folder(self.workspace, slot)
         self.shared = shared
         cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        self.cpu = cores[(slot if core is None else core) % len(cores)] if cores else None
+        self.cpu = (cores[(slot if core is None else core) % len(cores)]
+                    if cores and pin else None)
         want_group = cgroups_wanted if cgroups_wanted is not None else True
         if "cgroup" in required and (not want_group or not cgroups.available()):
             raise IsolationError("cgroups cannot be created here (cgroup v1 hierarchies "

@@ -19,6 +19,7 @@ import os
 import queue
 import threading
 
+from ..grading.runner import usable_cores
 from ..grading.sandbox import Limits, Sandbox, close_all
 from ..grading.untrusted_files import remove_tree
 from ..grading.workspace import new_workspace
@@ -60,10 +61,13 @@ class Director:
                 entrants_module.copy_engine(self.ours)
             hidden = sorted({os.path.abspath(e.source) for e in entrants
                              if e.kind != "ours"})
+            # Both seats of a job on the job's core; with fewer jobs than cores (a task
+            # of a cluster array) nothing is pinned, so tasks sharing a node spread out.
+            pin = self.jobs >= usable_cores()
             for job in range(self.jobs):
                 self.seats.append({side: referee.Seat(Sandbox(
                     self.limits, 2 * job + index, isolation, self.workspace, hidden=hidden,
-                    core=job)) for index, side in enumerate((X_SIDE, O_SIDE))})
+                    core=job, pin=pin)) for index, side in enumerate((X_SIDE, O_SIDE))})
         except BaseException:
             self.close()
             raise
