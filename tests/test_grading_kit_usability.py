@@ -18,6 +18,7 @@ import pytest
 
 from golden import REPO
 from grading_helpers import grade, only_case, our_copy, stake_raid_case, submission
+from grading_mutants import make_mutant
 
 from engine.grading import exports, report_html
 from engine.grading.case import write_case
@@ -159,6 +160,32 @@ def test_a_failed_case_says_how_to_rerun_it(tmp_path):
     assert test["name"] == record["title"]
     assert "to rerun it in your folder: printf " in test["output"]
     assert "to rerun it in the submission" in report_html.render(document)
+
+
+def test_a_failed_trace_says_how_to_step_through_it_against_the_expected_search(tmp_path):
+    # A tic-tac-toe copy with the tie-break slip: its visited file leaves the expected
+    # search somewhere; the kit names the command that shows where, on the stepping page.
+    folder = make_mutant("tie-break >=", tmp_path / "s")
+    cases = [case for case in generate_cases("tictactoe", 12, 1) if "prune" in case.args]
+    document = grade("tictactoe", [folder], cases)
+    failed = [record for record in document["submissions"][0]["cases"]
+              if not record["passed"] and record.get("stepper")]
+    assert failed, [record["reason"] for record in document["submissions"][0]["cases"]]
+    record = failed[0]
+    assert record["stepper"].startswith("python3 -m engine picture tictactoe ")
+    assert "--against visited.txt --html steps.html" in record["stepper"]
+    again = tmp_path / "again"
+    shutil.copytree(folder, again)
+    subprocess.run(record["rerun"], shell=True, cwd=again, check=True, timeout=120)
+    environment = dict(os.environ, PYTHONPATH=str(REPO))
+    subprocess.run(record["stepper"], shell=True, cwd=again, check=True, timeout=120,
+                   env=environment, capture_output=True)
+    page = (again / "steps.html").read_text()
+    assert "data-diverge" in page
+    entry = document["submissions"][0]
+    assert record["stepper"] in exports.gradescope(document, entry)["tests"][
+        entry["cases"].index(record)]["output"]
+    assert "step by step" in report_html.render(document)
 
 
 def test_a_crash_is_the_headline(tmp_path):

@@ -200,6 +200,10 @@ def test_output(case):
     if case.get("rerun"):
         parts.append("**To rerun it in your folder:**\n\n"
                      + _fence(printable(case["rerun"], newlines=True)))
+    if case.get("stepper"):
+        parts.append("**Then, to watch the expected search step by step with your visited "
+                     "file laid over it** (open steps.html):\n\n"
+                     + _fence(printable(case["stepper"], newlines=True)))
     return "\n\n".join(parts)
 
 

@@ -395,6 +395,8 @@ def print_summary(document, out):
                     out.write(f"  ... ({len(lines) - 20} more lines in the report)\n")
             if case.get("rerun"):
                 out.write(f"  rerun it: {printable(case['rerun'])}\n")
+            if case.get("stepper"):
+                out.write(f"  then watch it step by step: {printable(case['stepper'])}\n")
 
 
 def run_merge(options):

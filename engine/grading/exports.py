@@ -92,6 +92,9 @@ def reproduction(case):
                                    else " (too large to show)"))
     if case.get("rerun"):
         lines.append(f"to rerun it in your folder: {case['rerun']}")
+    if case.get("stepper"):
+        lines.append("then to watch the expected search step by step with your visited "
+                     f"file laid over it: {case['stepper']} (open steps.html)")
     return "\n".join(lines)
 
 

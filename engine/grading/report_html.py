@@ -169,6 +169,11 @@ def _failure(name, case):
     if case.get("rerun"):
         parts.append(f'<div>to rerun it in the submission\'s folder: '
                      f'<code>{escape(case["rerun"])}</code></div>')
+    if case.get("stepper"):
+        parts.append(f'<div>then to watch the expected search step by step, with this '
+                     f'visited file laid over it and its first divergence marked: '
+                     f'<code>{escape(case["stepper"])}</code> and open steps.html '
+                     f'(see docs/trees.md)</div>')
     for compared in case.get("compared", []):
         parts.append('<div class="side">'
                      + _block(f'expected {compared["what"]}', compared["expected"],

@@ -438,6 +438,9 @@ class Runner:
         if not verdict.passed:
             record.update(cosmetic=verdict.cosmetic, inputs=case_inputs(case),
                           rerun=rerun_command(case, argv))
+            steps = stepper_command(self.program, case, outcome.files)
+            if steps is not None:
+                record["stepper"] = steps
         if result.memory is not None:
             record["memory_mb"] = round(result.memory / (1 << 20), 1)
         if not verdict.passed:
@@ -616,6 +619,27 @@ def rerun_command(case, argv):
         parts.append(f"printf {shlex.quote(escaped)} > {shlex.quote(name)}")
     parts.append(" ".join(shlex.quote(word) for word in argv))
     return " && ".join(parts)
+
+
+# The searches the stepping page (python3 -m engine picture ... --html) replays, with the
+# position of the grader's arguments: STATE, the visited file, then what picture takes.
+STEPPED = {"tictactoe": ("tictactoe", lambda args: [args[0]] + args[2:]),
+           "tmmorris": ("morris", lambda args: [args[0]] + args[2:4])}
+
+
+def stepper_command(program, case, written):
+    """The command that opens our search of ``case`` step by step, with the visited file
+    the submission wrote overlaid and its first divergence marked (run after the rerun
+    command, in the submission's folder); None for assignments without a trace file, or
+    when the submission wrote none (``written``: the files it left)."""
+    if program not in STEPPED or len(case.args) < 2 or case.args[1] not in case.expected \
+            or case.args[1] not in written:
+        return None
+    name, game_args = STEPPED[program]
+    args = list(case.args)
+    words = ["python3", "-m", "engine", "picture", name] + game_args(args) + [
+        "--against", args[1], "--html", "steps.html"]
+    return " ".join(shlex.quote(word) for word in words)
 
 
 def case_title(case):
