@@ -324,3 +324,137 @@ def test_browser_overlay_marks_the_first_divergence(browser, tmp_path):
     assert "line 7" in page.inner_text("#against")
     assert not page.errors
     page.close()
+
+
+# --- Take-Stones and Stake/Raid pages (picture take_stones / stake_raid --html) ----------
+def take_stones_stdout(*args):
+    run = subprocess.run([sys.executable, "TakeStones", *args], cwd=REPO,
+                         capture_output=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.decode()
+
+
+def take_stones_recording(*args):
+    from engine.programs.picture import TakeStonesAdapter
+    adapter = TakeStonesAdapter()
+    game, state, options, _ = adapter.parse(list(args))
+    recording = stepper.record(game, state, prune=True, depth=options["depth"],
+                               window=options["window"], label=adapter.label)
+    return game, recording
+
+
+@pytest.mark.parametrize("args", [("7", "0", "0"), ("7", "2", "1", "4", "2"),
+                                  ("10", "3", "4", "2", "6", "4"), ("12", "0", "3"),
+                                  ("9", "1", "3", "0")])
+def test_take_stones_recording_is_the_program_listing(args):
+    from engine.pictures.stepper_listing import compare_listing, expected_listing_lines
+    game, recording = take_stones_recording(*args)
+    listing = take_stones_stdout(*args)
+    lines = expected_listing_lines(recording, game)
+    assert "".join(line + "\n" for line, _ in lines) == listing
+    assert compare_listing(recording, listing, game)["line"] is None
+    # one block per visited node, the root's last
+    assert len(lines) == 3 * recording.visited_count + 3 and lines[-4][1] == 0
+
+
+def test_take_stones_page_holds_the_programs_move_and_root_window(tmp_path):
+    out = tmp_path / "ts.html"
+    run = run_engine("picture", "take_stones", "10", "3", "4", "2", "6", "4",
+                     "--html", str(out))
+    assert run.returncode == 0, run.stderr
+    data = page_data(out.read_text())
+    listing = take_stones_stdout("10", "3", "4", "2", "6", "4").splitlines()
+    assert listing[-3] == "NEXT MOVE"
+    chosen = data["chosen"][0]
+    assert data["label"][chosen] == f"{listing[-2]}: {listing[-1].strip()}"
+    # the root's block comes right before NEXT MOVE: its final window
+    assert listing[-4] == f"alpha: {data['alpha'][0]}\tbeta: {data['beta'][0]}"
+    assert data["label"][0] == f"{listing[-6]}: {listing[-5].strip()}"
+    assert data["root_value"] in (data["alpha"][0], data["beta"][0])
+
+
+def test_take_stones_compare_listing_finds_the_first_difference():
+    from engine.pictures.stepper_listing import compare_listing
+    game, recording = take_stones_recording("7", "0", "0")
+    lines = take_stones_stdout("7", "0", "0").splitlines()
+    lines[8] = lines[8].replace("alpha: ", "alpha: 1")       # the third block's bounds
+    report = compare_listing(recording, "\r\n".join(lines), game)
+    assert report["line"] == 9 and report["agree"] == 8
+    assert len(report["agreed_nodes"]) == 2 and report["node"] not in report["agreed_nodes"]
+    good = take_stones_stdout("7", "0", "0").splitlines()
+    short = compare_listing(recording, "\n".join(good[:-3]), game)
+    assert short["line"] == len(good) - 2 and short["expected"] == "NEXT MOVE"
+    assert short["node"] is None and short["student"] is None
+
+
+STAKE_RAID_INPUTS = {
+    "3": "3\nALPHABETA\nO\n2\n5 1 9\n2 8 3\n4 7 6\nX..\n.O.\n...\n",
+    "4": "4\nMINIMAX\nX\n2\n5 1 9 2\n2 8 3 4\n4 7 6 1\n1 1 1 1\nX...\n.O..\n....\n....\n",
+}
+
+
+@pytest.mark.parametrize("size", sorted(STAKE_RAID_INPUTS))
+def test_stake_raid_page_holds_homeworks_move(tmp_path, size):
+    source = tmp_path / "input.txt"
+    source.write_text(STAKE_RAID_INPUTS[size])
+    run = subprocess.run([sys.executable, "homework.py", str(source), str(tmp_path / "o.txt")],
+                         cwd=REPO, capture_output=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    rows = (tmp_path / "o.txt").read_text().splitlines()[1:]
+    out = tmp_path / "sr.html"
+    run = run_engine("picture", "stake_raid", str(source), "--html", str(out))
+    assert run.returncode == 0, run.stderr
+    data = page_data(out.read_text())
+    chosen = data["chosen"][0]
+    assert data["board"][chosen] == "/".join(rows)     # every size drawn as a board
+    assert data["prune"] is (size == "3")
+    # --against is refused, and no page is written
+    bad = tmp_path / "bad.html"
+    run = run_engine("picture", "stake_raid", str(source), "--html", str(bad),
+                     "--against", str(tmp_path / "o.txt"))
+    assert run.returncode == 2 and not bad.exists()
+
+
+def test_browser_steps_take_stones_to_the_end_like_the_listing(browser, tmp_path):
+    out = tmp_path / "ts.html"
+    run = run_engine("picture", "take_stones", "7", "0", "0", "--html", str(out))
+    assert run.returncode == 0, run.stderr
+    _, recording = take_stones_recording("7", "0", "0")
+    listing = take_stones_stdout("7", "0", "0").splitlines()
+    page = open_page(browser, out)
+    last = int(page.get_attribute("input[data-action=seek]", "max"))
+    for _ in range(last):
+        page.click("button[data-action=next]")
+    assert page.get_attribute("body", "data-step") == str(last)
+    facts = {row[0]: row[1:] for row in page.evaluate(NODE_FACTS)}
+    leaves = [ident for kind, ident in recording.steps if kind == "l"]
+    assert len(leaves) * 3 + 3 == len(listing)
+    for block, ident in enumerate(leaves):
+        row = facts[recording.path(ident)]
+        assert f"alpha: {row[1]}\tbeta: {row[2]}" == listing[3 * block + 2]
+        assert row[3] == "done"
+        label = page.inner_text(f'.nd[data-node="{recording.path(ident)}"] .lb')
+        assert label == f"{listing[3 * block]}: {listing[3 * block + 1].strip() or '(none)'}"
+    assert not page.errors
+    page.close()
+
+
+def test_browser_take_stones_overlay_marks_the_first_difference(browser, tmp_path):
+    lines = take_stones_stdout("7", "0", "0").splitlines()
+    lines[11] = lines[11].replace("beta: ", "beta: -")        # the fourth block's bounds
+    student = tmp_path / "listing.txt"
+    student.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "against.html"
+    run = run_engine("picture", "take_stones", "7", "0", "0", "--html", str(out),
+                     "--against", str(student))
+    assert run.returncode == 0, run.stderr
+    _, recording = take_stones_recording("7", "0", "0")
+    expected_node = [ident for kind, ident in recording.steps if kind == "l"][3]
+    page = open_page(browser, out)
+    marked = page.locator(".nd[data-diverge=expected]")
+    assert marked.count() == 1
+    assert marked.get_attribute("data-node") == recording.path(expected_node)
+    assert "line 12" in page.inner_text("#against")
+    assert page.locator(".nd.agreed").count() == 3
+    assert not page.errors
+    page.close()

@@ -41,7 +41,7 @@ from .stepper_assets import BODY, SCRIPT, STYLE
 from .svg import attribute, text as escape
 
 __all__ = ["StepTracer", "Recording", "TooManyNodes", "record", "compare_visited",
-           "render", "embedded_json", "MAX_NODES"]
+           "compare_lines", "render", "embedded_json", "MAX_NODES"]
 
 # A page replays every step in the browser: beyond this many visited nodes it would be
 # large and slow, so recording stops with a clear message.
@@ -254,7 +254,7 @@ class Recording:
 
 
 def record(game, state, *, prune=True, depth=None, board=None, label=None, child=None,
-           expand=None, given=None, title="", caption=(), max_nodes=MAX_NODES):
+           expand=None, given=None, title="", caption=(), max_nodes=MAX_NODES, window=None):
     """Search ``state`` of ``game`` with THE search, recording every step.
 
     Arguments: ``prune``/``depth`` as for engine.search.search (the programs' options);
@@ -263,13 +263,17 @@ def record(game, state, *, prune=True, depth=None, board=None, label=None, child
     state a skipped child would have had (to draw it greyed); ``expand(state)`` the
     actions below a skipped child, to draw whole pruned branches (explicit trees only);
     ``given(state)`` a number that is part of the problem (an explicit tree's leaf), shown
-    greyed before the search reaches it; ``title`` and ``caption`` lines head the page.
+    greyed before the search reaches it; ``title`` and ``caption`` lines head the page;
+    ``window`` the root's (alpha, beta) as for engine.search.search (None: its default,
+    the full window), e.g. TakeStones's (-1000, 1000).
 
     Returns a :class:`Recording`. Raises :class:`TooManyNodes` beyond ``max_nodes``
     visited nodes.
     """
     tracer = StepTracer(game.is_maxs_turn, max_nodes)
-    result = search(game, state, prune=prune, depth=depth, tracer=tracer)
+    # Only a given window is passed on: search's own default stays the one source of it.
+    extra = {} if window is None else {"window": window}
+    result = search(game, state, prune=prune, depth=depth, tracer=tracer, **extra)
     return Recording(tracer, result, prune, board=board, label=label, child=child,
                      expand=expand, given=given, title=title, caption=caption)
 
@@ -308,17 +312,42 @@ def compare_visited(recording, student_text, key):
     ``total``/``student_total`` (line counts).
     """
     expected = expected_visited_lines(recording, key)
+    report = compare_lines(expected, student_text)
+    if report["line"] is not None and report["student"] is not None:
+        line = student_text_line(student_text, report["line"])
+        report["student_node"] = _find_student_node(recording, report["node"], line, key)
+    return report
+
+
+def _student_lines(student_text):
+    """The student's lines, trailing white space (a CR included) removed."""
     student = student_text.split("\n")
     if student and student[-1] == "":
         student.pop()
-    student = [line.rstrip() for line in student]
+    return [line.rstrip() for line in student]
+
+
+def student_text_line(student_text, number):
+    """Line ``number`` (1-based) of the student's text as :func:`compare_lines` reads it."""
+    return _student_lines(student_text)[number - 1]
+
+
+def compare_lines(expected, student_text):
+    """Compare a student's file with the expected lines, ``expected`` a list of
+    ``(line, node id or None)`` in file order (the node the line is about).
+
+    Lines are compared after removing trailing white space (a CR of a Windows file
+    included). Returns the report of :func:`compare_visited` with ``student_node`` None.
+    """
+    student = _student_lines(student_text)
     agree = 0
     while (agree < len(expected) and agree < len(student)
            and student[agree] == expected[agree][0]):
         agree += 1
     report = {"agree": agree, "total": len(expected), "student_total": len(student),
               "line": None, "expected": None, "student": None, "node": None,
-              "student_node": None, "agreed_nodes": [ident for _, ident in expected[:agree]]}
+              "student_node": None,
+              "agreed_nodes": [ident for _, ident in expected[:agree] if ident is not None]}
     if agree == len(expected) and agree == len(student):
         return report
     report["line"] = agree + 1
@@ -326,8 +355,6 @@ def compare_visited(recording, student_text, key):
         report["expected"], report["node"] = expected[agree]
     if agree < len(student):
         report["student"] = _shorten(student[agree])
-        report["student_node"] = _find_student_node(recording, report["node"], student[agree],
-                                                    key)
     return report
 
 

@@ -277,8 +277,10 @@ function isOpen(n) {
   return !!focusChain[n];
 }
 function boardHtml(b) {
-  var h = '<div class="grid">';
-  b.split("/").forEach(function (row) {
+  var rows = b.split("/");
+  var h = '<div class="grid" style="grid-template-columns:repeat(' +
+    Math.max(1, rows[0].length) + ', 13px)">';
+  rows.forEach(function (row) {
     for (var k = 0; k < row.length; k++) {
       var m = row.charAt(k);
       h += '<span class="' + (m === "x" ? "x" : m === "o" ? "o" : "") + '">' +

@@ -7,6 +7,11 @@ games:
   tictactoe STATE [prune [PLY]]   the search of tictactoe.py STATE PATH [prune [PLY]]:
                                   same game, same options, same visit order
   morris STATE PLY TURN           the search of tmmorris.py STATE PATH PLY TURN
+  take_stones N K S1..SK DEPTH    the search of TakeStones N K S1..SK DEPTH (its window
+                                  -1000..1000 and depth rule; nodes as its listing
+                                  prints them: last move, stones left)
+  stake_raid INPUT.txt            the grader search of homework.py on INPUT.txt
+                                  (MINIMAX or ALPHABETA mode; boards as N rows)
 
 Each node shows its board (small), MAX/MIN (frame colour and a small triangle), its value
 and, with pruning, its final alpha/beta; pruned branches are dashed and grey (their boards
@@ -20,8 +25,9 @@ options:
   --html OUT.html write the stepper instead: one offline page replaying the whole search
                   step by step (every visited node; subtrees open on demand)
   --against FILE  overlay a student's visited file (the format tictactoe.py / tmmorris.py
-                  write) on the page and highlight the first line that differs
-                  (implies --html; default GAME.html)
+                  write) or TakeStones listing (its stdout) on the page and highlight
+                  the first line that differs (implies --html; default GAME.html;
+                  not for stake_raid, whose grader checks only output.txt)
 """
 
 import sys
@@ -101,7 +107,108 @@ class MorrisAdapter:
         return self.game.result(node, action)
 
 
-ADAPTERS = {"tictactoe": TicTacToeAdapter, "morris": MorrisAdapter}
+class TakeStonesAdapter:
+    """What ``picture`` needs of TakeStones: ``n k s1..sk depth``, searched as the program
+    searches (its window BOUNDS, its depth rule, the same evaluations), without the memo:
+    a memo saves time only, the visit order and every node's bounds are the same.
+
+    Nodes are drawn as the listing prints them: ``label(state)`` is the last move (-1 for
+    a new game) and the stones on the table; ``board(state)`` (the SVG) one cell a stone,
+    ``x`` the last move, ``o`` a stone on the table, ``.`` one taken before.
+    """
+
+    name = "take_stones"
+
+    def parse(self, args):
+        from ..games.take_stones import TakeStones
+        from .take_stones.program import BOUNDS, InvalidInput, parse_arguments
+        try:
+            n, taken, depth = parse_arguments(list(args))
+            if len(args) != len(taken) + 3:
+                raise InvalidInput("take_stones takes n k s1..sk depth, nothing after depth")
+            limit = depth or n + 1
+            # program.run: a cut-off only when `limit` more stones can be taken.
+            evaluations = limit <= n - len(taken)
+            # split only changes memo keys (TakeStones's docstring): no memo, no split.
+            game = TakeStones(n, evaluations=evaluations, split=False)
+            try:
+                state = game.replay_history(taken)
+            except ValueError as error:
+                raise InvalidInput(str(error)) from None
+        except InvalidInput as error:
+            raise UsageError(f"take_stones: {error}") from None
+        if game.terminal_value(state) is not None:
+            raise UsageError("take_stones: the game is already over: TakeStones prints "
+                             "Invalid input there")
+        self.game = game
+        words = " ".join(str(a) for a in args)
+        cut = f"cut off at depth {limit}" if evaluations else "to the end of the game"
+        caption = (f"TakeStones {words}  (alpha-beta from alpha {BOUNDS[0]}, beta "
+                   f"{BOUNDS[1]}, {cut})")
+        return game, state, {"prune": True, "depth": limit if evaluations else None,
+                             "window": BOUNDS}, caption
+
+    def label(self, state):
+        last = self.game.last_move(state) or -1
+        stones = " ".join(str(s) for s in self.game.available_stones(state))
+        return f"{last}: {stones}" if stones else f"{last}: (none)"
+
+    def board(self, state):
+        game = self.game
+        available, last = game.available(state), game.last_move(state)
+        return ("".join("x" if s == last else "o" if available >> s & 1 else "."
+                        for s in range(1, game.n + 1)),)
+
+    def child(self, state, action):
+        return self.game.result(state, action)
+
+    def compare(self, recording, text):
+        from ..pictures.stepper_listing import compare_listing
+        return compare_listing(recording, text, self.game)
+
+
+class StakeRaidAdapter:
+    """What ``picture`` needs of homework.py: an input.txt in MINIMAX or ALPHABETA mode,
+    searched as its grader search (homework.choose): the same game and side, alpha-beta
+    for ALPHABETA, minimax for MINIMAX, to DEPTH. Boards are the N rows of output.txt.
+    No ``--against``: the grader checks only output.txt."""
+
+    name = "stake_raid"
+    label = None
+
+    def parse(self, args):
+        from .stake_raid.homework import parse_input, setup
+        if len(args) != 1:
+            raise UsageError("stake_raid takes INPUT.txt (MINIMAX or ALPHABETA mode)")
+        problem = parse_input(read_text(args[0]), args[0])
+        if problem.mode not in ("MINIMAX", "ALPHABETA"):
+            raise UsageError(f"{args[0]}: mode {problem.mode}: pictures exist for MINIMAX "
+                             "and ALPHABETA only (COMPETITION searches against a clock)")
+        game, state = setup(problem)
+        self.game, self.problem = game, problem
+        prune = problem.mode == "ALPHABETA"
+        caption = (f"homework.py {args[0]}  ({'alpha-beta' if prune else 'minimax'} to "
+                   f"depth {problem.limit}, {problem.player} to move)")
+        return game, state, {"prune": prune, "depth": problem.limit}, caption
+
+    def board(self, state):
+        from ..games.stake_raid import EMPTY, MAX, MIN
+        player = self.problem.player
+        marks = {EMPTY: ".", MAX: player, MIN: "XO"[player == "X"]}
+        size = self.problem.size
+        cells = state[0]
+        return tuple("".join(marks[c] for c in cells[r * size:(r + 1) * size])
+                     for r in range(size))
+
+    def child(self, state, action):
+        return self.game.result(state, action)
+
+    def compare(self, recording, text):
+        raise UsageError("stake_raid has no --against: its grader checks only output.txt")
+
+
+ADAPTERS = {"tictactoe": TicTacToeAdapter, "morris": MorrisAdapter,
+            "take_stones": TakeStonesAdapter, "stake_raid": StakeRaidAdapter}
 
 
 def parse_arguments(argv, pages=None):
@@ -151,6 +258,15 @@ def parse_arguments(argv, pages=None):
     return ADAPTERS[rest[0]](), rest[1:], svg, dot, max_nodes
 
 
+def read_text(path):
+    """The text of an input file (UsageError when it cannot be read)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+
+
 def read_student_trace(path):
     """A student's visited file as text: any bytes are accepted (undecodable ones become
     U+FFFD); UsageError when it cannot be read or is absurdly large."""
@@ -168,14 +284,21 @@ def stepper_page(adapter, game, state, options, caption, against=None):
     """The stepper page (str) of the search ``picture`` draws, with a student's visited
     file (text) overlaid when ``against`` is given."""
     from ..pictures import stepper
+    label = getattr(adapter, "label", None)
+    # A node with a label shows it instead of a board (the page draws one character a
+    # cell, a row of the board a row: fit for boards, not for a list of stones).
     recording = stepper.record(game, state, prune=options.get("prune", True),
-                               depth=options.get("depth"), board=adapter.board,
+                               depth=options.get("depth"), window=options.get("window"),
+                               board=None if label else adapter.board, label=label,
                                child=adapter.child, title=caption.split("  (")[0],
                                caption=[caption])
     report = None
     if against is not None:
-        report = stepper.compare_visited(recording, against,
-                                         key=lambda s: "".join(adapter.board(s)))
+        if hasattr(adapter, "compare"):
+            report = adapter.compare(recording, against)
+        else:
+            report = stepper.compare_visited(recording, against,
+                                             key=lambda s: "".join(adapter.board(s)))
     return stepper.render(recording, against=report)
 
 
