@@ -22,7 +22,7 @@ from grading_mutants import make_mutant
 
 from engine.grading import exports, report_html
 from engine.grading.case import write_case
-from engine.grading.cli import gradescope_names
+from engine.grading.cli import gradescope_names, write_step_pages
 from engine.grading.generate import generate_cases
 from engine.grading.runner import find_submissions
 from engine.programs.stake_raid.arena import input_text
@@ -168,8 +168,9 @@ def test_a_failed_trace_says_how_to_step_through_it_against_the_expected_search(
     folder = make_mutant("tie-break >=", tmp_path / "s")
     cases = [case for case in generate_cases("tictactoe", 12, 1) if "prune" in case.args]
     document = grade("tictactoe", [folder], cases)
+    # A visited file the report can redraw (kept in the record: at most 64 KB).
     failed = [record for record in document["submissions"][0]["cases"]
-              if not record["passed"] and record.get("stepper")]
+              if not record["passed"] and record.get("stepper") and "trace" in record]
     assert failed, [record["reason"] for record in document["submissions"][0]["cases"]]
     record = failed[0]
     assert record["stepper"].startswith("python3 -m engine picture tictactoe ")
@@ -186,6 +187,15 @@ def test_a_failed_trace_says_how_to_step_through_it_against_the_expected_search(
     assert record["stepper"] in exports.gradescope(document, entry)["tests"][
         entry["cases"].index(record)]["output"]
     assert "step by step" in report_html.render(document)
+    # --report draws the page itself, beside the report, and links it.
+    assert record["trace"] == (again / "visited.txt").read_text()
+    report = tmp_path / "out" / "report.html"
+    report.parent.mkdir()
+    steps = write_step_pages(str(report), document)
+    address = steps[(entry["submission"], record["case"])]
+    assert address.startswith("report.steps/")
+    assert "data-diverge" in (report.parent / address).read_text()
+    assert f'href="{address}"' in report_html.render(document, steps)
 
 
 def test_a_crash_is_the_headline(tmp_path):

@@ -21,7 +21,9 @@ Exit code 0 when it graded (whatever the scores), 2 on bad usage, 130 when inter
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -207,7 +209,8 @@ def write_outputs(options, document):
     if options.csv:
         write_atomically(options.csv, exports.csv_text(document))
     if options.report:
-        write_atomically(options.report, report_html.render(document))
+        steps = write_step_pages(options.report, document)
+        write_atomically(options.report, report_html.render(document, steps))
     if getattr(options, "prairielearn", None):
         _write_per_submission(options.prairielearn, document, exports.prairielearn)
     if options.gradescope:
@@ -223,6 +226,43 @@ def write_outputs(options, document):
             for entry, name in zip(entries, names):
                 write_atomically(os.path.join(options.gradescope, f"{name}.json"),
                                  _json_text(exports.gradescope(document, entry)))
+
+
+# The report draws at most this many stepping pages (each is a search run again).
+STEP_PAGES = 100
+
+
+def write_step_pages(report, document):
+    """The stepping pages of the report's trace-diagnosed failures, in a folder beside
+    it (``report.html`` -> ``report.steps/``): our search with the student's visited
+    file laid over it. Returns {(submission, case): address relative to the report}.
+    Made by ``python3 -m engine picture`` (the kit imports no program); a page that
+    cannot be made is left out (its command stays in the report)."""
+    wanted = [(entry["submission"], case) for entry in document["submissions"]
+              for case in entry["cases"]
+              if not case["passed"] and case.get("trace") is not None
+              and case.get("stepper_args")][:STEP_PAGES]
+    if not wanted:
+        return {}
+    base = os.path.splitext(os.path.basename(report))[0] + ".steps"
+    folder = os.path.join(os.path.dirname(os.path.abspath(report)), base)
+    os.makedirs(folder, exist_ok=True)
+    package_parent = str(Path(__file__).resolve().parent.parent.parent)
+    environment = dict(os.environ, PYTHONPATH=package_parent)
+    pages = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for number, (submission, case) in enumerate(wanted, 1):
+            trace = os.path.join(scratch, "visited.txt")
+            with open(trace, "w", encoding="utf-8") as handle:
+                handle.write(case["trace"])
+            name = f"{number:03d}.html"
+            done = subprocess.run(
+                [sys.executable, "-m", "engine", "picture", *case["stepper_args"],
+                 "--against", trace, "--html", os.path.join(folder, name)],
+                env=environment, capture_output=True, timeout=600, cwd=scratch)
+            if done.returncode == 0:
+                pages[(submission, case["case"])] = f"{base}/{name}"
+    return pages
 
 
 def _write_per_submission(path, document, export):

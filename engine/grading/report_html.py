@@ -91,8 +91,10 @@ def _marked(line):
     return html + '<span class="cr">\\r</span>' * carriage
 
 
-def render(document):
-    """The HTML text of a results document."""
+def render(document, steps=None):
+    """The HTML text of a results document; ``steps`` maps (submission, case) to the
+    relative address of a stepping page made for that failed case (see cli)."""
+    steps = steps or {}
     program = document["program"]
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>Grading report: {escape(program)}</title>",
@@ -126,12 +128,12 @@ def render(document):
             f"<td>{links or '—'}</td></tr>")
     parts.append("</table>")
     for entry in document["submissions"]:
-        parts.extend(_submission(entry))
+        parts.extend(_submission(entry, steps))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
-def _submission(entry):
+def _submission(entry, steps):
     name = entry["submission"]
     yield (f'<h2 id="{_anchor(name)}">{escape(name)}: {entry["score"]:g} / '
            f'{entry["max_score"]:g} cases, {entry["points"]:g} / {entry["max_points"]:g} '
@@ -149,10 +151,10 @@ def _submission(entry):
     yield "</table>"
     for case in entry["cases"]:
         if not case["passed"]:
-            yield _failure(name, case)
+            yield _failure(name, case, steps.get((name, case["case"])))
 
 
-def _failure(name, case):
+def _failure(name, case, page=None):
     parts = [f'<div class="failure" id="{_anchor(name, case["case"])}">',
              f'<h3>{escape(case["case"])}: {escape(case["reason"])}</h3>',
              f'<div>command: <code>{escape(case.get("command", ""))}</code> · '
@@ -169,6 +171,10 @@ def _failure(name, case):
     if case.get("rerun"):
         parts.append(f'<div>to rerun it in the submission\'s folder: '
                      f'<code>{escape(case["rerun"])}</code></div>')
+    if page:
+        parts.append(f'<div><a href="{escape(page)}">Step through the expected search '
+                     f'with this visited file laid over it</a> (its first divergence '
+                     f'marked)</div>')
     if case.get("stepper"):
         parts.append(f'<div>then to watch the expected search step by step, with this '
                      f'visited file laid over it and its first divergence marked: '

@@ -441,6 +441,11 @@ class Runner:
             steps = stepper_command(self.program, case, outcome.files)
             if steps is not None:
                 record["stepper"] = steps
+                record["stepper_args"] = stepper_arguments(self.program, case)
+                trace = outcome.files[case.args[1]]
+                if len(trace) <= TRACE_KEPT:
+                    # Kept so that --report can draw the page itself (see cli).
+                    record["trace"] = trace.decode("utf-8", errors="replace")
         if result.memory is not None:
             record["memory_mb"] = round(result.memory / (1 << 20), 1)
         if not verdict.passed:
@@ -627,6 +632,17 @@ STEPPED = {"tictactoe": ("tictactoe", lambda args: [args[0]] + args[2:]),
            "tmmorris": ("morris", lambda args: [args[0]] + args[2:4])}
 
 
+# A visited file larger than this is not kept in a record (its page is then made by the
+# command the record names, not by the report).
+TRACE_KEPT = 64 * 1024
+
+
+def stepper_arguments(program, case):
+    """The ``picture`` arguments (game, then its own) of ``case``'s search."""
+    name, game_args = STEPPED[program]
+    return [name] + game_args(list(case.args))
+
+
 def stepper_command(program, case, written):
     """The command that opens our search of ``case`` step by step, with the visited file
     the submission wrote overlaid and its first divergence marked (run after the rerun
@@ -635,10 +651,8 @@ def stepper_command(program, case, written):
     if program not in STEPPED or len(case.args) < 2 or case.args[1] not in case.expected \
             or case.args[1] not in written:
         return None
-    name, game_args = STEPPED[program]
-    args = list(case.args)
-    words = ["python3", "-m", "engine", "picture", name] + game_args(args) + [
-        "--against", args[1], "--html", "steps.html"]
+    words = ["python3", "-m", "engine", "picture"] + stepper_arguments(program, case) + [
+        "--against", case.args[1], "--html", "steps.html"]
     return " ".join(shlex.quote(word) for word in words)
 
 
