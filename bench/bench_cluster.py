@@ -24,18 +24,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from grading_helpers import our_copy, submission  # noqa: E402
+from grading_helpers import FIRST_EMPTY, our_copy, submission  # noqa: E402
 from slurm_helpers import ClusterUnavailable, slurm_cluster, wait_for  # noqa: E402
 
-FIRST_EMPTY = """\
-lines = open("input.txt").read().split("\\n")
-n = int(lines[0])
-for r, row in enumerate(lines[4 + n:4 + 2 * n]):
-    for c, mark in enumerate(row):
-        if mark == ".":
-            open("output.txt", "w").write("%s%d Stake\\n" % (chr(65 + c), r + 1))
-            raise SystemExit(0)
-"""
 
 
 def engine(*args):

@@ -68,3 +68,19 @@ def only_case(document):
     [entry] = document["submissions"]
     [case] = entry["cases"]
     return case
+
+
+# A Stake/Raid COMPETITION agent that stakes the first empty square (row by row): always
+# legal, deterministic, quick; LAST_EMPTY stakes the last one. For tournaments and
+# cluster runs (tests and benchmarks).
+FIRST_EMPTY = """\
+lines = open("input.txt").read().split("\\n")
+n = int(lines[0])
+for r, row in enumerate(lines[4 + n:4 + 2 * n]):
+    for c, mark in enumerate(row):
+        if mark == ".":
+            open("output.txt", "w").write("%s%d Stake\\n" % (chr(65 + c), r + 1))
+            raise SystemExit(0)
+"""
+LAST_EMPTY = FIRST_EMPTY.replace("enumerate(lines[4 + n:4 + 2 * n])",
+                                 "reversed(list(enumerate(lines[4 + n:4 + 2 * n])))")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from grading_helpers import our_copy, submission
+from grading_helpers import FIRST_EMPTY, LAST_EMPTY, our_copy, submission
 from grading_mutants import make_mutant
 from slurm_helpers import ClusterUnavailable, slurm_cluster, wait_for
 
@@ -31,17 +31,6 @@ REPO = Path(__file__).resolve().parent.parent
 SLURM = REPO / "cluster" / "slurm"
 PARALLEL = REPO / "cluster" / "parallel"
 
-FIRST_EMPTY = """\
-lines = open("input.txt").read().split("\\n")
-n = int(lines[0])
-for r, row in enumerate(lines[4 + n:4 + 2 * n]):
-    for c, mark in enumerate(row):
-        if mark == ".":
-            open("output.txt", "w").write("%s%d Stake\\n" % (chr(65 + c), r + 1))
-            raise SystemExit(0)
-"""
-LAST_EMPTY = FIRST_EMPTY.replace("enumerate(lines[4 + n:4 + 2 * n])",
-                                 "reversed(list(enumerate(lines[4 + n:4 + 2 * n])))")
 
 
 @pytest.fixture(scope="module")

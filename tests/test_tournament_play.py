@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from grading_helpers import FIRST_EMPTY, LAST_EMPTY
+
 from engine.tournament import entrants as entrants_module
 from engine.tournament import results, schedule
 from engine.tournament.director import Director, schedule_todo
@@ -19,21 +21,6 @@ from engine.tournament.games import rules_for
 ROOT = Path(__file__).resolve().parent.parent
 RULES = rules_for("stake_raid")
 
-# Plays a Stake on the first empty square: always legal, deterministic, quick.
-FIRST_EMPTY = """\
-import sys
-lines = open("input.txt").read().split("\\n")
-n = int(lines[0])
-for r, row in enumerate(lines[4 + n:4 + 2 * n]):
-    for c, mark in enumerate(row):
-        if mark == ".":
-            open("output.txt", "w").write("%s%d Stake\\n" % (chr(65 + c), r + 1))
-            sys.exit(0)
-"""
-
-# Plays a Stake on the LAST empty square.
-LAST_EMPTY = FIRST_EMPTY.replace("enumerate(lines[4 + n:4 + 2 * n])",
-                                 "reversed(list(enumerate(lines[4 + n:4 + 2 * n])))")
 
 SECRET = "tournament-secret-4f1c9a"
 

@@ -66,7 +66,7 @@ def _positive_int(text):
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _isolation(text):
+def isolation_option(text):
     try:
         parse_isolation(text)
     except IsolationError as error:
@@ -74,7 +74,7 @@ def _isolation(text):
     return text
 
 
-def _shard(text):
+def shard_option(text):
     parts = text.split("/")
     try:
         index, count = (int(part) for part in parts)
@@ -112,7 +112,7 @@ def parser():
     run.add_argument("--output-limit", type=_positive_int, default=16,
                      help="MB of stdout+stderr per case (default 16)")
     run.add_argument("--build-timeout", type=_positive_number, default=120.0)
-    run.add_argument("--isolation", type=_isolation, default="auto",
+    run.add_argument("--isolation", type=isolation_option, default="auto",
                      metavar="auto|bwrap|landlock|rlimits[+cgroup][+uid][+seccomp]",
                      help="the fences to insist on (default auto: bwrap, else Landlock; "
                           "cgroups, a uid per run and seccomp wherever they can run)")
@@ -122,7 +122,7 @@ def parser():
     run.add_argument("--lenient", action="store_true",
                      help="ignore trailing blanks, a missing final newline and extra "
                           "blank lines at the end")
-    run.add_argument("--shard", type=_shard, metavar="I/K",
+    run.add_argument("--shard", type=shard_option, metavar="I/K",
                      help="grade only the I-th of K slices of the sorted submissions")
     run.add_argument("--resume", action="store_true",
                      help="skip cases already in the --json file")

@@ -26,8 +26,9 @@ import time
 
 from ..commandline import run_program, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
-from ..grading.cli import check_output_folders
-from ..grading.fences import IsolationError, parse_isolation
+from ..grading.cli import (ArgumentParser, check_output_folders, isolation_option,
+                           shard_option)
+from ..grading.fences import IsolationError
 from ..grading.printable import printable
 from . import entrants as entrants_module
 from . import results, schedule
@@ -37,13 +38,6 @@ from .sprt import Sprt, elo_estimate
 
 NAME = "tournament"
 DEFAULT_TIME = 200.0
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse that reports errors as UsageError (one stderr line, exit 2)."""
-
-    def error(self, message):
-        raise UsageError(message)
 
 
 def _positive_number(text):
@@ -79,24 +73,6 @@ def _elo(text):
         raise argparse.ArgumentTypeError(f"not a number of Elo: {text!r}") from None
 
 
-def _isolation(text):
-    try:
-        parse_isolation(text)
-    except IsolationError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
-
-
-def _shard(text):
-    parts = text.split("/")
-    if len(parts) != 2 or not all(part.isdigit() for part in parts):
-        raise argparse.ArgumentTypeError(f"--shard must look like 2/8, not {text!r}")
-    index, count = int(parts[0]), int(parts[1])
-    if not 1 <= index <= count:
-        raise argparse.ArgumentTypeError(f"--shard {text}: need 1 <= I <= K")
-    return index, count
-
-
 def _default_jobs():
     try:
         return len(os.sched_getaffinity(0))
@@ -115,7 +91,7 @@ def _sandbox_options(command):
     command.add_argument("--seed", type=int, default=1, help="the boards' seed (default 1)")
     command.add_argument("--jobs", type=_positive_int, default=_default_jobs(),
                          help="games at once (default: one per CPU)")
-    command.add_argument("--isolation", type=_isolation, default="auto",
+    command.add_argument("--isolation", type=isolation_option, default="auto",
                          metavar="auto|bwrap|landlock|rlimits[+cgroup][+uid][+seccomp]",
                          help="the sandbox's fences to insist on (default auto)")
     command.add_argument("--memory", type=_positive_int, default=1024, metavar="MB",
@@ -141,7 +117,7 @@ def parser():
                      help="colour-swapped pairs per meeting (round-robin, gauntlet: "
                           "default one per size; Swiss: 1)")
     _sandbox_options(run)
-    run.add_argument("--shard", type=_shard, metavar="I/K",
+    run.add_argument("--shard", type=shard_option, metavar="I/K",
                      help="play only the I-th of K slices of the games")
     run.add_argument("--resume", action="store_true",
                      help="play only the games the --json file lacks")
