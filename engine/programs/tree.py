@@ -266,16 +266,9 @@ def format_text(answer):
     return "\n".join(lines) + "\n"
 
 
-def json_bound(bound):
-    if bound == INF:
-        return "inf"
-    if bound == -INF:
-        return "-inf"
-    return bound
-
-
 def format_json(answer):
     """The machine answer: one JSON object, one line per visited node for readability."""
+    from ..pictures.stepper import json_bound   # the page shows bounds as this writes them
     head = {"value": answer.value, "best": answer.best,
             "pruned": [path_text(top) for top in answer.pruned]}
     nodes = []
