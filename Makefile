@@ -10,12 +10,17 @@ PYTEST_JOBS ?= auto
 XDIST  := -n $(PYTEST_JOBS) --dist worksteal
 ENGINE_SOURCES := $(shell find engine -name '*.py' 2>/dev/null)
 
-.PHONY: test test-slow test-cluster test-golden update-goldens lint venv bench clean tictactoe help
+.PHONY: test test-all test-slow test-under-load test-cluster test-golden update-goldens lint venv bench clean tictactoe help
 
 help:
-	@echo "make test         install test requirements in $(VENV) and run the suite (not slow),"
+	@echo "make test         install test requirements in $(VENV) and run the everyday suite"
+	@echo "                  (every program and kit feature; = plain pytest: pytest.ini's -m),"
 	@echo "                  one pytest process per CPU (PYTEST_JOBS=0: one process)"
-	@echo "make test-slow    the exhaustive sweeps (pytest -m slow)"
+	@echo "make test-all     everything: the everyday suite, the tests marked slow (sweeps,"
+	@echo "                  hostile suites' long variants, load tests) and browser, then the cluster"
+	@echo "make test-slow    only the tests marked slow"
+	@echo "make test-under-load  the everyday suite $(LOAD_RUNS) times in a row beside"
+	@echo "                  $(LOAD_PER_CORE) spinning processes per CPU (LOAD_MARKERS='not cluster': all)"
 	@echo "make test-cluster the job scripts of cluster/ on a real one-node Slurm (installs it)"
 	@echo "make lint         ruff (installed in $(VENV) from requirements-lint.txt; ruff.toml)"
 	@echo "make test-golden GOLDEN_PYTHON=pypy3   replay the golden cases under another Python"
@@ -34,16 +39,34 @@ $(VENV)/.ready: requirements-test.txt
 	$(VPY) -m pip install -q --disable-pip-version-check -r requirements-test.txt
 	touch $@
 
+# The markers (pytest.ini): `slow` (sweeps, long variants, load tests), `browser`
+# (Chromium), `cluster` (Slurm). `make test` and plain `pytest` leave all three out
+# (pytest.ini's addopts); a target's own -m replaces that one.
 test: $(VENV)/.ready
-	$(PYTEST) -q -m "not slow and not cluster" $(XDIST) $(PYTEST_ARGS)
+	$(PYTEST) -q $(XDIST) $(PYTEST_ARGS)
 
-# Fails when nothing is collected too (pytest's exit code 5): the sweeps are marked slow.
+# Everything but the cluster in one xdist run, then the cluster (one process).
+test-all: $(VENV)/.ready
+	$(PYTEST) -q -m "not cluster" $(XDIST) $(PYTEST_ARGS)
+	$(MAKE) --no-print-directory test-cluster
+
+# Fails when nothing is collected too (pytest's exit code 5).
 test-slow: $(VENV)/.ready
 	$(PYTEST) -q -m "slow and not cluster" $(XDIST) $(PYTEST_ARGS)
 
+# The suite beside a loaded machine: LOAD_PER_CORE spinning processes per CPU at the
+# ordinary priority, LOAD_RUNS runs in a row, stopping at the first failure.
+LOAD_PER_CORE ?= 2
+LOAD_RUNS     ?= 3
+LOAD_MARKERS  ?= not slow and not browser and not cluster
+test-under-load: $(VENV)/.ready
+	$(PYTHON) tools/under_load.py --per-core $(LOAD_PER_CORE) --runs $(LOAD_RUNS) -- \
+	    $(PYTEST) -q -m "$(LOAD_MARKERS)" $(XDIST) $(PYTEST_ARGS)
+
 # A real one-node Slurm cluster (munge, slurmctld, slurmd from Debian; installed here when
 # missing and apt-get can) runs the repository's job scripts: tests/test_cluster.py. One
-# process: the tests share the cluster.
+# process: the tests share the cluster. Exit code 5 (no test selected, e.g. PYTEST_ARGS
+# naming another file) is not a failure here.
 test-cluster: $(VENV)/.ready
 	@missing=""; \
 	command -v slurmctld >/dev/null 2>&1 || missing="slurmctld slurmd slurm-client munge"; \
@@ -53,17 +76,18 @@ test-cluster: $(VENV)/.ready
 	     $$missing) >/dev/null 2>&1 || \
 	    echo "make: could not install $$missing; the cluster tests will say why they skip"; \
 	fi
-	$(PYTEST) -q -m cluster -p no:xdist $(PYTEST_ARGS)
+	$(PYTEST) -q -m cluster -p no:xdist $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
+# Every golden case, whatever its marker (-m "" selects all).
 test-golden: $(VENV)/.ready
-	GOLDEN_PYTHON=$(GOLDEN_PYTHON) $(PYTEST) -q tests/test_golden.py $(XDIST) $(PYTEST_ARGS)
+	GOLDEN_PYTHON=$(GOLDEN_PYTHON) $(PYTEST) -q -m "" tests/test_golden.py $(XDIST) $(PYTEST_ARGS)
 
 # Records what the programs print now in our YAML golden cases (pytest-golden); review the
 # diff before committing. The official samples (raw folders) are only compared: they fail
 # rather than change. Narrow it with e.g. PYTEST_ARGS='-k take_stones'. One process: the
 # cases are rewritten in place.
 update-goldens: $(VENV)/.ready
-	$(PYTEST) -q tests/test_golden.py -k "our_golden_case or official_sample" --update-goldens $(PYTEST_ARGS)
+	$(PYTEST) -q -m "" tests/test_golden.py -k "our_golden_case or official_sample" --update-goldens $(PYTEST_ARGS)
 
 # A self-contained executable: the engine and the program zipped behind a shebang.
 tictactoe: tictactoe.bin

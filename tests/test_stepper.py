@@ -220,6 +220,7 @@ NODE_FACTS = """() => Array.from(document.querySelectorAll('.nd[data-node]')).ma
   e.dataset.node, e.dataset.value, e.dataset.alpha, e.dataset.beta, e.dataset.state])"""
 
 
+@pytest.mark.browser
 def test_browser_steps_figure_5_2_to_the_end(browser, tmp_path):
     out = tmp_path / "fig.html"
     assert run_engine("tree", "-", "--html", str(out), stdin=FIGURE_5_2).returncode == 0
@@ -254,6 +255,7 @@ def test_browser_steps_figure_5_2_to_the_end(browser, tmp_path):
     page.close()
 
 
+@pytest.mark.browser
 def test_browser_steps_tictactoe_prune_2_like_the_visited_file(browser, tmp_path):
     out = tmp_path / "ttt.html"
     run = run_engine("picture", "tictactoe", "xxoo-----", "prune", "2", "--html", str(out))
@@ -275,6 +277,7 @@ def test_browser_steps_tictactoe_prune_2_like_the_visited_file(browser, tmp_path
     page.close()
 
 
+@pytest.mark.browser
 def test_browser_quiz_rejects_a_wrong_pruned_set_and_accepts_the_right_one(browser, tmp_path):
     out = tmp_path / "quiz.html"
     assert run_engine("tree", "-", "--html", str(out), stdin=FIGURE_5_2).returncode == 0
@@ -305,6 +308,7 @@ def test_browser_quiz_rejects_a_wrong_pruned_set_and_accepts_the_right_one(brows
     page.close()
 
 
+@pytest.mark.browser
 def test_browser_overlay_marks_the_first_divergence(browser, tmp_path):
     good = visited_file(tmp_path).splitlines()
     board, value = good[6].split()
@@ -415,6 +419,7 @@ def test_stake_raid_page_holds_homeworks_move(tmp_path, size):
     assert run.returncode == 2 and not bad.exists()
 
 
+@pytest.mark.browser
 def test_browser_steps_take_stones_to_the_end_like_the_listing(browser, tmp_path):
     out = tmp_path / "ts.html"
     run = run_engine("picture", "take_stones", "7", "0", "0", "--html", str(out))
@@ -439,6 +444,7 @@ def test_browser_steps_take_stones_to_the_end_like_the_listing(browser, tmp_path
     page.close()
 
 
+@pytest.mark.browser
 def test_browser_take_stones_overlay_marks_the_first_difference(browser, tmp_path):
     lines = take_stones_stdout("7", "0", "0").splitlines()
     lines[11] = lines[11].replace("beta: ", "beta: -")        # the fourth block's bounds

@@ -406,6 +406,7 @@ def expected_marks(rows, base):
             for r, row in enumerate(rows) for c, mark in enumerate(row)]
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("which", ["stake", "line"])
 def test_the_page_replays_games_in_a_browser(which, request, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api")
@@ -461,6 +462,7 @@ def test_the_page_replays_games_in_a_browser(which, request, tmp_path):
             browser.close()
 
 
+@pytest.mark.browser
 def test_malformed_replays_open_without_errors_in_a_browser(tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api")
     documents = [d for d in malformed_documents()
