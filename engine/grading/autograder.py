@@ -216,14 +216,24 @@ def results_json(document, entry, hidden_names, leaderboard=None):
     for number, case in enumerate(cases, 1):
         hidden = case["case"] in hidden_names
         name = printable(case.get("title") or case["case"])
-        if hidden and name.startswith(HIDDEN_PREFIX):
-            name = "hidden case " + name[len(HIDDEN_PREFIX):]
+        output = test_output(case)
+        if hidden:
+            # Named by its number only: a name or an input would tell what it tests.
+            title = name[len(HIDDEN_PREFIX):] if name.startswith(HIDDEN_PREFIX) else name
+            output = f"**{title}**\n\n" + output
+            name = f"hidden case {number}"
         tests.append({
             "name": name,
             "number": str(number), "score": round(each if case["passed"] else 0, 4),
             "max_score": round(each, 4), "status": "passed" if case["passed"] else "failed",
-            "output": test_output(case), "output_format": "md",
+            "output": output, "output_format": "md",
             "visibility": "after_published" if hidden else "visible"})
+    if entry.get("build_error"):
+        # Not graded: one test saying why, not the same message once per case.
+        tests = [{"name": "not graded", "number": "1", "score": 0,
+                  "max_score": round(entry["max_points"], 4), "status": "failed",
+                  "output": _fence(printable(entry["build_error"], newlines=True)),
+                  "output_format": "md", "visibility": "visible"}]
     hidden_count = sum(1 for case in cases if case["case"] in hidden_names)
     visible = [case for case in cases if case["case"] not in hidden_names]
     lines = [f"**{entry['points']:g} / {entry['max_points']:g} points** "

@@ -21,6 +21,7 @@ Exit code 0 when it graded (whatever the scores), 2 on bad usage, 130 when inter
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,7 +31,7 @@ from pathlib import Path
 from ..commandline import (parse_positive_int, run_program, terminate_as_interrupt,
                            write_atomically)
 from ..errors import UsageError
-from . import autograder, exports, report_html, results as results_module
+from . import autograder, exports, layouts, report_html, results as results_module
 from .fences import IsolationError, parse_isolation
 from .detect import detect
 from .generate import PROGRAMS, generate_cases, write_cases
@@ -116,6 +117,10 @@ def parser():
                      metavar="auto|bwrap|landlock|rlimits[+cgroup][+uid][+seccomp]",
                      help="the fences to insist on (default auto: bwrap, else Landlock; "
                           "cgroups, a uid per run and seccomp wherever they can run)")
+    run.add_argument("--layout", choices=layouts.LAYOUTS, default="auto",
+                     help="how a class folder is laid out (default auto: recognised): "
+                          "single, folders (one per student), canvas, blackboard, moodle, "
+                          "gradescope (Export Submissions), classroom (GitHub Classroom)")
     run.add_argument("--descend", action="store_true",
                      help="grade a folder that holds no submission but exactly one "
                           "subfolder that does (alice/hw1) as that subfolder")
@@ -354,10 +359,26 @@ def run_grading(options):
         # Most likely a typo: grading it would "run" and exit 0 with a zero score.
         raise UsageError(f"{missing[0]}: no such submission (no file or folder there)")
     cases = _cases_for(options)
-    submissions = find_submissions(options.program, options.submissions, options.descend)
+    staging = tempfile.mkdtemp(prefix="grade-staging-")
+    try:
+        return _grade_students(options, cases, staging)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _grade_students(options, cases, staging):
+    """Grade every row of the SUBMISSION paths (:mod:`engine.grading.layouts`)."""
+    try:
+        _, students = layouts.read_paths(options.program, options.submissions,
+                                         options.layout, staging, options.descend)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    sources = {student.label: student for student in students}
+    submissions = [student.label for student in students]
     if options.shard:
         submissions = shard(submissions, *options.shard, cost=lambda submission:
-                            expected_cost(options.program, submission, len(cases)))
+                            expected_cost(options.program, sources[submission].folder
+                                          or submission, len(cases)))
     limits = Limits(timeout=options.timeout, memory_mb=options.memory,
                     output_mb=options.output_limit)
     previous = None
@@ -379,7 +400,7 @@ def run_grading(options):
     try:
         runner = Runner(options.program, cases, runner_results, limits, options.jobs,
                         options.lenient, options.run_command, options.isolation,
-                        options.build_timeout, progress, hidden=hidden)
+                        options.build_timeout, progress, hidden=hidden, sources=sources)
     except IsolationError as error:
         raise UsageError(f"--isolation {options.isolation}: {error}") from None
     runner_results.document["isolation"] = runner.isolation
@@ -392,6 +413,11 @@ def run_grading(options):
               "world-readable file (the reference, the cases)"
               + ("" if "seccomp" in runner.fences else " and reach the network"),
               file=sys.stderr)
+    for label in submissions:
+        student = sources[label]
+        runner_results.add_submission(label)
+        if student.source and (student.ids or student.source != os.path.basename(label)):
+            runner_results.describe(label, source=student.source, ids=list(student.ids))
     interrupted = False
     try:
         runner.run(submissions)

@@ -104,6 +104,16 @@ def gradescope(document, entry):
     each = (entry["max_points"] / len(cases)) if cases else 0
     lenient = document.get("lenient", False)
     tests = []
+    if entry.get("build_error"):
+        # Not graded: one test saying why, not the same message once per case.
+        return {"score": entry["points"], "output": printable(
+                    f"not graded ({document['program']}): {entry['build_error']}",
+                    newlines=True),
+                "visibility": "visible", "stdout_visibility": "hidden",
+                "tests": [{"name": "not graded", "score": 0,
+                           "max_score": round(entry["max_points"], 4), "status": "failed",
+                           "output": printable(entry["build_error"], newlines=True),
+                           "visibility": "visible"}]}
     for case in cases:
         output = case["reason"]
         if case.get("detail") and case["detail"] != case["reason"]:

@@ -139,7 +139,10 @@ def _submission(entry, steps):
            f'{entry["max_score"]:g} cases, {entry["points"]:g} / {entry["max_points"]:g} '
            f"points</h2>")
     if entry.get("build_error"):
-        yield f'<div class="failure"><pre>{escape(entry["build_error"], True)}</pre></div>'
+        # Not graded: said once, not once per case.
+        yield (f'<div class="failure"><b>not graded</b> ({len(entry["cases"])} cases '
+               f'not run)<pre>{escape(entry["build_error"], True)}</pre></div>')
+        return
     yield "<table><tr><th>case</th><th>verdict</th><th>reason</th><th>seconds</th></tr>"
     for case in entry["cases"]:
         reason = escape(case["reason"])

@@ -78,6 +78,12 @@ class Results:
                 self.by_name[submission] = entry
                 self.document["submissions"].append(entry)
 
+    def describe(self, submission, **fields):
+        """Add ``fields`` (what an export says of the student: ``source``, ``ids``) to
+        the entry of ``submission``."""
+        with self.lock:
+            self.by_name[submission].update(fields)
+
     def has_case(self, submission, name):
         with self.lock:
             entry = self.by_name.get(submission)

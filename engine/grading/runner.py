@@ -30,7 +30,7 @@ from pathlib import Path
 
 from .. import registry
 from .case import Outcome, load_case, prepare
-from .detect import Build, build, command_plan, detect
+from .detect import Build, Plan, build, command_plan, detect
 from .diagnose import diagnose
 from .sandbox import Limits, Sandbox, close_all
 from .scoring import score
@@ -233,8 +233,11 @@ class Runner:
 
     def __init__(self, program, cases, results, limits=Limits(), jobs=None, lenient=False,
                  command=None, isolation="auto", build_timeout=120.0, progress=None,
-                 hidden=(), cgroups_wanted=None, dedicated_uids=None):
+                 hidden=(), cgroups_wanted=None, dedicated_uids=None, sources=None):
         self.program = program
+        # {submission label: engine.grading.layouts.Student}: where a row of an export
+        # is built from, or why it is not graded (absent: the label is the folder).
+        self.sources = dict(sources or {})
         self.judge = registry.assignment(program).judge_module()
         self.cases = list(cases)
         self.results = results
@@ -273,10 +276,18 @@ class Runner:
             remove_tree(self.workspace)
             self.workspace = None
 
+    def folder(self, submission):
+        """The folder the row ``submission`` is built from."""
+        source = self.sources.get(submission)
+        return source.folder if source is not None else submission
+
     def plan(self, submission):
+        source = self.sources.get(submission)
+        if source is not None and source.folder is None:
+            return Plan("none", error=source.reason)
         if self.command is not None:
             return command_plan(self.command)
-        return detect(self.program, submission)
+        return detect(self.program, self.folder(submission))
 
     def _build(self, submission, sandbox):
         with self._lock:
@@ -285,7 +296,8 @@ class Runner:
             if submission not in self._builds:
                 plan = self.plan(submission)
                 try:
-                    built = build(plan, submission, sandbox, self.builds, self.build_timeout)
+                    built = build(plan, self.folder(submission), sandbox, self.builds,
+                                  self.build_timeout)
                 except Exception as error:  # noqa: BLE001 - the submission's verdict
                     built = build_failure(f"not graded: the kit failed building it "
                                           f"({type(error).__name__}: {error})")
