@@ -1,6 +1,6 @@
 """python3 -m engine grade cases|run|merge|autograder: the grading kit (docs/grading.md).
 
-  python3 -m engine grade cases PROGRAM --count K --seed S --out DIR
+  python3 -m engine grade cases PROGRAM --count K [--seed S] --out DIR [--exclude DIR]
   python3 -m engine grade run PROGRAM SUBMISSION... [--cases DIR | --count K --seed S]
           [--command CMD] [--jobs J] [--timeout SEC] [--memory MB] [--json FILE]
           [--gradescope FILE] [--csv FILE] [--report FILE.html] [--shard I/K] [--resume]
@@ -34,7 +34,7 @@ from ..errors import UsageError
 from . import autograder, exports, layouts, report_html, results as results_module
 from .fences import IsolationError, parse_isolation
 from .detect import detect
-from .generate import PROGRAMS, generate_cases, write_cases
+from .generate import PROGRAMS, case_key, generate_cases, write_cases
 from .runner import (GRADER_SCRIPTS, Runner, expected_cost, find_submissions, gradable,
                      load_cases, shard)
 from .printable import printable
@@ -92,8 +92,11 @@ def parser():
     cases = commands.add_parser("cases", help="write generated cases with expected outputs")
     cases.add_argument("program", choices=PROGRAMS)
     cases.add_argument("--count", type=_positive_int, required=True)
-    cases.add_argument("--seed", type=int, required=True)
+    cases.add_argument("--seed", type=int, default=1, help="seed (1, as grade run)")
     cases.add_argument("--out", required=True, help="folder to write the case folders into")
+    cases.add_argument("--exclude", action="append", default=[], metavar="DIR",
+                       help="cases (a folder of them) none of the new ones may equal: "
+                            "make a hidden set with --exclude VISIBLE")
 
     run = commands.add_parser("run", help="grade submissions")
     run.add_argument("program", choices=PROGRAMS)
@@ -302,8 +305,15 @@ def _json_text(document):
 
 
 def run_cases(options):
+    exclude = []
+    for folder in options.exclude:
+        try:
+            exclude.extend(load_cases(folder))
+        except (OSError, ValueError) as error:
+            raise UsageError(f"--exclude {folder}: {error}") from None
     try:
-        cases = generate_cases(options.program, options.count, options.seed)
+        cases = generate_cases(options.program, options.count, options.seed,
+                               exclude=exclude)
     except NotImplementedError as error:
         raise UsageError(f"cannot generate cases: {error}") from None
     write_cases(cases, options.out)
@@ -486,10 +496,29 @@ def run_merge(options):
     return 0
 
 
+def same_cases(visible, hidden):
+    """[(hidden name, visible name)] of the hidden cases equal (command and files) to a
+    visible one."""
+    seen = {case_key(case): case.name for case in visible}
+    return [(case.name, seen[case_key(case)]) for case in hidden if case_key(case) in seen]
+
+
 def run_bundle(options):
     folder = os.path.dirname(os.path.abspath(options.out))
     if not os.path.isdir(folder):
         raise UsageError(f"--out {options.out}: no folder {folder}")
+    if options.hidden:
+        try:
+            pairs = same_cases(load_cases(options.cases), load_cases(options.hidden))
+        except (OSError, ValueError) as error:
+            raise UsageError(str(error)) from None
+        if pairs:
+            # A student would see the answer of a hidden case in its visible twin.
+            raise UsageError(
+                f"{len(pairs)} hidden case(s) equal visible ones: " + ", ".join(
+                    f"{hidden} = {visible}" for hidden, visible in pairs[:5])
+                + (", ..." if len(pairs) > 5 else "")
+                + f"; make the hidden set with grade cases ... --exclude {options.cases}")
     languages = [word.strip() for word in options.languages.split(",") if word.strip()]
     try:
         visible, hidden = autograder.build_bundle(

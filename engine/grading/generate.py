@@ -54,8 +54,16 @@ PROGRAMS = registry.assignment_names()
 VISITED = "visited.txt"
 
 
-def generate_cases(program, count, seed, runner=None):
-    """``count`` distinct cases for ``program`` from ``seed`` (see the module docstring).
+def case_key(case):
+    """What makes two cases the same case: the command and the input files (the name
+    and the expected outputs follow from them)."""
+    return (case.program, tuple(case.args), case.stdin, tuple(sorted(case.files.items())))
+
+
+def generate_cases(program, count, seed, runner=None, exclude=()):
+    """``count`` distinct cases for ``program`` from ``seed`` (see the module docstring),
+    none equal (:func:`case_key`) to one of the cases ``exclude`` (another set: the
+    hidden cases of a bundle are made to exclude its visible ones).
 
     ``runner(case) -> Outcome`` computes the expected outputs; the default runs our
     program in this process (:func:`run_in_process`), which gives the same bytes as a
@@ -74,6 +82,7 @@ def generate_cases(program, count, seed, runner=None):
     families = (judge.edges, judge.random_candidate)
     width = max(3, len(str(count)))
     seen = set()
+    excluded = {case_key(case) for case in exclude}
     cases = []
     attempts = 0
     for label, args, files in _candidates(families, rng):
@@ -84,7 +93,8 @@ def generate_cases(program, count, seed, runner=None):
             raise UsageError(f"could not find {count} distinct {program} inputs "
                              f"(found {len(cases)})")
         key = (tuple(args), tuple(sorted(files.items())))
-        if key in seen:
+        if key in seen or (assignment.script, tuple(args), b"",
+                           tuple(sorted(files.items()))) in excluded:
             continue
         seen.add(key)
         name = f"{len(cases) + 1:0{width}d}-{label}"
