@@ -59,9 +59,10 @@ def check_gradescope_schema(results):
 def bundle(tmp_path_factory):
     """A Stake/Raid bundle: 8 visible cases, 4 hidden."""
     folder = tmp_path_factory.mktemp("bundle")
-    for name, seed, count in (("visible", 3, 8), ("hidden", 4, 4)):
+    for name, seed, count, more in (("visible", 3, 8, ()),
+                                    ("hidden", 4, 4, ("--exclude", str(folder / "visible")))):
         done = engine("grade", "cases", "stake_raid", "--count", str(count), "--seed",
-                      str(seed), "--out", str(folder / name))
+                      str(seed), "--out", str(folder / name), *more)
         assert done.returncode == 0, done.stderr
     done = engine("grade", "autograder", "stake_raid", "--cases", str(folder / "visible"),
                   "--hidden", str(folder / "hidden"), "--out", str(folder / "ag.zip"),
