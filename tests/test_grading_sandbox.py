@@ -275,8 +275,10 @@ def test_a_sleeping_run_meets_the_wall_clock_cap(tmp_path, isolation):
     case, seconds, _ = run_hostile(tmp_path, isolation, "import time\ntime.sleep(1000)\n",
                                    timeout=1)
     assert not case["passed"]
-    assert case["reason"].startswith("timed out after 4 s of wall-clock time"), case["reason"]
-    assert seconds < 15
+    assert case["reason"].startswith("slept or waited: "), case["reason"]
+    assert "(cap 4 s of wall time" in case["reason"], case["reason"]
+    assert case["cpu"] < 1
+    assert seconds < 120      # the cap leaves out waiting: a loaded machine takes longer
 
 
 def test_fork_bomb_costs_a_verdict_and_leaves_nothing(tmp_path, isolation):
@@ -613,8 +615,11 @@ def test_user_time_is_told_apart_from_system_time(tmp_path, isolation):
             "import os, time\nf = os.open('/dev/zero', os.O_RDONLY)\n"
             "end = time.process_time() + 0.6\n"
             "while time.process_time() < end:\n    os.read(f, 1 << 20)\n")])
+        # Busy for 0.5 s of its own CPU time (a fixed count of steps takes a slow or
+        # throttled machine longer), the clock read every 100,000 steps.
         user = sandbox.run(["sh", "-c", (
-            "python3 -c 'total = 0\nfor i in range(8_000_000): total += i' & wait")])
+            "python3 -c 'import time\nend = time.process_time() + 0.5\n"
+            "while time.process_time() < end:\n    for i in range(100_000): pass' & wait")])
     finally:
         sandbox.close()
     assert system.ended == user.ended == "exited", (system, user)
@@ -631,9 +636,9 @@ def test_a_runs_own_wall_cap_replaces_the_limits_one(tmp_path, isolation):
         result = sandbox.run(["sleep", "20"], timeout=30, wall=1.0)
     finally:
         sandbox.close()
-    assert result.ended == "timeout" and time.monotonic() - start < 5, result
-    assert result.describe(sandbox.limits, 30, 1.0).startswith(
-        "timed out after 1 s of wall-clock time"), result
+    assert result.ended == "timeout" and time.monotonic() - start < 15, result
+    assert result.describe(sandbox.limits, 30, 1.0).startswith("slept or waited: "), result
+    assert "(cap 1 s of wall time" in result.describe(sandbox.limits, 30, 1.0), result
 
 
 def test_a_neighbour_burning_every_core_does_not_slow_a_case_down(tmp_path, isolation):

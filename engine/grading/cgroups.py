@@ -10,19 +10,29 @@ run of the slot is started (its first process writes its pid into ``join_files``
 * limits its processes and threads (``pids.max``);
 * keeps it on one core (``cpuset.cpus``), so a neighbour cannot take that core;
 * adds up the CPU time of every process that ran in it, killed ones included
-  (``cpuacct.usage``).
+  (``cpuacct.usage``);
+* where the cpu controller is mounted, gives it a CPU weight above the machine's other
+  work (``cpu.shares`` = :data:`CPU_SHARES`): on a busy machine a run waits less for its
+  core, so the case takes less wall time (verdicts do not depend on it: time is charged
+  as CPU time, and time spent waiting is not held against the wall-clock cap).
 
 Only cgroup v1 hierarchies are used (memory, pids, cpuacct, cpuset; freezer when present
-for an atomic kill), and only where the kit may create groups (usually as root).
-:func:`available` says whether that is the case; every failure to set one up makes the
-fence unavailable, never an error. cgroup v2 (a single hierarchy whose controllers need a
-delegated subtree) is not used yet: there the sandbox falls back to /proc sampling.
+for an atomic kill, cpu when present for the weight), and only where the kit may create
+groups (usually as root). :func:`available` says whether that is the case; every failure
+to set one up makes the fence unavailable, never an error. cgroup v2 (a single hierarchy
+whose controllers need a delegated subtree) is not used yet: there the sandbox falls back
+to /proc sampling.
 """
 
 import os
 import time
 
 CONTROLLERS = ("memory", "pids", "cpuacct", "cpuset")
+OPTIONAL_CONTROLLERS = ("freezer", "cpu")
+# The weight of a slot's group against every other task and group beside it (each
+# ordinary process weighs 1024): eight busy processes' worth, so that a run keeps most of
+# its core beside a few busy neighbours without starving the machine.
+CPU_SHARES = 8 * 1024
 GROUP_PREFIX = "grade-"
 
 
@@ -61,13 +71,14 @@ def _own_paths():
 
 
 def _parent_folders():
-    """{controller: the folder of our own cgroup} for the controllers we use (freezer
-    too when mounted), or None when one of CONTROLLERS is missing."""
+    """{controller: the folder of our own cgroup} for the controllers we use (the
+    optional ones too when mounted in hierarchies of their own), or None when one of
+    CONTROLLERS is missing."""
     mounts, own = _mounts(), _own_paths()
     folders = {}
-    for controller in CONTROLLERS + ("freezer",):
+    for controller in CONTROLLERS + OPTIONAL_CONTROLLERS:
         if controller not in mounts or controller not in own:
-            if controller == "freezer":
+            if controller in OPTIONAL_CONTROLLERS:
                 continue
             return None
         point, root = mounts[controller]
@@ -130,7 +141,9 @@ class SlotGroup:
         try:
             for controller, parent in parents.items():
                 folder = os.path.join(parent, self.name)
-                os.mkdir(folder)
+                # Controllers mounted together (cpu,cpuacct) share one folder.
+                if folder not in self.folders.values():
+                    os.mkdir(folder)
                 self.folders[controller] = folder
             cpuset = self.folders["cpuset"]
             parent_cpus = _read(os.path.join(parents["cpuset"], "cpuset.effective_cpus"))
@@ -145,6 +158,8 @@ class SlotGroup:
                 _write(swap, memory_bytes)
             # +1: the first process (a shell that joins the group) counts while it runs.
             _write(os.path.join(self.folders["pids"], "pids.max"), processes + 1)
+            if "cpu" in self.folders:
+                _write(os.path.join(self.folders["cpu"], "cpu.shares"), CPU_SHARES)
         except OSError:
             self.remove()
             raise
@@ -152,7 +167,7 @@ class SlotGroup:
         self.counts_user = os.path.exists(
             os.path.join(self.folders["cpuacct"], "cpuacct.usage_user"))
         self.join_files = [os.path.join(folder, "cgroup.procs")
-                           for controller, folder in sorted(self.folders.items())]
+                           for folder in sorted(set(self.folders.values()))]
 
     def start(self):
         """Reset the counters for the next run; return the state :meth:`usage` needs."""
@@ -197,6 +212,14 @@ class SlotGroup:
         except (OSError, ValueError):
             pass
         return 0
+
+    def tasks(self):
+        """Thread ids in the group now (every thread of every process)."""
+        try:
+            return [int(tid) for tid in _read(
+                os.path.join(self.folders["cpuacct"], "tasks")).split()]
+        except (OSError, ValueError):
+            return []
 
     def processes(self):
         """Pids in the group now (zombies not reaped yet may still be listed)."""

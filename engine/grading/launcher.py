@@ -78,6 +78,11 @@ class Launcher:
             finally:
                 answer.event.set()
 
+    @property
+    def native_id(self):
+        """The kernel's id of the launcher thread (None before it started)."""
+        return self._thread.native_id
+
     def popen(self, **arguments):
         """``subprocess.Popen(**arguments)`` started from the fenced thread; raises what
         Popen raises."""

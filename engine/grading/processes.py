@@ -255,3 +255,109 @@ def reap_children(exclude=()):
             os.waitpid(pid, os.WNOHANG)
         except (OSError, ChildProcessError):
             pass
+
+
+def threads(pids):
+    """Thread ids of the processes ``pids`` (those still there), from /proc/PID/task."""
+    found = []
+    for pid in pids:
+        try:
+            found.extend(int(tid) for tid in os.listdir(f"/proc/{pid}/task"))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def _schedstat(tid):
+    """(nanoseconds on a CPU, nanoseconds waiting for one) of thread ``tid``, or None."""
+    try:
+        with open(f"/proc/{tid}/schedstat", "rb") as handle:
+            fields = handle.read().split()
+        return int(fields[0]), int(fields[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def run_delay_counted():
+    """True when the kernel counts the time each task waits for a CPU (/proc/PID/
+    schedstat, CONFIG_SCHED_INFO): :class:`RunClock` can then leave it out."""
+    return _schedstat(os.getpid()) is not None
+
+
+class RunClock:
+    """The wall time a run could run: its wall time minus the time its processes waited
+    for a CPU that other work held.
+
+    Each :meth:`sample` reads every thread's schedstat (time on a CPU, and the kernel's
+    run delay: time runnable but waiting) and keeps each thread's last reading, so
+    threads and processes that ended still count. The run is credited the summed run
+    delay, but never more than the wall time in which it did not have its CPUs (wall
+    time minus its CPU time over its ``cores``, counted between samples). The bound
+    keeps a run from buying wall time cheaply: its own processes queueing behind each
+    other on its cores add run delay while its CPU time grows as fast as the cores allow,
+    so they earn nothing then. (The kernel adds a wait to the run delay when it ends,
+    so the two sums are compared whole, not interval by interval; a run can thus turn
+    time it slept into credit only by making its processes queue behind each other, which
+    costs it CPU time: at most (processes - 1) times its CPU limit in all.)
+
+    ``kit`` are thread ids of the kit's own that serve the run (the thread that starts
+    it, the one that waits for it): when they wait for a CPU the run's start or the
+    notice of its end waits too, so their run delay until the first sample (the start)
+    and at the last sample (``ended``) counts as the run's. In between it does not:
+    a sleeper's wall time is not stretched by the kit's own waits while it sleeps.
+
+    Where the kernel has no such counter (:func:`run_delay_counted` False) nothing is
+    credited: :meth:`could_run` is the plain wall time and :attr:`waited` None."""
+
+    def __init__(self, start, cores=1, counted=None, kit=()):
+        self.start = start
+        self.cores = max(1, cores)
+        self.counted = run_delay_counted() if counted is None else counted
+        self.credit = 0.0
+        self._last = {}              # tid -> (run ns, delay ns) at its last reading
+        self._gone = [0, 0]          # readings of threads whose tid was reused
+        self._without_cpus = 0.0     # wall seconds in which the run had not its CPUs
+        self._at = (start, 0)        # (time, run ns) of the last sample
+        self.kit = [tid for tid in kit if tid is not None]
+        self._samples = 0
+        if self.counted:
+            for tid in self.kit:
+                reading = _schedstat(tid)
+                if reading is not None:      # counted from now on only
+                    self._last[tid] = reading
+                    self._gone[0] -= reading[0]
+                    self._gone[1] -= reading[1]
+
+    def sample(self, tids, now, ended=False):
+        """Read the threads ``tids`` (the run's, now) at time ``now`` (perf_counter);
+        ``ended``: the run has ended (the last sample)."""
+        if not self.counted:
+            return
+        kit = self.kit if ended or self._samples == 0 else []
+        self._samples += 1
+        last, gone = self._last, self._gone
+        for tid in list(tids) + kit:
+            reading = _schedstat(tid)
+            if reading is None:
+                continue
+            before = last.get(tid)
+            if before is not None and reading[0] < before[0]:
+                gone[0] += before[0]   # a new thread with an old one's id
+                gone[1] += before[1]
+            last[tid] = reading
+        run = gone[0] + sum(reading[0] for reading in last.values())
+        delay = gone[1] + sum(reading[1] for reading in last.values())
+        at, run_before = self._at
+        if now > at:
+            self._without_cpus += max(0.0, (now - at) - (run - run_before) / 1e9 / self.cores)
+        self._at = (now, run)
+        self.credit = max(self.credit, min(delay / 1e9, self._without_cpus))
+
+    def could_run(self, now):
+        """Seconds of wall time since the start in which the run could have run."""
+        return now - self.start - self.credit
+
+    @property
+    def waited(self):
+        """Seconds credited as waiting for a CPU; None when the kernel does not count it."""
+        return self.credit if self.counted else None

@@ -157,13 +157,26 @@ def _submission(entry, steps):
             yield _failure(name, case, steps.get((name, case["case"])))
 
 
+def _how_it_ended(case):
+    """"exit 1", or for a run that did not exit by itself who ended it: "killed by the
+    kit: <the verdict>" (a limit), "killed by a signal" (a crash); never "exit None"."""
+    ended = case.get("ended", "")
+    if case.get("exit") is not None:
+        return f'exit {case["exit"]}' + (f" · ended: {ended}" if ended not in ("", "exited")
+                                         else "")
+    if ended == "signal":
+        return "killed by a signal (the program crashed)"
+    if ended in ("", "exited"):
+        return "no exit status"
+    return f"killed by the kit: {case.get('reason', ended)}"
+
+
 def _failure(name, case, page=None):
     parts = [f'<div class="failure" id="{_anchor(name, case["case"])}">',
              f'<h3>{escape(case["case"])}: {escape(case["reason"])}</h3>',
              f'<div>command: <code>{escape(case.get("command", ""))}</code> · '
              f'{case.get("seconds", 0):.3f} s wall, {case.get("cpu", 0):.3f} s CPU · '
-             f'exit {escape(str(case.get("exit")))} · ended: '
-             f'{escape(str(case.get("ended", "")))}</div>']
+             f'{escape(_how_it_ended(case))}</div>']
     if case.get("detail") and case["detail"] != case["reason"]:
         parts.append(f'<div class="detail"><b>diagnosis:</b>\n{escape(case["detail"], True)}</div>')
     files = (case.get("inputs") or {}).get("files") or {}

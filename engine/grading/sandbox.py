@@ -26,7 +26,10 @@ The fences (``Sandbox.fences`` names those that run; ``isolation`` can insist on
   stdin /dev/null, a scrubbed environment, the slot's core as CPU affinity.
 
 Time is charged as CPU time (``Limits.timeout``), with a generous wall-clock cap
-(``Limits.wall_clock``) for runs that sleep or wait. Without cgroups, CPU and memory of
+(``Limits.wall_clock``) for runs that sleep or wait; the cap counts only the wall time in
+which the run could run: the time its processes waited for a CPU that other work held is
+left out (:class:`engine.grading.processes.RunClock`), so a busy machine never makes a
+run a sleeper. Without cgroups, CPU and memory of
 every process of the run are sampled from /proc every 0.1 s
 (:mod:`engine.grading.processes`).
 
@@ -111,7 +114,9 @@ class RunResult(NamedTuple):
     names it); ``ended`` is one of ``ENDINGS``; ``cpu`` is user+system seconds of every
     process of the run, ``user`` the user-mode part of them (what ``time`` calls user
     time: a tournament's clock); ``memory`` the peak bytes seen (None: not measured);
-    ``fences`` the fences that held it."""
+    ``fences`` the fences that held it; ``waited`` the seconds of wall time in which it
+    waited for a CPU that other work held, left out of its wall-clock cap (None: this
+    kernel does not count them, and the cap was on plain wall time)."""
     exit: Optional[int]
     stdout: bytes
     stderr: bytes
@@ -122,6 +127,7 @@ class RunResult(NamedTuple):
     memory: Optional[int] = None
     fences: Tuple[str, ...] = ()
     user: float = 0.0
+    waited: Optional[float] = None
 
     def describe(self, limits, timeout=None, wall=None):
         """A one-line verdict reason for a run that did not end by itself (``timeout``
@@ -129,8 +135,7 @@ class RunResult(NamedTuple):
         timeout = limits.timeout if timeout is None else timeout
         if self.ended == "timeout":
             wall = limits.wall_clock(timeout) if wall is None else wall
-            return (f"timed out after {wall:g} s of wall-clock time "
-                    f"(used {self.cpu:.1f} s of CPU)")
+            return slept_or_waited(self.wall, self.cpu, wall, self.waited)
         if self.ended == "cpu":
             return f"CPU time limit ({timeout:g} s) exceeded"
         if self.ended == "memory":
@@ -141,7 +146,23 @@ class RunResult(NamedTuple):
             return f"wrote a file over {limits.file_mb} MB"
         if self.ended == "signal":
             return f"killed by signal {_signal_name(self.signal)}"
+        if self.ended == "aborted":
+            return "killed by the kit: grading was stopped"
         return f"exit code {self.exit}"
+
+
+def slept_or_waited(wall, cpu, cap, waited):
+    """The verdict of a run stopped at its wall-clock cap ``cap`` after ``wall`` seconds
+    with ``cpu`` seconds of CPU, ``waited`` of them (None: not counted here) spent
+    waiting for a CPU that other work held."""
+    head = f"slept or waited: {wall:.1f} s of wall time with {cpu:.1f} s of CPU"
+    if waited is None:
+        return (f"{head} (cap {cap:g} s of wall time; this kernel does not count the time "
+                f"a run waits for a CPU, so a busy machine can cause this verdict)")
+    if waited < 0.05:
+        return f"{head} (cap {cap:g} s of wall time)"
+    return (f"{head} (cap {cap:g} s of wall time, not counting {waited:.1f} s spent "
+            f"waiting for a CPU)")
 
 
 def _signal_name(number):
@@ -427,6 +448,8 @@ class Sandbox:
         command = self._command(argv, timeout, read_only, groups)
         counters = self.group.start() if self.group is not None else None
         start = time.perf_counter()
+        clock = processes.RunClock(start, self._cores(), kit=(
+            threading.get_native_id(), getattr(self.launcher, "native_id", None)))
         # Started and registered under the lock: another slot looking for orphans of
         # ours (see _run_processes) never takes this run's first process for one.
         with _LIVE_LOCK:
@@ -452,7 +475,7 @@ class Sandbox:
                 _kill_group(process.pid)
             wall_cap = self.limits.wall_clock(timeout) if wall is None else wall
             streams, killed_for = self._collect(process, tree, start, timeout, wall_cap,
-                                                counters, peak)
+                                                counters, peak, clock)
             if self._aborted:
                 killed_for = "aborted"
             wall = time.perf_counter() - start
@@ -491,7 +514,7 @@ class Sandbox:
             killed_for = "cpu"
         ended = killed_for or self._ending(exit_code, signal_number, stderr)
         return RunResult(exit_code, stdout, stderr, wall, cpu, ended, signal_number,
-                         memory, self.fences, user)
+                         memory, self.fences, user, clock.waited)
 
     def _sweep_temporary(self):
         """Without bwrap or Landlock the run could write into the machine's shared
@@ -540,16 +563,16 @@ class Sandbox:
             self._sweep_temporary()
         return others
 
-    def _collect(self, process, tree, start, timeout, wall, counters, peak):
+    def _collect(self, process, tree, start, timeout, wall, counters, peak, clock):
         """Read both streams until the command exits, the wall clock or the CPU limit
         runs out, memory (sampled, without cgroups) goes over, or the output goes over its
-        cap; return the bytes read and why we stopped it (None: it exited).
+        cap; return the bytes read and why we stopped it (None: it exited). ``clock`` (a
+        :class:`processes.RunClock`) says how much of the wall time the run could run.
 
         The command's exit is noticed even while a left-behind child holds the pipes open
         (a pidfd where Python has one, else a poll every few milliseconds)."""
         buffers = [bytearray(), bytearray()]
         descriptors = {process.stdout.fileno(): 0, process.stderr.fileno(): 1}
-        deadline = start + wall
         cap = self.limits.output_mb * MB
         memory_cap = self.limits.memory_mb * MB
         pidfd = None
@@ -564,14 +587,19 @@ class Sandbox:
         try:
             while True:
                 now = time.perf_counter()
-                remaining = deadline - now
+                # The wall-clock cap counts only time the run could run (RunClock).
+                remaining = wall - clock.could_run(now)
                 if remaining <= 0:
-                    return buffers, "timeout"
+                    clock.sample(self._run_tasks(tree, fresh=True), now)
+                    remaining = wall - clock.could_run(now)
+                    if remaining <= 0:
+                        return buffers, "timeout"
                 if now >= next_check:
                     next_check = now + POLL_SECONDS
                     over = self._over_limits(tree, timeout, counters, memory_cap, peak)
                     if over:
                         return buffers, over
+                    clock.sample(self._run_tasks(tree), now)
                 watched = list(descriptors) + ([pidfd] if pidfd is not None else [])
                 wait = min(remaining, max(0.0, next_check - now))
                 if pidfd is None:
@@ -591,6 +619,8 @@ class Sandbox:
                 if pidfd is None:
                     poll_interval = min(poll_interval * 1.5, 0.005)
                 if _exited(process.pid):
+                    clock.sample(self._run_tasks(tree, fresh=True), time.perf_counter(),
+                                 ended=True)
                     _drain(descriptors, buffers, cap - total)
                     return buffers, None
         finally:
@@ -601,12 +631,27 @@ class Sandbox:
         """"cpu" or "memory" when the run as a whole is over a limit now, else None."""
         if self.group is not None:
             return "cpu" if self.group.cpu_seconds(counters) > timeout else None
-        pids = self._run_processes(tree, zombies=True, thorough=False)
+        pids = self._tasks_of = self._run_processes(tree, zombies=True, thorough=False)
         if processes.cpu_seconds(pids) > timeout:
             return "cpu"
         memory = processes.memory_bytes(pids)
         peak[0] = max(peak[0], memory)
         return "memory" if memory > memory_cap else None
+
+    def _cores(self):
+        """How many CPUs the runs may use: one when pinned to the slot's core."""
+        if self.cpu is not None or not hasattr(os, "sched_getaffinity"):
+            return 1
+        return len(os.sched_getaffinity(0))
+
+    def _run_tasks(self, tree, fresh=False):
+        """Thread ids of the run now, for its RunClock: from the cgroup, else of the
+        processes the last look at the limits found (``fresh``: found again now)."""
+        if self.group is not None:
+            return self.group.tasks()
+        pids = (self._run_processes(tree, zombies=True, thorough=False) if fresh
+                else getattr(self, "_tasks_of", ()))
+        return processes.threads(pids)
 
     def abort(self):
         """Kill the running command (from another thread, e.g. on Ctrl-C); its run

@@ -11,11 +11,12 @@ The clock (the competition handout's): each call is charged its USER CPU time, e
 process of the call included (what ``time make run`` reports), never wall time; a call
 that takes a player's clock below zero loses the game (its move is not played). A call
 still running after the remaining time plus :data:`GRACE_SECONDS` of wall time is killed
-and loses. The exit code is ignored, as in the handout; a call the sandbox had to kill
-(memory, output, file size) loses as a crash; a missing ``output.txt`` (or a link, a
-folder, anything but a regular file), one that names no move, or an illegal move loses.
-Every forfeit carries its reason and a detail: what happened and the end of the player's
-stderr.
+and loses; that wall time leaves out the time the call waited for a CPU that other work
+held (the sandbox's wall-clock cap), so a busy machine forfeits no game. The exit code
+is ignored, as in the handout; a call the sandbox had to kill (memory, output, file
+size) loses as a crash; a missing ``output.txt`` (or a link, a folder, anything but a
+regular file), one that names no move, or an illegal move loses. Every forfeit carries
+its reason and a detail: what happened and the end of the player's stderr.
 """
 
 import os
@@ -147,7 +148,7 @@ def _judge_call(board, side, result, output, remaining, limits, grace):
     if result.ended in ("timeout", "cpu"):
         if result.ended == "timeout":
             what = (f"still running after {remaining:.2f} s left + {grace:g} s "
-                    f"grace of wall time; killed")
+                    f"grace of wall time; killed ({_waits_left_out(result)})")
         else:
             what = f"used more than its {remaining:.2f} s left; killed"
         return None, charge, Forfeit(side, "timeout", _with_stderr(what, result.stderr))
@@ -172,6 +173,16 @@ def _judge_call(board, side, result, output, remaining, limits, grace):
         return None, charge, Forfeit(side, "illegal move", _with_stderr(
             f"{first.strip()} is not a legal move here", result.stderr))
     return action, charge, None
+
+
+def _waits_left_out(result):
+    """What the wall cap left out: the sandbox counts only the wall time in which the
+    call could run, so a busy machine never makes a player lose on time."""
+    if result.waited is None:
+        return (f"used {result.cpu:.2f} s of CPU; this kernel does not count waiting for "
+                f"a CPU, so a busy machine may have caused this")
+    return (f"used {result.cpu:.2f} s of CPU; {result.waited:.2f} s spent waiting for a "
+            f"CPU not counted")
 
 
 def _ending_words(result):
