@@ -9,13 +9,13 @@ homework.py) that call the same ``main``.
 import os
 import sys
 
+from .commandline import invoked_as, shadowing_engine
 from .registry import PROGRAMS, program, program_names
 
-
-def invoked_as():
-    """How the user called us: ``python3 -m engine``, or the installed command's name."""
-    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return "python3 -m engine" if name in ("", "__main__.py", "-c") else name
+# The programs that draw or print our search: run from a folder holding another copy of
+# the engine (a student's), they would show that copy's search instead of the one asked
+# for (PYTHONPATH), so they refuse.
+OUR_SEARCH = ("picture", "tree")
 
 
 def usage():
@@ -42,6 +42,12 @@ def main(argv=None):
     if entry is None:
         print(f"engine: unknown program {argv[0]!r}; known: {', '.join(program_names())}",
               file=sys.stderr)
+        return 2
+    shadowed = shadowing_engine() if entry.name in OUR_SEARCH else None
+    if shadowed:
+        print(f"engine: the engine in {shadowed[0].parent} (this folder's copy) hides the "
+              f"one PYTHONPATH names ({shadowed[1].parent}); the installed command, "
+              "game-search, runs the right one from any folder", file=sys.stderr)
         return 2
     return entry.main()(argv[1:])
 

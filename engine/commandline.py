@@ -1,8 +1,11 @@
-"""Helpers every program shares: the error contract and atomic output files."""
+"""Helpers every program shares: the error contract, atomic output files, and how the
+user called us (to print commands they can run as they are)."""
 
 import os
+import shlex
 import signal
 import sys
+from pathlib import Path
 
 from .errors import UsageError
 
@@ -120,3 +123,46 @@ def terminate_as_interrupt():
         raise KeyboardInterrupt()
 
     signal.signal(signal.SIGTERM, interrupt)
+
+
+def invoked_as():
+    """How the user called us: ``python3 -m engine``, or the installed command's name
+    (``game-search``)."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return "python3 -m engine" if name in ("", "__main__.py", "-c") else name
+
+
+def package_parent():
+    """The folder holding the ``engine`` package running now."""
+    return str(Path(__file__).resolve().parent.parent)
+
+
+def command_words():
+    """The start of a command line that runs this engine from any folder, as the user
+    called us: the installed command (its script imports the installed package, never a
+    copy in the current folder), else ``PYTHONPATH=<the package's folder> python3 -m
+    engine`` (where a copy in the current folder would come first, the programs that
+    use our search refuse: :func:`shadowing_engine`)."""
+    called = invoked_as()
+    if called != "python3 -m engine":
+        return called
+    return f"PYTHONPATH={shlex.quote(package_parent())} python3 -m engine"
+
+
+def shadowing_engine(pythonpath=None, loaded=None):
+    """``(loaded, wanted)`` package folders when the ``engine`` package running now is not
+    the one PYTHONPATH names (else None).
+
+    ``python3 -m engine`` puts the current folder first on sys.path: run from a folder
+    that holds an ``engine/`` of its own (a student's copy of this repository), it runs
+    that copy, not the one PYTHONPATH asks for.
+    """
+    loaded = Path(loaded or Path(__file__).resolve().parent)
+    pythonpath = os.environ.get("PYTHONPATH", "") if pythonpath is None else pythonpath
+    for entry in pythonpath.split(os.pathsep):
+        candidate = Path(entry or ".") / "engine"
+        if entry and (candidate / "__init__.py").is_file():
+            if candidate.resolve() != loaded.resolve():
+                return loaded, candidate.resolve()
+            return None
+    return None

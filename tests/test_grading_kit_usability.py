@@ -173,19 +173,32 @@ def test_a_failed_trace_says_how_to_step_through_it_against_the_expected_search(
               if not record["passed"] and record.get("stepper") and "trace" in record]
     assert failed, [record["reason"] for record in document["submissions"][0]["cases"]]
     record = failed[0]
-    assert record["stepper"].startswith("python3 -m engine picture tictactoe ")
+    # Named as the kit was called (python3 -m engine here), runnable from any folder.
+    assert record["stepper"].startswith(f"PYTHONPATH={REPO} python3 -m engine picture "
+                                        "tictactoe ")
     assert "--against visited.txt --html steps.html" in record["stepper"]
     again = tmp_path / "again"
     shutil.copytree(folder, again)
     subprocess.run(record["rerun"], shell=True, cwd=again, check=True, timeout=120)
-    environment = dict(os.environ, PYTHONPATH=str(REPO))
-    subprocess.run(record["stepper"], shell=True, cwd=again, check=True, timeout=120,
-                   env=environment, capture_output=True)
-    page = (again / "steps.html").read_text()
+    # In the submission's folder, its own engine/ would come first: refused, one line.
+    refused = subprocess.run(record["stepper"], shell=True, cwd=again, timeout=120,
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and not (again / "steps.html").exists()
+    assert len(refused.stderr.strip().split("\n")) == 1 and "hides" in refused.stderr
+    # Beside the visited file alone, it draws our search with it laid over.
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    shutil.copy(again / "visited.txt", plain / "visited.txt")
+    subprocess.run(record["stepper"], shell=True, cwd=plain, check=True, timeout=120,
+                   capture_output=True)
+    page = (plain / "steps.html").read_text()
     assert "data-diverge" in page
     entry = document["submissions"][0]
-    assert record["stepper"] in exports.gradescope(document, entry)["tests"][
-        entry["cases"].index(record)]["output"]
+    # A Gradescope reader has no copy of ours: the installed command, and how to get it.
+    output = exports.gradescope(document, entry)["tests"][entry["cases"].index(record)][
+        "output"]
+    assert "game-search picture tictactoe " in output and "pipx install" in output
+    assert str(REPO) not in output
     assert "step by step" in report_html.render(document)
     # --report draws the page itself, beside the report, and links it.
     assert record["trace"] == (again / "visited.txt").read_text()

@@ -30,6 +30,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from .exports import KIT_HINT, installed_stepper
 from .printable import printable
 from .results import write_atomically
 
@@ -200,10 +201,11 @@ def test_output(case):
     if case.get("rerun"):
         parts.append("**To rerun it in your folder:**\n\n"
                      + _fence(printable(case["rerun"], newlines=True)))
-    if case.get("stepper"):
+    stepper = installed_stepper(case)
+    if stepper:
         parts.append("**Then, to watch the expected search step by step with your visited "
-                     "file laid over it** (open steps.html):\n\n"
-                     + _fence(printable(case["stepper"], newlines=True)))
+                     f"file laid over it** (open steps.html; {KIT_HINT}):\n\n"
+                     + _fence(printable(stepper, newlines=True)))
     return "\n\n".join(parts)
 
 

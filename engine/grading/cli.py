@@ -28,8 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..commandline import (parse_positive_int, run_program, terminate_as_interrupt,
-                           write_atomically)
+from ..commandline import (parse_positive_int, run_program, shadowing_engine as _shadowing,
+                           terminate_as_interrupt, write_atomically)
 from ..errors import UsageError
 from . import autograder, exports, layouts, report_html, results as results_module
 from .fences import IsolationError, parse_isolation
@@ -558,22 +558,8 @@ def grade_for_gradescope(program, cases, submission, config):
 
 
 def shadowing_engine(pythonpath=None, loaded=None):
-    """``(loaded, wanted)`` package folders when the ``engine`` package running now is not
-    the one PYTHONPATH names (else None).
-
-    ``python3 -m engine`` puts the current folder first on sys.path: run from a submission
-    that holds an ``engine/`` of its own (a student's copy of this repository), the kit
-    would compute the expected outputs with the student's code.
-    """
-    loaded = Path(loaded or Path(__file__).resolve().parent.parent)
-    pythonpath = os.environ.get("PYTHONPATH", "") if pythonpath is None else pythonpath
-    for entry in pythonpath.split(os.pathsep):
-        candidate = Path(entry or ".") / "engine"
-        if entry and (candidate / "__init__.py").is_file():
-            if candidate.resolve() != loaded.resolve():
-                return loaded, candidate.resolve()
-            return None
-    return None
+    """:func:`engine.commandline.shadowing_engine`, for the grading kit's package."""
+    return _shadowing(pythonpath, loaded or Path(__file__).resolve().parent.parent)
 
 
 def engine_inside(paths, loaded=None):

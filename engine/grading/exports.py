@@ -16,6 +16,7 @@ folder (see docs/grading.md).
 import csv
 import io
 import re
+import shlex
 
 from .printable import csv_cell, printable
 
@@ -92,10 +93,27 @@ def reproduction(case):
                                    else " (too large to show)"))
     if case.get("rerun"):
         lines.append(f"to rerun it in your folder: {case['rerun']}")
-    if case.get("stepper"):
+    stepper = installed_stepper(case)
+    if stepper:
         lines.append("then to watch the expected search step by step with your visited "
-                     f"file laid over it: {case['stepper']} (open steps.html)")
+                     f"file laid over it: {stepper} (open steps.html; {KIT_HINT})")
     return "\n".join(lines)
+
+
+# Where the reader of a Gradescope or PrairieLearn result gets the command the stepper
+# needs (the grading machine's own path means nothing to a student).
+KIT_HINT = ("game-search is this project's command: pipx install the copy your course "
+            "staff hand out")
+
+
+def installed_stepper(case):
+    """The stepping command of a failed case as the installed command runs it (for a
+    student reading a Gradescope result), or None."""
+    if not case.get("stepper_args") or not case.get("stepper"):
+        return None
+    against = case["stepper"].split(" --against ", 1)[1]
+    return "game-search picture " + " ".join(shlex.quote(word) for word in
+                                            case["stepper_args"]) + " --against " + against
 
 
 def gradescope(document, entry):

@@ -29,6 +29,7 @@ import threading
 from pathlib import Path
 
 from .. import registry
+from ..commandline import command_words
 from .case import Outcome, load_case, prepare
 from .detect import Build, Plan, build, command_plan, detect
 from .diagnose import diagnose
@@ -644,6 +645,11 @@ STEPPED = {"tictactoe": ("tictactoe", lambda args: [args[0]] + args[2:]),
            "tmmorris": ("morris", lambda args: [args[0]] + args[2:4])}
 
 
+# The most nodes a stepping page replays (engine.pictures.stepper.MAX_NODES: the kit
+# imports no picture code; a test keeps them equal). A visited file is a line per node
+# below the root.
+STEPPED_NODES = 200_000
+
 # A visited file larger than this is not kept in a record (its page is then made by the
 # command the record names, not by the report).
 TRACE_KEPT = 64 * 1024
@@ -663,9 +669,13 @@ def stepper_command(program, case, written):
     if program not in STEPPED or len(case.args) < 2 or case.args[1] not in case.expected \
             or case.args[1] not in written:
         return None
-    words = ["python3", "-m", "engine", "picture"] + stepper_arguments(program, case) + [
+    if case.expected[case.args[1]].count(b"\n") + 1 > STEPPED_NODES:
+        return None     # the page would refuse: printed, the command would not run
+    words = ["picture"] + stepper_arguments(program, case) + [
         "--against", case.args[1], "--html", "steps.html"]
-    return " ".join(shlex.quote(word) for word in words)
+    # As the user called the kit, runnable in the submission's folder (see
+    # engine.commandline.command_words).
+    return command_words() + " " + " ".join(shlex.quote(word) for word in words)
 
 
 def case_title(case):
