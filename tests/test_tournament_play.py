@@ -161,9 +161,10 @@ def test_a_build_failure_eliminates_and_calibration_and_newgame_run(tmp_path):
 
 
 def test_the_clock_charges_cpu_not_wall_time(tmp_path):
-    # Sleeps 1.5 s of wall time per move with a 1 s clock: never charged for sleeping.
+    # Sleeps 0.4 s of wall time per move (2 s a game) with a 1 s clock: never charged
+    # for sleeping (its wall time for the game, 2 x 1 s + 3 s, is not reached).
     sleepy = entrant(tmp_path, "sleepy", {
-        "homework.py": "import time\ntime.sleep(1.5)\n" + FIRST_EMPTY})
+        "homework.py": "import time\ntime.sleep(0.4)\n" + FIRST_EMPTY})
     plain = entrant(tmp_path, "plain", {"homework.py": LAST_EMPTY})
     document, _ = play([sleepy, plain], seconds=1.0, grace=3.0)
     assert all(game["forfeit"] is None for game in document["games"])

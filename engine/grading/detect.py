@@ -195,9 +195,10 @@ class Build(NamedTuple):
     entries: tuple = ()
 
 
-def build(plan, submission, sandbox, builds, timeout=120.0, after=()):
+def build(plan, submission, sandbox, builds, timeout=120.0, after=(), wall=None):
     """Build ``submission`` by ``plan`` in the sandbox's run folder, then move the result
-    into a new folder under ``builds``.
+    into a new folder under ``builds``. Each build step has ``timeout`` CPU seconds and
+    ``wall`` seconds of wall time (None: the sandbox's default for that CPU time).
 
     ``after`` are more steps ``(argv, cpu_seconds, wall_seconds)`` run once the build
     succeeded, whose failures are ignored (a tournament entrant's ``make calibrate``):
@@ -231,14 +232,14 @@ def build(plan, submission, sandbox, builds, timeout=120.0, after=()):
         steps.append(["python3", "-m", "compileall", "-q", "."])
     log, seconds = [], 0.0
     for step in steps:
-        result = sandbox.run(step, timeout=timeout)
+        result = sandbox.run(step, timeout=timeout, wall=wall)
         seconds += result.wall
         log.append(result.stdout + result.stderr)
         compiling_only = step[:3] == ["python3", "-m", "compileall"]
         if result.ended != "exited" or result.exit != 0:
             if compiling_only:
                 continue  # a syntax error shows in the cases' own output
-            reason = result.describe(sandbox.limits, timeout)
+            reason = result.describe(sandbox.limits, timeout, wall)
             sandbox.clear()
             return Build(None, f"build failed ({' '.join(step)}: {reason}):\n"
                          + _tail(b"".join(log)), _tail(b"".join(log), 200), seconds)

@@ -350,9 +350,11 @@ def run_tournament(options):
         say(options, f"{rules.title} {fmt}, {len(entrants)} entrants, "
                      f"{options.time:g} s of CPU per player per game, "
                      f"{director.jobs} job(s), sandbox {director.isolation}")
-        builds = director.build(known, on_built=lambda name, error: error and say(
+        builds = director.build(known, on_built=lambda name, error, seconds: say(
             options, f"{printable(name)} is eliminated: "
-                     f"{printable(entrants_module.error_summary(error))}"))
+                     f"{printable(entrants_module.error_summary(error))}" if error else
+                     f"{printable(name)} built in {seconds:.1f} s"),
+            on_start=lambda name, what: say(options, f"{printable(name)}: {what}"))
         built = [entrant.name for entrant in entrants if builds[entrant.name] is None]
         staff = {entrant.name for entrant in entrants if entrant.staff}
         dicts = _entrant_dicts(entrants)

@@ -18,6 +18,7 @@ entrant's) is left unplayed, reported, and played by the next ``--resume``.
 import os
 import queue
 import threading
+import time
 
 from ..grading.runner import usable_cores
 from ..grading.sandbox import Limits, Sandbox, close_all
@@ -34,7 +35,8 @@ class Director:
     """See the module docstring. ``rules``: the game's rules (engine.tournament.games);
     ``entrants``: :class:`engine.tournament.entrants.Entrant` list; ``seconds``: CPU per
     player per game; ``jobs``: games at once; ``isolation``, ``memory_mb``: the sandbox's.
-    ``grace``: the wall-clock seconds a call may run past the player's remaining time.
+    ``grace``: the wall-time slack of a player per game (see
+    :func:`engine.tournament.referee.wall_budget`).
     Raises IsolationError when the isolation asked for cannot run here."""
 
     def __init__(self, rules, entrants, seconds, jobs=1, isolation="auto", memory_mb=1024,
@@ -86,16 +88,18 @@ class Director:
 
     # --- building ------------------------------------------------------------------
 
-    def build(self, known=None, on_built=None):
+    def build(self, known=None, on_built=None, on_start=None):
         """Build every entrant (``known``: name -> an error from an earlier run, whose
         entrants are not built again); return name -> build error (None: built).
-        ``on_built(name, error)`` is told as each finishes."""
+        ``on_start(name, what)`` is told as each build starts (``what``: its steps and
+        their caps, :func:`engine.tournament.entrants.steps_text`), ``on_built(name,
+        error, seconds)`` as each finishes."""
         known = known or {}
         todo = queue.Queue()
         for entrant in self.entrants.values():
             if known.get(entrant.name):
                 if on_built:
-                    on_built(entrant.name, known[entrant.name])
+                    on_built(entrant.name, known[entrant.name], 0.0)
                 continue
             todo.put(entrant)
         errors = {name: error for name, error in known.items() if error}
@@ -109,6 +113,9 @@ class Director:
                 except queue.Empty:
                     return
                 source = self.ours if entrant.kind == "ours" else entrant.source
+                if on_start:
+                    on_start(entrant.name, entrants_module.steps_text(entrant))
+                started = time.monotonic()
                 built = entrants_module.prepare(entrant._replace(source=source), sandbox,
                                                 self.builds_folder)
                 with lock:
@@ -116,7 +123,7 @@ class Director:
                         self.built[entrant.name] = built
                     errors[entrant.name] = built.error
                 if on_built:
-                    on_built(entrant.name, built.error)
+                    on_built(entrant.name, built.error, time.monotonic() - started)
 
         self._in_threads(work)
         for name in self.entrants:

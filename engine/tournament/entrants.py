@@ -31,8 +31,10 @@ from ..grading.detect import (
 CALIBRATE_SECONDS = 300.0
 # make newgame before each game: errors ignored; these caps keep it from stalling a game.
 NEWGAME_CPU, NEWGAME_WALL = 10.0, 30.0
-# A build's CPU seconds (a C++ or Java compile takes a few).
+# A build step's CPU seconds and wall-clock seconds (a C++ or Java compile takes a few):
+# a build still running after BUILD_WALL seconds is killed and eliminates the entrant.
 BUILD_SECONDS = 300.0
+BUILD_WALL = 300.0
 OURS_PREFIX = "ours:"
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
@@ -209,13 +211,25 @@ class Built(NamedTuple):
         return self.build.error
 
 
+def steps_text(entrant):
+    """What building ``entrant`` runs, with each step's wall-clock cap, in words (for the
+    progress line printed before it starts)."""
+    words = []
+    if entrant.plan.build is not None:
+        words.append(f"{' '.join(entrant.plan.build)} (up to {BUILD_WALL:g} s)")
+    for argv, _cpu, wall in entrant.calibrate_steps():
+        words.append(f"{' '.join(argv)} (up to {wall:g} s)")
+    return ", then ".join(words) or "copying"
+
+
 def prepare(entrant, sandbox, builds):
     """Build ``entrant`` (and calibrate it) in ``sandbox``; the result lives under
-    ``builds``. Never raises for the entrant's own failures: they are the Build's error."""
+    ``builds``. Never raises for the entrant's own failures: they are the Build's error
+    (a build step over BUILD_WALL seconds of wall time is one)."""
     try:
         root = submission_root(entrant.source)
     except OSError as error:
         return Built(entrant, Build(None, f"cannot read {entrant.source}: {error}"))
     result = build(entrant.plan, root, sandbox, builds, timeout=BUILD_SECONDS,
-                   after=entrant.calibrate_steps())
+                   after=entrant.calibrate_steps(), wall=BUILD_WALL)
     return Built(entrant, result)

@@ -7,16 +7,23 @@ games share files). Before the game the player's ``make newgame`` runs when it h
 (its remaining CPU seconds on line 4) and one call of its run command, and the referee
 reads ``output.txt``, checks the move and plays it by the rules itself.
 
-The clock (the competition handout's): each call is charged its USER CPU time, every
-process of the call included (what ``time make run`` reports), never wall time; a call
-that takes a player's clock below zero loses the game (its move is not played). A call
-still running after the remaining time plus :data:`GRACE_SECONDS` of wall time is killed
-and loses; that wall time leaves out the time the call waited for a CPU that other work
-held (the sandbox's wall-clock cap), so a busy machine forfeits no game. The exit code
-is ignored, as in the handout; a call the sandbox had to kill (memory, output, file
-size) loses as a crash; a missing ``output.txt`` (or a link, a folder, anything but a
-regular file), one that names no move, or an illegal move loses. Every forfeit carries
-its reason and a detail: what happened and the end of the player's stderr.
+The clock: each call is charged the CPU time it used, user and system, every process of
+the call included, from an exact counter (the slot's cgroup, or the kernel's totals of
+the reaped processes), never wall time; a call that takes a player's clock below zero
+loses the game (its move is not played). User time alone is not charged: the kernel
+samples it at each timer tick, so a program that sleeps across every tick burns CPU
+uncharged (measured: 1.5 s burned, 0.012 s of user time booked).
+
+Wall time is bounded per game: a player's calls may take at most :func:`wall_budget`
+seconds of wall time in all (its clock, plus the clock again and :data:`GRACE_SECONDS`
+of slack for a loaded machine and program start-up); the call that is still running
+when it runs out is killed and loses on time, so a player that sleeps cannot stall a
+game. That wall time leaves out the time a call waited for a CPU that other work held
+(the sandbox's wall-clock cap), so a busy machine forfeits no game. The exit code is
+ignored, as in the handout; a call the sandbox had to kill (memory, output, file size)
+loses as a crash; a missing ``output.txt`` (or a link, a folder, anything but a regular
+file), one that names no move, or an illegal move loses. Every forfeit carries its
+reason and a detail: what happened and the end of the player's stderr.
 """
 
 import os
@@ -27,10 +34,10 @@ from ..grading.untrusted_files import open_folder, read_regular, remove_tree
 from .entrants import NEWGAME_CPU, NEWGAME_WALL
 from .games import O_SIDE, X_SIDE
 
-# The handout's grace: a call is killed after remaining + 10 s of wall time.
+# Wall-time slack of a player per game, on top of twice its clock (see wall_budget).
 GRACE_SECONDS = 10.0
-# The call's CPU limit (user + system, as the kernel counts it) stands a little above the
-# remaining time: the clock charges user time alone, so the limit only stops runaways.
+# The call's CPU limit stands a little above the remaining time: the clock decides the
+# forfeit from the exact count after the call; the limit only stops a runaway.
 CPU_SLACK = 1.0
 # What is read of output.txt (one line matters) and kept of stderr in a forfeit's detail.
 OUTPUT_CAP = 64 * 1024
@@ -47,6 +54,13 @@ class Forfeit(NamedTuple):
     side: str
     reason: str
     detail: str
+
+
+def wall_budget(seconds, grace=GRACE_SECONDS):
+    """Wall-clock seconds a player's calls may take in one game with a clock of
+    ``seconds``: the clock, and as slack the clock again plus ``grace`` (a machine loaded
+    twice over, and start-up of each call)."""
+    return 2.0 * seconds + grace
 
 
 def stderr_tail(data):
@@ -120,17 +134,17 @@ class Seat:
             if result.ended == "aborted":
                 raise GameAborted()
 
-    def call(self, input_text, remaining, grace=GRACE_SECONDS):
-        """One move call with ``remaining`` CPU seconds on the clock (killed after
-        ``remaining + grace`` seconds of wall time): the sandbox's RunResult and the
-        output (text, or None and why)."""
+    def call(self, input_text, remaining, wall):
+        """One move call with ``remaining`` CPU seconds on the clock, killed after
+        ``wall`` seconds of wall time: the sandbox's RunResult and the output (text, or
+        None and why)."""
         sandbox = self.sandbox
         folder = sandbox.folder
         if os.path.lexists(os.path.join(folder, "output.txt")):
             remove_tree(os.path.join(folder, "output.txt"))
         _replace_file(folder, "input.txt", input_text.encode(), sandbox.uid)
         result = sandbox.run(self.argv, timeout=max(remaining, 0.0) + CPU_SLACK,
-                             wall=max(remaining, 0.0) + grace)
+                             wall=max(wall, 0.0))
         if result.ended == "aborted":
             raise GameAborted()
         return result, read_output(folder)
@@ -141,14 +155,18 @@ class Seat:
         self.sandbox.clear()
 
 
-def _judge_call(board, side, result, output, remaining, limits, grace):
+def _judge_call(board, side, result, output, remaining, limits, wall):
     """(action, charge, forfeit) of one call (see the module docstring); ``limits`` are
-    the sandbox's, ``grace`` the wall-clock grace."""
-    charge = result.user
+    the sandbox's, ``wall`` = (the player's wall-time budget of the game, what was left
+    of it when the call started)."""
+    # User + system time from the exact counters: never the tick-sampled user time.
+    charge = result.cpu
     if result.ended in ("timeout", "cpu"):
         if result.ended == "timeout":
-            what = (f"still running after {remaining:.2f} s left + {grace:g} s "
-                    f"grace of wall time; killed ({_waits_left_out(result)})")
+            budget, left = wall
+            what = (f"still running when its wall time for the game ran out "
+                    f"({budget:g} s in all, {max(left, 0.0):.2f} s left at this call); "
+                    f"killed ({_waits_left_out(result)})")
         else:
             what = f"used more than its {remaining:.2f} s left; killed"
         return None, charge, Forfeit(side, "timeout", _with_stderr(what, result.stderr))
@@ -205,10 +223,12 @@ def play(rules, cells, built, seats, seconds, on_move=None, grace=GRACE_SECONDS)
     """Play one game on the board set up as ``cells`` between ``built["x"]`` (moving
     first) and ``built["o"]``, in ``seats["x"]`` and ``seats["o"]``, each with
     ``seconds`` of CPU; return its :class:`Outcome`. ``on_move(side, move, cpu)`` is told
-    after each move; ``grace`` is the wall-clock grace of every call. Raises GameAborted
-    when a sandbox was aborted (Ctrl-C)."""
+    after each move; ``grace`` is the wall-time slack of each player in the game (see
+    :func:`wall_budget`). Raises GameAborted when a sandbox was aborted (Ctrl-C)."""
     board = rules.board(cells)
     clocks = {X_SIDE: float(seconds), O_SIDE: float(seconds)}
+    budget = wall_budget(seconds, grace)
+    walls = {X_SIDE: budget, O_SIDE: budget}
     moves = []
     forfeit = None
     try:
@@ -217,10 +237,14 @@ def play(rules, cells, built, seats, seconds, on_move=None, grace=GRACE_SECONDS)
         while not board.over:
             side = board.side
             remaining = clocks[side]
+            wall_left = walls[side]
             result, output = seats[side].call(board.input_text(remaining), remaining,
-                                              grace)
+                                              wall_left)
+            # What the call could run: waiting for a CPU others held is not its doing.
+            walls[side] = wall_left - (result.wall - (result.waited or 0.0))
             action, charge, forfeit = _judge_call(
-                board, side, result, output, remaining, seats[side].sandbox.limits, grace)
+                board, side, result, output, remaining, seats[side].sandbox.limits,
+                (budget, wall_left))
             clocks[side] = remaining - charge
             if forfeit is not None:
                 break

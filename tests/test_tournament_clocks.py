@@ -1,0 +1,165 @@
+"""Tournament clocks and caps under attack: CPU is charged from exact counters (a
+tick-dodging agent pays what it burned), a player's wall time per game is bounded (a
+sleeping agent forfeits at its cap), and a sleeping build is eliminated at its cap."""
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from grading_helpers import FIRST_EMPTY, ISOLATIONS, LAST_EMPTY
+
+from engine.grading.sandbox import Limits, Sandbox
+from engine.grading.untrusted_files import remove_tree
+from engine.grading.workspace import new_workspace
+from engine.tournament import entrants as entrants_module
+from engine.tournament import referee
+from engine.tournament.director import Director
+from engine.tournament.entrants import Entrant
+from engine.tournament.games import O_SIDE, X_SIDE, rules_for
+
+RULES = rules_for("stake_raid")
+
+# Burns CPU in slices shorter than one timer tick and sleeps across every tick, so that
+# the kernel's tick-sampled user time stays near zero; says on stderr how much CPU it
+# burned, from its own exact thread clock. Then plays the first empty square.
+TICK_DODGER = """\
+import sys, time
+COARSE = getattr(time, "CLOCK_MONOTONIC_COARSE", 6)
+tick = time.clock_getres(COARSE)
+# The coarse clock changes at each tick; how far behind the true time its value is then.
+last = time.clock_gettime(COARSE)
+while time.clock_gettime(COARSE) == last:
+    pass
+lag = time.monotonic() - time.clock_gettime(COARSE)
+start = time.thread_time()
+while time.thread_time() - start < 0.3:
+    struck = time.clock_gettime(COARSE) + lag
+    while time.monotonic() < struck + 0.7 * tick:
+        pass
+    time.sleep(0.45 * tick)
+print("burned %.6f" % (time.process_time()), file=sys.stderr)
+""" + FIRST_EMPTY
+
+
+def _entrant(folder, name, files):
+    """An entrant in the new folder ``folder`` holding ``files``."""
+    folder = Path(folder)
+    folder.mkdir()
+    for relative, text in files.items():
+        (folder / relative).write_text(text)
+    plan = entrants_module.plan_for(RULES, folder)
+    return Entrant(name, str(folder), plan.kind, False, plan, str(folder))
+
+
+class _Spy(referee.Seat):
+    """A seat that keeps the RunResult of every call."""
+
+    def __init__(self, sandbox):
+        super().__init__(sandbox)
+        self.results = []
+
+    def call(self, input_text, remaining, wall):
+        result, output = super().call(input_text, remaining, wall)
+        self.results.append(result)
+        return result, output
+
+
+def _game(tmp_path, x_files, seconds, grace, isolation="auto", cgroups_wanted=None):
+    """Play one 3x3 game of ``x_files`` (moving first) against LAST_EMPTY; return the
+    Outcome, X's seat and the game's wall seconds."""
+    players = {X_SIDE: _entrant(tmp_path / "x", "x", x_files),
+               O_SIDE: _entrant(tmp_path / "o", "o", {"homework.py": LAST_EMPTY})}
+    limits = Limits(timeout=seconds, memory_mb=256, output_mb=2)
+    sandboxes = []
+    workspace = new_workspace()
+    builds = os.path.join(workspace, "builds")
+    try:
+        for slot in (0, 1):
+            sandboxes.append(Sandbox(limits, slot, isolation, workspace,
+                                     cgroups_wanted=cgroups_wanted))
+        built = {side: entrants_module.prepare(player, sandboxes[0], builds)
+                 for side, player in players.items()}
+        assert all(one.error is None for one in built.values())
+        seats = {X_SIDE: _Spy(sandboxes[0]), O_SIDE: _Spy(sandboxes[1])}
+        cells = RULES.setup(1, 0, 3)
+        start = time.monotonic()
+        outcome = referee.play(RULES, cells, built, seats, seconds, grace=grace)
+        return outcome, seats[X_SIDE], time.monotonic() - start
+    finally:
+        for sandbox in sandboxes:
+            sandbox.close()
+        remove_tree(workspace)
+
+
+@pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "no-cgroup"])
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_tick_dodging_agent_is_charged_what_it_burned(tmp_path, isolation, cgroup):
+    outcome, seat, _ = _game(tmp_path, {"homework.py": TICK_DODGER}, seconds=30.0,
+                             grace=10.0, isolation=isolation,
+                             cgroups_wanted=None if cgroup else False)
+    assert outcome.forfeit is None, outcome.forfeit
+    burned = sum(float(re.search(rb"burned ([0-9.]+)", result.stderr).group(1))
+                 for result in seat.results)
+    charged = outcome.cpu[0]
+    assert burned > 0.3 * len(seat.results)
+    assert charged >= 0.9 * burned, (burned, charged, [r.user for r in seat.results])
+
+
+def test_a_player_that_sleeps_forfeits_at_its_wall_time_for_the_game(tmp_path):
+    # 0.8 s of sleep a move: each call alone is well within its clock plus the slack,
+    # but the game's wall time for the player (2 x 1 s + 1 s) runs out at the 4th move.
+    sleepy = "import time\ntime.sleep(0.8)\n" + FIRST_EMPTY
+    outcome, seat, took = _game(tmp_path, {"homework.py": sleepy}, seconds=1.0, grace=1.0)
+    assert outcome.forfeit is not None
+    assert outcome.forfeit.side == X_SIDE and outcome.forfeit.reason == "timeout"
+    assert "wall time for the game ran out (3 s in all" in outcome.forfeit.detail
+    assert sum(result.wall for result in seat.results) < 3.0 + 0.5
+    assert took < 10.0
+
+
+def test_a_player_that_sleeps_forever_is_stopped_at_its_cap(tmp_path):
+    sleeper = "import time\ntime.sleep(1000)\n"
+    outcome, seat, took = _game(tmp_path, {"homework.py": sleeper}, seconds=1.0, grace=1.0)
+    assert outcome.forfeit.side == X_SIDE and outcome.forfeit.reason == "timeout"
+    assert "wall time for the game ran out" in outcome.forfeit.detail
+    assert seat.results[0].ended == "timeout"
+    assert took < 10.0
+
+
+def test_the_budget_is_the_clock_plus_a_documented_slack():
+    assert referee.wall_budget(200.0) == 410.0
+    assert referee.wall_budget(1.0, grace=1.0) == 3.0
+
+
+def test_a_sleeping_build_is_eliminated_at_its_cap_with_a_progress_line(tmp_path,
+                                                                        monkeypatch):
+    monkeypatch.setattr(entrants_module, "BUILD_WALL", 2.0)
+    folders = {}
+    for name, files in {"slowbuild": {"Makefile": "agent:\n\tsleep 600\nrun:\n\ttrue\n"},
+                        "plain": {"homework.py": FIRST_EMPTY}}.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        for relative, text in files.items():
+            (folder / relative).write_text(text)
+        folders[name] = str(folder)
+    found = entrants_module.resolve(RULES, list(folders.values()), [], None)
+    director = Director(RULES, found, 1.0, 1, "auto", 256)
+    lines = []
+    try:
+        start = time.monotonic()
+        errors = director.build(
+            on_start=lambda name, what: lines.append(f"{name}: {what}"),
+            on_built=lambda name, error, seconds: lines.append(
+                f"{name} {'eliminated' if error else 'built'} {seconds:.1f}"))
+        took = time.monotonic() - start
+    finally:
+        director.close()
+    assert errors["plain"] is None
+    assert errors["slowbuild"].startswith("build failed (make agent: timed out after 2 s")
+    assert took < 20.0
+    assert "slowbuild: make agent (up to 2 s)" in lines
+    [done] = [line for line in lines if line.startswith("slowbuild ")]
+    assert done.startswith("slowbuild eliminated ") and float(done.split()[-1]) < 10.0
