@@ -27,6 +27,7 @@ help:
 	@echo "make update-goldens   after a REVIEWED change: rewrite our YAML golden cases"
 	@echo "                      (fixtures/*/*.yml; official samples are never rewritten)"
 	@echo "make tictactoe    build ./tictactoe.bin"
+	@echo "make dist         single-file programs: dist/tictactoe.pyz, tmmorris.pyz, homework.pyz, TakeStones.pyz"
 	@echo "make bench        run every benchmark under bench/"
 	@echo "make clean        remove build products and the virtual environment"
 	@echo "per-program targets (tmmorris, TakeStones.class, a4-output, lineemup-experiments, ...): mk/*.mk"

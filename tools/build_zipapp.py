@@ -1,4 +1,5 @@
-"""Build a self-contained executable from a top-level program script.
+"""Build a self-contained executable from a top-level program script (make tictactoe,
+make dist).
 
     python3 tools/build_zipapp.py SCRIPT OUTPUT
 
@@ -18,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def build(script, output):
+    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
     with tempfile.TemporaryDirectory() as staging:
         staging = Path(staging)
         shutil.copytree(ROOT / "engine", staging / "engine",
