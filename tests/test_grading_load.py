@@ -230,3 +230,38 @@ def test_the_html_report_says_who_ended_a_run_never_exit_none():
     assert "exit None" not in page
     assert "killed by the kit: CPU time limit (3 s) exceeded" in page
     assert "killed by a signal" in page and "exit 1" in page
+
+
+def test_a_run_found_by_descent_spares_the_kit_process_own_children(tmp_path):
+    """Without a uid or a cgroup, the kit kills every orphan it adopted when a run ends;
+    the children its process had before (a test's helpers, such as the spinners above,
+    or a browser's driver) are not orphans of any run and live on, while the run's own
+    double-forked child is still killed."""
+    helper = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    word = f"1000.{os.getpid()}{time.monotonic_ns() % 10 ** 8:08d}"
+    leaver = ("import subprocess, time\n"
+              f"subprocess.Popen(['sleep', '{word}'], start_new_session=True)\n"
+              "time.sleep(0.3)\n")
+    sandbox = Sandbox(Limits(timeout=5), isolation="rlimits", cgroups_wanted=False,
+                      dedicated_uids=False)
+    try:
+        sandbox.clear()
+        sandbox.give()
+        result = sandbox.run(["python3", "-c", leaver])
+        assert result.ended == "exited", result
+        assert helper.poll() is None, "the kit killed a child it had before the run"
+        left = [pid for pid in os.listdir("/proc") if pid.isdigit()
+                and word.encode() in _cmdline(pid)]
+        assert left == []
+    finally:
+        sandbox.close()
+        helper.kill()
+        helper.wait()
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""

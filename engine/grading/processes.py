@@ -101,11 +101,14 @@ class Tree:
     an earlier look, before its parent died). Other orphans of ours (not first processes
     of runs going on, ``live``) are ``strays``: nobody's CPU time, killed when any run
     ends. A process that leaves its run faster than two looks (a double fork) is such a
-    stray: killed, never counted."""
+    stray: killed, never counted. ``spared`` are children the kit process had before the
+    run started (a test's helper processes, when the kit runs inside a test process):
+    never strays, since no run can have left them."""
 
-    def __init__(self, first):
+    def __init__(self, first, spared=()):
         self.first = first
         self.known = {first}
+        self.spared = frozenset(spared)
 
     def find(self, live=(), zombies=False, strays=False):
         """Pids of the run's processes now (and of strays, with ``strays``)."""
@@ -115,7 +118,7 @@ class Tree:
             children.setdefault(parent, []).append(pid)
         me = os.getpid()
         orphans = [pid for pid in children.get(me, ())
-                   if pid != self.first and pid not in live]
+                   if pid != self.first and pid not in live and pid not in self.spared]
         starts = [self.first] + [pid for pid in orphans if strays or pid in self.known]
         found, pending, seen = [], list(starts), set()
         while pending:

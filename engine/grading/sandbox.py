@@ -447,6 +447,10 @@ class Sandbox:
             return RunResult(None, b"", b"", 0.0, 0.0, "aborted", fences=self.fences)
         command = self._command(argv, timeout, read_only, groups)
         counters = self.group.start() if self.group is not None else None
+        # Found by descent (no uid, no cgroup): the children we have now are not the
+        # run's, whatever becomes of it (see processes.Tree).
+        spared = (processes.children_of_self() if self.uid is None and self.group is None
+                  else ())
         start = time.perf_counter()
         clock = processes.RunClock(start, self._cores(), kit=(
             threading.get_native_id(), getattr(self.launcher, "native_id", None)))
@@ -466,7 +470,7 @@ class Sandbox:
             _LIVE.add(process.pid)
         self._running = process
         peak = [0]
-        tree = processes.Tree(process.pid)
+        tree = processes.Tree(process.pid, spared)
         try:
             # abort() sets the flag before it looks for the running process, and this
             # run set the process before it looks at the flag: one of the two sees the
