@@ -265,3 +265,40 @@ def _cmdline(pid):
             return handle.read()
     except OSError:
         return b""
+
+
+# --- a tournament, quiet and loaded -------------------------------------------------------
+
+def play_ours(folder, name):
+    """A round-robin of three of our Stake/Raid agents with 2 s clocks: (games, forfeits)."""
+    from test_tournament_play import tournament
+    out = folder / f"{name}.json"
+    done = tournament("run", "stake_raid", "ours:agent", "ours:classic", "ours:greedy",
+                      "--format", "round-robin", "--sizes", "4,5", "--time", "2", "--jobs",
+                      "2", "--quiet", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    import json
+    games = json.loads(out.read_text())["games"]
+    return len(games), [game["forfeit"] for game in games if game["forfeit"]]
+
+
+@pytest.mark.slow
+def test_a_tournament_of_our_agents_forfeits_nothing_quiet_or_beside_8_busy_per_core(
+        tmp_path):
+    started = time.monotonic()
+    played, forfeits = play_ours(tmp_path, "quiet")
+    quiet_seconds = time.monotonic() - started
+    assert played and forfeits == []
+    spinners = [subprocess.Popen([sys.executable, "-c", SPIN], start_new_session=True)
+                for _ in range(8 * os.cpu_count())]
+    try:
+        started = time.monotonic()
+        played_loaded, forfeits = play_ours(tmp_path, "loaded")
+        loaded_seconds = time.monotonic() - started
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+    print(f"tournament of our agents: {played} games, {quiet_seconds:.1f} s quiet, "
+          f"{loaded_seconds:.1f} s beside {len(spinners)} spinning processes")
+    assert played_loaded == played and forfeits == []
