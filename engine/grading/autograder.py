@@ -193,8 +193,9 @@ def test_output(case):
         for key in ("expected", "actual"):
             shown = compared.get(key)
             label = f"**{key.capitalize()} {printable(compared['what'])}** (from line {line})"
-            parts.append(label + ":\n\n" + (_fence(printable(shown, newlines=True))
-                                             if shown is not None else "(missing)"))
+            parts.append(label + ":\n\n" + ("(missing)" if shown is None else "(empty)"
+                                             if shown == "" and line == 1 else
+                                             _fence(printable(shown, newlines=True))))
     if case.get("stderr"):
         parts.append("**stderr (the end):**\n\n" + _fence(printable(case["stderr"],
                                                                        newlines=True)))

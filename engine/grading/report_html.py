@@ -59,6 +59,8 @@ def _block(label, text, truncated, first_line=1, final_newline=True, other=None)
     (shaded), blank lines past the other pane's end, a missing final newline."""
     if text is None:
         body = '<pre class="note">(no such file)</pre>'
+    elif text == "" and first_line == 1 and not truncated:
+        body = '<pre class="note">(empty)</pre>'     # nothing at all, not a line 1
     else:
         lines = text.split("\n")
         if lines and lines[-1] == "" and final_newline:
