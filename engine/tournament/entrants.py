@@ -101,6 +101,20 @@ def _subfolders(folder):
             and not os.path.islink(os.path.join(folder, name))]
 
 
+def _loose_files(folder):
+    """The files (not folders, not hidden) beside a class folder's entrants."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.abspath(os.path.join(folder, name)) for name in names
+            if not name.startswith(".") and not os.path.isdir(os.path.join(folder, name))]
+
+
+LOOSE_FILE = ("a loose file beside the entrants' folders: put it in a folder of its own "
+              "to enter it")
+
+
 def expand(rules, paths):
     """The entrant folders and ``ours:`` names among ``paths``, a class folder (no entrant
     itself, with at least one subfolder that is one) standing for all its subfolders.
@@ -121,7 +135,9 @@ def expand(rules, paths):
         if not _is_entrant(rules, path):
             children = _subfolders(path)
             if any(_is_entrant(rules, child) for child in children):
-                found.extend(children)
+                # Every entry of a class folder is in the standings: a loose file too,
+                # eliminated with the reason (see resolve), never dropped silently.
+                found.extend(sorted(children + _loose_files(path)))
                 continue
         found.append(os.path.abspath(path))
     return found
@@ -171,7 +187,10 @@ def resolve(rules, paths, staff_paths, ours_source, distinct=True):
             plan = Plan("our repository", tuple(rules.our_command(player)))
             entrants.append(Entrant(name, path, "ours", staff, plan, ours_source))
             continue
-        plan = plan_for(rules, path)
+        if os.path.isdir(path):
+            plan = plan_for(rules, path)
+        else:
+            plan = Plan("none", error=LOOSE_FILE)
         kind = "python" if plan.kind == "our repository" else plan.kind
         newgame = plan.kind == "makefile" and makefile_has_target(Path(path), "newgame")
         entrants.append(Entrant(name, path, kind, staff, plan, path, newgame))

@@ -233,13 +233,18 @@ class _Tournament:
 
 
 def _standing_key(entrant):
-    """The standings' order (as the CSV's and the terminal's): the knockout placing
-    first, then points, then rating."""
+    """The standings' order, the very one of the CSV and the terminal
+    (:func:`engine.tournament.results.ranked`): the knockout placing first, then points,
+    then rating, then fewer games lost by forfeit, then the name (a tie is never left to
+    the document's order)."""
     points = _number(entrant.get("points"))
     rating = _number(entrant.get("rating"))
+    forfeits = sum(_number(count) for count in _dict(entrant.get("forfeits")).values()
+                   if _number(count) is not None)
     return (placing_rank(entrant.get("placing")),
             -(points if points is not None else -math.inf),
-            -(rating if rating is not None else -math.inf))
+            -(rating if rating is not None else -math.inf), forfeits,
+            str(_key(entrant.get("name")) or ""))
 
 
 # --- header -----------------------------------------------------------------------------
