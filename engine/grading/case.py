@@ -28,6 +28,8 @@ import sys
 from pathlib import Path
 from typing import Dict, NamedTuple, Optional, Tuple
 
+from .untrusted_files import open_folder, write_new
+
 REPO = Path(__file__).resolve().parent.parent.parent
 
 
@@ -106,11 +108,15 @@ def write_case(case, folder):
 
 
 def prepare(case, workdir):
-    """Copy the case's input files into the (empty) folder ``workdir``."""
-    for name, data in case.files.items():
-        path = Path(workdir) / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    """Write the case's input files into the (empty) folder ``workdir``: each created
+    exclusively, never through a link (see :func:`engine.grading.untrusted_files.write_new`;
+    a name already there raises FileExistsError)."""
+    folder = open_folder(str(workdir))
+    try:
+        for name, data in case.files.items():
+            write_new(name, data, folder)
+    finally:
+        os.close(folder)
 
 
 def reference_command(case, python=None, repo=REPO):

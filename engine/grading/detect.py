@@ -31,7 +31,8 @@ from typing import NamedTuple, Optional, Tuple
 
 from .. import registry
 from .fences import SAFE_PATH
-from .untrusted_files import Bounds, TooLarge, copy_tree, read_text_file, walk
+from .untrusted_files import (Bounds, TooLarge, copy_tree, move_out, read_text_file,
+                              walk)
 
 # How much of a submission is copied: past this it is not graded (its verdict says why).
 SUBMISSION_BOUNDS = Bounds(depth=32, entries=10_000, bytes=256 * 1024 * 1024)
@@ -195,6 +196,12 @@ class Build(NamedTuple):
     entries: tuple = ()
 
 
+# Byte-compiling a Python submission, in its own folder: ``-I`` (isolated) keeps that
+# folder off sys.path (a compileall.py planted there never runs; ``-I`` implies ``-P``
+# where Python has it) and ignores PYTHON* variables.
+COMPILE_STEP = ("python3", "-I", "-m", "compileall", "-q", ".")
+
+
 def build(plan, submission, sandbox, builds, timeout=120.0, after=(), wall=None):
     """Build ``submission`` by ``plan`` in the sandbox's run folder, then move the result
     into a new folder under ``builds``. Each build step has ``timeout`` CPU seconds and
@@ -229,13 +236,13 @@ def build(plan, submission, sandbox, builds, timeout=120.0, after=(), wall=None)
         steps.append(list(plan.build))
     if plan.kind in ("python", "our repository") or (
             plan.kind == "command" and any(entry.path.endswith(".py") for entry in copied)):
-        steps.append(["python3", "-m", "compileall", "-q", "."])
+        steps.append(list(COMPILE_STEP))
     log, seconds = [], 0.0
     for step in steps:
         result = sandbox.run(step, timeout=timeout, wall=wall)
         seconds += result.wall
         log.append(result.stdout + result.stderr)
-        compiling_only = step[:3] == ["python3", "-m", "compileall"]
+        compiling_only = step == list(COMPILE_STEP)
         if result.ended != "exited" or result.exit != 0:
             if compiling_only:
                 continue  # a syntax error shows in the cases' own output
@@ -264,9 +271,6 @@ def build(plan, submission, sandbox, builds, timeout=120.0, after=(), wall=None)
                      _tail(b"".join(log), 200), seconds)
     home = Path(tempfile.mkdtemp(prefix="build-", dir=builds))
     built = home / "submission"
-    os.mkdir(built, 0o700)
-    for name in os.listdir(sandbox.folder):
-        os.rename(os.path.join(sandbox.folder, name), built / name)
-    os.chmod(home, 0o711)
+    move_out(sandbox.folder, str(built), str(home))
     group = sandbox.take_back(str(built), entries)
     return Build(built, None, _tail(b"".join(log), 200), seconds, group, tuple(entries))

@@ -25,18 +25,20 @@ a link, regular files only, within :data:`LEFT_BEHIND` and with a cap per graded
 import itertools
 import os
 import shlex
+import stat
 import threading
 from pathlib import Path
 
 from .. import registry
 from ..commandline import command_words
-from .case import Outcome, load_case, prepare
+from .case import Outcome, load_case
 from .detect import Build, Plan, build, command_plan, detect
 from .diagnose import diagnose
 from .sandbox import Limits, Sandbox, close_all
 from .scoring import score
-from .untrusted_files import (Bounds, TooLarge, copy_tree, open_path, read_regular,
-                              walk)
+from .untrusted_files import (Bounds, TooLarge, copy_tree, hard_link, lstat_beneath,
+                              make_link, open_folder, open_path, read_link, read_regular,
+                              remove_beneath, walk, write_new)
 from .verdict import Verdict
 from .workspace import new_workspace, remove_tree
 
@@ -405,15 +407,7 @@ class Runner:
             # link into the build: such a case gets a real copy.
             shared = sandbox.shares_builds and not any("/" in name for name in case.files)
             sandbox.clear()
-            given = populate(sandbox.folder, built, shared)
-            # Old outputs go first; so do names the case writes, so that writing them
-            # never goes through a hard link into the build.
-            stale = set(case.expected) | {"output.txt"} | set(case.args) | set(case.files)
-            for name in stale:
-                path = os.path.join(sandbox.folder, name)
-                if os.path.lexists(path) and not os.path.isdir(path):
-                    os.unlink(path)
-            prepare(case, sandbox.folder)
+            given = write_inputs(sandbox.folder, built, shared, case)
             sandbox.renew()
             sandbox.give(given + _case_paths(case))
             result = sandbox.run(argv, read_only=[str(built.folder)] if shared else (),
@@ -496,7 +490,7 @@ class Runner:
             return {}, {}
         caps = graded_caps(self.program, case)
         files, oversized = {}, {}
-        root = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        root = open_folder(folder)
         try:
             for entry in entries:
                 if entry.kind != "file" or "__pycache__" in entry.path.split("/"):
@@ -566,9 +560,56 @@ def _case_paths(case):
     return sorted(paths)
 
 
-def populate(folder, built, shared):
-    """Fill the empty run ``folder`` from the build; return the relative paths the run
-    must own (all of them for a copy; none but the folder itself when ``shared``).
+def write_inputs(folder, built, shared, case):
+    """Fill the emptied run ``folder`` from the build (:func:`populate`) and write the
+    case's input files; return the relative paths the run must own.
+
+    No process of the run exists yet, but the build's files may be hostile (links planted
+    at ``input.txt``, at a folder a case file sits in, at the visited file's name): names
+    the case writes are removed first (through a descriptor of their folder, never
+    followed: with :func:`os.path.isdir` a planted link to a folder was kept, and a link
+    on the way was followed), and each input is then created exclusively, never through
+    a link (:func:`engine.grading.untrusted_files.write_new`)."""
+    folder_fd = open_folder(folder)
+    try:
+        given = populate(folder_fd, built, shared)
+        # Old outputs go first; so do names the case writes, so that writing them never
+        # goes through a hard link into the build. An argument is removed only when it
+        # is no folder (``engine``, say, may be both an argument and the package).
+        for name in set(case.expected) | {"output.txt"} | set(case.files):
+            _remove_quietly(name, folder_fd)
+        # So does anything but a folder where a case file's folder goes (a link there
+        # once took the input, and an unlink before it, outside the run).
+        folders = {path for path in _case_paths(case) if path not in case.files}
+        for name in sorted(set(case.args) | folders):
+            status = _lstat_quietly(name, folder_fd)
+            if status is not None and not stat.S_ISDIR(status.st_mode):
+                _remove_quietly(name, folder_fd)
+        for name, data in case.files.items():
+            write_new(name, data, folder_fd)
+    finally:
+        os.close(folder_fd)
+    return given + _case_paths(case)
+
+
+def _remove_quietly(name, folder_fd):
+    try:
+        remove_beneath(name, folder_fd)
+    except ValueError:           # an absolute name or a "..": nothing of the run's
+        pass
+
+
+def _lstat_quietly(name, folder_fd):
+    try:
+        return lstat_beneath(name, folder_fd)
+    except ValueError:
+        return None
+
+
+def populate(folder_fd, built, shared):
+    """Fill the empty run folder (open as ``folder_fd``) from the build; return the
+    relative paths the run must own (all of them for a copy; none but the folder itself
+    when ``shared``).
 
     Without ``shared``, a real copy: links stay links, times are preserved (so that
     unchanged files can be recognised afterwards). With ``shared`` (see
@@ -579,18 +620,22 @@ def populate(folder, built, shared):
     folder) but write into neither: the sandbox user owns none of the build."""
     source = str(built.folder)
     if not shared:
-        copied = copy_tree(source, folder, existing=True, entries=list(built.entries))
+        copied = copy_tree(source, folder_fd, existing=True,
+                           entries=list(built.entries))
         return [entry.path for entry in copied]
-    for entry in built.entries:
-        if "/" in entry.path:
-            continue
-        target = os.path.join(folder, entry.path)
-        if entry.kind == "folder":
-            os.symlink(os.path.join(source, entry.path), target)
-        elif entry.kind == "link":
-            os.symlink(os.readlink(os.path.join(source, entry.path)), target)
-        elif entry.kind == "file":
-            os.link(os.path.join(source, entry.path), target)
+    build_fd = open_folder(source)
+    try:
+        for entry in built.entries:
+            if "/" in entry.path:
+                continue
+            if entry.kind == "folder":
+                make_link(os.path.join(source, entry.path), entry.path, folder_fd)
+            elif entry.kind == "link":
+                make_link(read_link(entry.path, build_fd), entry.path, folder_fd)
+            elif entry.kind == "file":
+                hard_link(entry.path, build_fd, folder_fd)
+    finally:
+        os.close(build_fd)
     return []
 
 

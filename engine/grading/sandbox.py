@@ -52,7 +52,8 @@ from typing import NamedTuple, Optional, Tuple
 from . import cgroups, fences, landlock, processes, seccomp
 from .fences import FENCE_ORDER, SAFE_PATH, SYSTEM_FOLDERS, IsolationError, parse_isolation
 from .launcher import Launcher, LauncherError
-from .untrusted_files import remove_contents, remove_tree
+from .untrusted_files import (chmod_beneath, chown_beneath, new_folder, open_folder,
+                              remove_contents, remove_owned_by, remove_tree)
 from .workspace import new_workspace, slot_folder
 
 # Devices a program may need; everything else under /dev stays out of reach.
@@ -322,13 +323,12 @@ class Sandbox:
         """Empty the run folder (whatever the last run left, however deep; links are
         removed, never followed) and make it ours again."""
         try:
-            descriptor = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            descriptor = open_folder(self.folder)
         except OSError:
             # Replaced by a link or a file (possible only without bwrap and Landlock,
             # when the run shares our uid): start again with a new folder.
             remove_tree(self.folder)
-            os.mkdir(self.folder, 0o700)
-            descriptor = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            descriptor = new_folder(self.folder, 0o700)
         try:
             if self.uid is not None:
                 os.fchown(descriptor, 0, 0)
@@ -338,14 +338,17 @@ class Sandbox:
             os.close(descriptor)
 
     def give(self, paths=()):
-        """Make the run folder, and the ``paths`` in it (relative; not followed), the
-        sandbox user's, so that the next run can write there."""
+        """Make the run folder, and the ``paths`` in it (relative; never followed, nor a
+        link on the way), the sandbox user's, so that the next run can write there."""
         if self.uid is None:
             return
-        os.chown(self.folder, self.uid, self.uid)
-        for relative in paths:
-            os.chown(os.path.join(self.folder, relative), self.uid, self.uid,
-                     follow_symlinks=False)
+        folder = open_folder(self.folder)
+        try:
+            os.fchown(folder, self.uid, self.uid)
+            for relative in paths:
+                chown_beneath(relative, folder, self.uid, self.uid)
+        finally:
+            os.close(folder)
 
     def take_back(self, folder, entries):
         """Make the built ``folder`` (whose contents are ``entries``, from
@@ -355,18 +358,22 @@ class Sandbox:
         Everything inside becomes root's, readable by all and writable by none but us;
         ``folder`` itself is root's with mode 0750 and, as group, the build's own
         sandbox uid (never any other run's), which :meth:`run` gives the cases of this
-        build (``groups``) and nobody else: other submissions cannot look in."""
+        build (``groups``) and nobody else: other submissions cannot look in. Every
+        entry is reached below the folder's descriptor, never through a link."""
         if self.uid is None:
             return None
-        for entry in entries:
-            path = os.path.join(folder, entry.path)
-            os.chown(path, 0, 0, follow_symlinks=False)
-            if entry.kind in ("file", "folder"):
-                mode = entry.status.st_mode
-                readable = 0o555 if entry.kind == "folder" or mode & 0o111 else 0o444
-                os.chmod(path, (mode | readable) & 0o755)
-        os.chown(folder, 0, self.uid)
-        os.chmod(folder, 0o750)
+        top = open_folder(folder)
+        try:
+            for entry in entries:
+                chown_beneath(entry.path, top, 0, 0)
+                if entry.kind in ("file", "folder"):
+                    mode = entry.status.st_mode
+                    readable = 0o555 if entry.kind == "folder" or mode & 0o111 else 0o444
+                    chmod_beneath(entry.path, top, (mode | readable) & 0o755)
+            os.fchown(top, 0, self.uid)
+            os.fchmod(top, 0o750)
+        finally:
+            os.close(top)
         return self.uid
 
     @property
@@ -522,19 +529,10 @@ class Sandbox:
 
     def _sweep_temporary(self):
         """Without bwrap or Landlock the run could write into the machine's shared
-        temporary folders: remove what its uid left there (top-level entries it owns)."""
+        temporary folders: remove what its uid left there (top-level entries it owns,
+        through a descriptor of the folder, never following a link)."""
         for folder in TEMPORARY_FOLDERS:
-            try:
-                names = os.listdir(folder)
-            except OSError:
-                continue
-            for name in names:
-                path = os.path.join(folder, name)
-                try:
-                    if os.lstat(path).st_uid == self.uid:
-                        remove_tree(path)
-                except OSError:
-                    pass
+            remove_owned_by(folder, self.uid)
 
     def _run_processes(self, tree, zombies=False, thorough=True, strays=False):
         """The live processes of the run (cgroup aside) whose :class:`processes.Tree` is

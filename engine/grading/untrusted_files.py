@@ -10,14 +10,29 @@ gigabytes. The functions here
 * read regular files only (a FIFO, device or socket is skipped: ``O_NONBLOCK`` keeps even
   the open from waiting), and at most a given number of bytes of each;
 * walk folders iteratively, within bounds of depth, entries and bytes (:class:`Bounds`),
-  and raise :class:`TooLarge` (a verdict for the submission, never a crash) past them.
+  and raise :class:`TooLarge` (a verdict for the submission, never a crash) past them;
+* create files only exclusively (``O_CREAT | O_EXCL | O_NOFOLLOW``) and change, remove or
+  give away an entry only through a descriptor of its own folder (:func:`write_new`,
+  :func:`remove_beneath`, :func:`chown_beneath`, :func:`chmod_beneath`, ...).
 
-The kit calls them only after every process of the run is dead, so nothing changes
-under them while they work.
+This is THE module through which the kit touches a run, build or seat folder:
+tests/test_trust_files.py fails on a path-based file call (``open``, ``os.path.isdir``,
+``Path.write_bytes``, ``shutil.*`` ...) anywhere else in engine/grading and
+engine/tournament, but for a short list of paths that are ours only. A path below an
+open folder is resolved by ``openat2`` with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS``
+where the kernel has it (Linux 5.6+), else one component at a time with ``O_NOFOLLOW``:
+either way a link anywhere on the way, or a ``..``, is refused (ELOOP/EXDEV/EPERM),
+even when a live process swaps folders and links while we walk.
+
+The kit reads what a run left only after every process of the run is dead; it writes a
+case's inputs before the run's processes start, into a folder it emptied itself.
 """
 
+import ctypes
+import errno
 import os
 import stat
+import struct
 from typing import NamedTuple
 
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
@@ -102,14 +117,107 @@ def _kind(mode):
     return "other"
 
 
-def open_path(relative, dir_fd):
-    """A descriptor of the folder ``relative`` ("a/b/c") below the open folder ``dir_fd``,
-    opened one component at a time so that no component may be a link. Raises OSError."""
+# openat2(2): its number is the same on every Linux architecture (new system calls are
+# numbered alike since 5.1); RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS.
+_OPENAT2 = 437
+_RESOLVE = 0x04 | 0x08 | 0x02
+_OPENAT2_STATE = []
+
+
+def _libc_syscall():
+    """libc's syscall(), or None (no libc to load: then openat2 is never tried)."""
+    if not _OPENAT2_STATE:
+        try:
+            function = ctypes.CDLL(None, use_errno=True).syscall
+            function.restype = ctypes.c_long
+            _OPENAT2_STATE.append(function)
+        except (OSError, AttributeError):
+            _OPENAT2_STATE.append(None)
+    return _OPENAT2_STATE[0]
+
+
+def _openat2(dir_fd, relative, flags, mode=0):
+    """``openat2(dir_fd, relative, flags, mode, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)``;
+    NotImplemented when the kernel (or seccomp) has no openat2. Raises OSError."""
+    syscall = _libc_syscall()
+    if syscall is None or os.uname().sysname != "Linux":
+        return NotImplemented
+    tmpfile = getattr(os, "O_TMPFILE", 0)
+    if not flags & os.O_CREAT and not (tmpfile and flags & tmpfile == tmpfile):
+        mode = 0                     # openat2 refuses a mode it would not use
+    how = ctypes.create_string_buffer(struct.pack("QQQ", flags, mode, _RESOLVE), 24)
+    result = syscall(ctypes.c_long(_OPENAT2), ctypes.c_int(dir_fd),
+                     ctypes.c_char_p(os.fsencode(relative)), how, ctypes.c_size_t(24))
+    if result >= 0:
+        return result
+    error = ctypes.get_errno()
+    if error in (errno.ENOSYS, errno.EPERM) and not _OPENAT2_CHECKED:
+        # No openat2 here (an old kernel, or a seccomp filter refusing it): fall back
+        # for good. (EPERM later on is a real answer: the probe below settled it.)
+        _OPENAT2_STATE[0] = None
+        return NotImplemented
+    raise OSError(error, os.strerror(error), relative)
+
+
+_OPENAT2_CHECKED = []
+
+
+def _probe_openat2():
+    """Settle once whether openat2 works here (on ``/``, which always exists)."""
+    if _OPENAT2_CHECKED:
+        return
+    root = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        found = _openat2(root, ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        if found is not NotImplemented:
+            os.close(found)
+    except OSError:
+        _OPENAT2_STATE[:] = [None]
+    finally:
+        os.close(root)
+        _OPENAT2_CHECKED.append(True)
+
+
+def uses_openat2():
+    """True when paths below a folder are resolved by openat2 here (else component by
+    component with O_NOFOLLOW)."""
+    _probe_openat2()
+    return _libc_syscall() is not None
+
+
+def _parts(relative):
+    """The components of ``relative``; ValueError for an absolute path or a ``..``."""
+    if relative.startswith("/"):
+        raise ValueError(f"not a relative path: {relative!r}")
+    parts = [part for part in relative.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise ValueError(f"'..' in {relative!r}")
+    return parts
+
+
+def open_beneath(relative, dir_fd, flags, mode=0o600):
+    """``os.open`` of ``relative`` below the open folder ``dir_fd``, never through a link
+    (on the way or at the end) and never outside it. Raises OSError (ELOOP, EXDEV, ...),
+    ValueError for an absolute path or a ``..``."""
+    parts = _parts(relative)
+    flags |= _NOFOLLOW
+    if not parts:
+        return os.open(".", flags, mode, dir_fd=dir_fd)
+    _probe_openat2()
+    found = _openat2(dir_fd, "/".join(parts), flags, mode)
+    if found is not NotImplemented:
+        return found
+    folder = _walk_down(parts[:-1], dir_fd)
+    try:
+        return os.open(parts[-1], flags, mode, dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
+def _walk_down(parts, dir_fd):
     current = os.dup(dir_fd)
     try:
-        for part in relative.split("/"):
-            if not part:
-                continue
+        for part in parts:
             following = open_folder(part, current)
             os.close(current)
             current = following
@@ -117,6 +225,246 @@ def open_path(relative, dir_fd):
         os.close(current)
         raise
     return current
+
+
+def open_path(relative, dir_fd):
+    """A descriptor of the folder ``relative`` ("a/b/c") below the open folder ``dir_fd``,
+    so that no component may be a link (openat2 where the kernel has it, else one
+    component at a time with O_NOFOLLOW). Raises OSError."""
+    try:
+        return open_beneath(relative, dir_fd, os.O_RDONLY | os.O_DIRECTORY)
+    except ValueError as error:
+        raise OSError(errno.EPERM, str(error)) from None
+
+
+def _parent_of(relative, dir_fd):
+    """``(descriptor of the folder holding relative's last component, that name)``."""
+    parts = _parts(relative)
+    if not parts:
+        raise OSError(errno.EINVAL, f"no name in {relative!r}")
+    return open_path("/".join(parts[:-1]), dir_fd), parts[-1]
+
+
+def lstat_beneath(relative, dir_fd):
+    """The ``lstat`` of ``relative`` below ``dir_fd`` (the entry itself, never a link's
+    target), or None when it (or a folder on the way) is missing or a link on the way."""
+    try:
+        parent, name = _parent_of(relative, dir_fd)
+    except OSError:
+        return None
+    try:
+        return os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except OSError:
+        return None
+    finally:
+        os.close(parent)
+
+
+def make_folders(relative, dir_fd, mode=0o755):
+    """Make the folder ``relative`` below ``dir_fd`` and any missing one on the way (no
+    link followed: an existing link or file on the way raises OSError); return a
+    descriptor of it."""
+    current = os.dup(dir_fd)
+    try:
+        for part in _parts(relative):
+            try:
+                os.mkdir(part, mode, dir_fd=current)
+            except FileExistsError:
+                pass
+            following = open_folder(part, current)
+            os.close(current)
+            current = following
+    except BaseException:
+        os.close(current)
+        raise
+    return current
+
+
+def write_new(relative, data, dir_fd, mode=0o644, owner=None):
+    """Create the file ``relative`` below ``dir_fd`` holding ``data``, with its missing
+    folders: the file exclusively (``O_CREAT | O_EXCL | O_NOFOLLOW``: an entry already
+    there, a link included, raises FileExistsError), each folder without following a
+    link. ``owner`` (uid, gid), when given, gets the file (by its descriptor)."""
+    parts = _parts(relative)
+    folder = make_folders("/".join(parts[:-1]), dir_fd)
+    try:
+        descriptor = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW,
+                             mode, dir_fd=folder)
+    finally:
+        os.close(folder)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view):]
+        if owner is not None:
+            os.fchown(descriptor, *owner)
+    finally:
+        os.close(descriptor)
+
+
+def remove_beneath(relative, dir_fd):
+    """Remove the entry ``relative`` below ``dir_fd`` (a folder however deep, a file, a
+    link: never followed). Missing, or a link on the way, is fine: nothing is removed
+    outside. Returns True when nothing is left under that name."""
+    try:
+        parent, name = _parent_of(relative, dir_fd)
+    except OSError:
+        return True
+    try:
+        _remove_entry(parent, name)
+        try:
+            os.stat(name, dir_fd=parent, follow_symlinks=False)
+        except FileNotFoundError:
+            return True
+        return False
+    finally:
+        os.close(parent)
+
+
+def chown_beneath(relative, dir_fd, uid, gid):
+    """``lchown`` the entry ``relative`` below ``dir_fd`` (a link itself, never its
+    target; no link on the way)."""
+    parent, name = _parent_of(relative, dir_fd)
+    try:
+        os.chown(name, uid, gid, dir_fd=parent, follow_symlinks=False)
+    finally:
+        os.close(parent)
+
+
+def chmod_beneath(relative, dir_fd, mode):
+    """``chmod`` the file or folder ``relative`` below ``dir_fd`` through a descriptor of
+    its own (a link, a FIFO or a device is left alone: OSError)."""
+    descriptor = open_beneath(relative, dir_fd, os.O_PATH)
+    try:
+        _chmod_descriptor(descriptor, mode, relative)
+    finally:
+        os.close(descriptor)
+
+
+def _chmod_descriptor(descriptor, mode, name):
+    """chmod the file or folder an ``O_PATH`` descriptor names (O_PATH: no read right
+    needed, so a mode-000 folder of ours can be opened up again). fchmod refuses O_PATH
+    descriptors; /proc/self/fd/N names exactly that inode."""
+    kind = stat.S_IFMT(os.fstat(descriptor).st_mode)
+    if kind not in (stat.S_IFREG, stat.S_IFDIR):
+        raise OSError(errno.EPERM, "neither a file nor a folder", name)
+    os.chmod(f"/proc/self/fd/{descriptor}", mode)
+
+
+def new_folder(path, mode=0o700):
+    """Make the folder ``path`` (its parent is ours: a workspace folder) and return a
+    descriptor of it, opened without following a link."""
+    os.mkdir(path, mode)
+    return open_folder(path)
+
+
+def remove_owned_by(folder, uid):
+    """Remove every top-level entry of ``folder`` (a shared temporary folder: /tmp, ...)
+    that ``uid`` owns, through a descriptor of the folder: never followed, never
+    outside it. Missing or unreadable folders are skipped."""
+    try:
+        top = open_folder(folder)
+    except OSError:
+        return
+    try:
+        try:
+            names = os.listdir(top)
+        except OSError:
+            return
+        for name in names:
+            try:
+                if os.stat(name, dir_fd=top, follow_symlinks=False).st_uid == uid:
+                    _remove_entry(top, name)
+            except OSError:
+                pass
+    finally:
+        os.close(top)
+
+
+def move_out(run_folder, destination, home):
+    """Move everything in ``run_folder`` into the new folder ``destination`` (mode 0700)
+    inside ``home`` (a folder the kit just made, opened to others as 0711 afterwards):
+    renamed entry by entry through descriptors, links moved as links."""
+    home_fd = open_folder(home)
+    try:
+        os.mkdir(os.path.basename(destination), 0o700, dir_fd=home_fd)
+        target = open_folder(os.path.basename(destination), home_fd)
+        try:
+            source = open_folder(run_folder)
+            try:
+                move_contents(source, target)
+            finally:
+                os.close(source)
+        finally:
+            os.close(target)
+        os.fchmod(home_fd, 0o711)
+    finally:
+        os.close(home_fd)
+
+
+def hard_link(name, source_fd, target_fd):
+    """Hard-link the entry ``name`` of the open folder ``source_fd`` as ``name`` in the
+    open folder ``target_fd`` (a link is linked itself, never its target)."""
+    os.link(_single(name), name, src_dir_fd=source_fd, dst_dir_fd=target_fd,
+            follow_symlinks=False)
+
+
+def make_link(target, name, dir_fd):
+    """Create the symbolic link ``name`` -> ``target`` in the open folder ``dir_fd``
+    (``target`` is only text: it is never resolved here)."""
+    os.symlink(target, _single(name), dir_fd=dir_fd)
+
+
+def read_link(name, dir_fd):
+    """The target (text) of the symbolic link ``name`` in the open folder ``dir_fd``."""
+    return os.readlink(_single(name), dir_fd=dir_fd)
+
+
+def _single(name):
+    """``name`` when it is one plain component, else ValueError."""
+    if not name or "/" in name or name in (".", ".."):
+        raise ValueError(f"not a plain name: {name!r}")
+    return name
+
+
+def move_contents(source_fd, destination_fd):
+    """Move every entry of the open folder ``source_fd`` into the open folder
+    ``destination_fd`` (renameat: links move as links, never followed)."""
+    for name in os.listdir(source_fd):
+        os.rename(name, name, src_dir_fd=source_fd, dst_dir_fd=destination_fd)
+
+
+def _remove_entry(parent, name):
+    try:
+        status = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except OSError:
+        return
+    try:
+        if not stat.S_ISDIR(status.st_mode):
+            os.unlink(name, dir_fd=parent)
+            return
+        if status.st_mode & 0o700 != 0o700:
+            _chmod_folder(name, parent, 0o700)
+        folder = open_folder(name, parent)
+    except OSError:
+        return
+    try:
+        remove_contents(folder)
+    finally:
+        os.close(folder)
+    try:
+        os.rmdir(name, dir_fd=parent)
+    except OSError:
+        pass
+
+
+def _chmod_folder(name, parent, mode):
+    """chmod the folder ``name`` of ``parent`` by a descriptor (never a link)."""
+    folder = os.open(name, os.O_PATH | os.O_DIRECTORY | _NOFOLLOW, dir_fd=parent)
+    try:
+        _chmod_descriptor(folder, mode, name)
+    finally:
+        os.close(folder)
 
 
 def walk(top, bounds=Bounds(), skip=()):
@@ -170,7 +518,7 @@ def _megabytes(count):
 def copy_tree(source, destination, bounds=Bounds(), skip=(), keep=None, existing=False,
               entries=None):
     """Copy the folder ``source`` into the new folder ``destination`` (with ``existing``,
-    into that empty folder): folders, regular files (with their permission bits and
+    into that empty folder; an int: that open, empty folder): folders, regular files (with their permission bits and
     times) and symbolic links (as links, never followed); FIFOs, devices and sockets are
     left out, so are names in ``skip`` at any level and, at the top, names not in
     ``keep`` (when given). ``entries`` is ``walk(source, ...)`` when the caller has it.
@@ -178,11 +526,18 @@ def copy_tree(source, destination, bounds=Bounds(), skip=(), keep=None, existing
     was copied)."""
     if entries is None:
         entries = walk(source, bounds, skip)
-    if not existing:
-        os.mkdir(destination, 0o755)
+    if isinstance(destination, int):
+        target_root = os.dup(destination)
+    else:
+        if not existing:
+            os.mkdir(destination, 0o755)
+        target_root = open_folder(destination)
     copied = []
-    source_root = open_folder(source)
-    target_root = open_folder(destination)
+    try:
+        source_root = open_folder(source)
+    except BaseException:
+        os.close(target_root)
+        raise
     try:
         for entry in entries:
             parts = entry.path.split("/")
@@ -263,7 +618,7 @@ def _clear_files(folder):
             status = os.stat(name, dir_fd=folder, follow_symlinks=False)
             if stat.S_ISDIR(status.st_mode):
                 if status.st_mode & 0o700 != 0o700:
-                    os.chmod(name, 0o700, dir_fd=folder, follow_symlinks=False)
+                    _chmod_folder(name, folder, 0o700)
                 folders.append(name)
             else:
                 os.unlink(name, dir_fd=folder)
@@ -320,23 +675,6 @@ def remove_tree(path):
     except OSError:
         return
     try:
-        try:
-            status = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
-            if not stat.S_ISDIR(status.st_mode):
-                os.unlink(name, dir_fd=parent_fd)
-                return
-            if status.st_mode & 0o700 != 0o700:
-                os.chmod(name, 0o700, dir_fd=parent_fd, follow_symlinks=False)
-            folder = open_folder(name, parent_fd)
-        except OSError:
-            return
-        try:
-            remove_contents(folder)
-        finally:
-            os.close(folder)
-        try:
-            os.rmdir(name, dir_fd=parent_fd)
-        except OSError:
-            pass
+        _remove_entry(parent_fd, name)
     finally:
         os.close(parent_fd)

@@ -46,10 +46,13 @@ def slot_folder(workspace, slot):
     command of that slot runs."""
     slot_path = os.path.join(workspace, f"slot-{slot}")
     run = os.path.join(slot_path, "run")
-    if not os.path.isdir(slot_path):
-        os.mkdir(slot_path, 0o711)
-    if not os.path.isdir(run):
-        os.mkdir(run, 0o700)
+    # mkdir never follows a link at its name: an entry already there is kept (and the
+    # sandbox opens the run folder with O_NOFOLLOW, replacing anything but a folder).
+    for path, mode in ((slot_path, 0o711), (run, 0o700)):
+        try:
+            os.mkdir(path, mode)
+        except FileExistsError:
+            pass
     return run
 
 

@@ -30,7 +30,8 @@ import os
 from typing import NamedTuple, Optional
 
 from ..grading.runner import populate
-from ..grading.untrusted_files import open_folder, read_regular, remove_tree
+from ..grading.untrusted_files import (lstat_beneath, open_folder, read_regular,
+                                      remove_beneath, write_new)
 from .entrants import NEWGAME_CPU, NEWGAME_WALL
 from .games import O_SIDE, X_SIDE
 
@@ -78,30 +79,21 @@ def _replace_file(folder, name, data, uid):
     """Put a fresh regular file ``name`` holding ``data`` in ``folder``: whatever the
     player left under that name (a link, a folder) goes first, and the new file is
     created exclusively, never through a link, and given to the player's uid."""
-    path = os.path.join(folder, name)
-    if os.path.lexists(path):
-        remove_tree(path)
     folder_fd = open_folder(folder)
     try:
-        descriptor = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                             | os.O_CLOEXEC, 0o644, dir_fd=folder_fd)
+        remove_beneath(name, folder_fd)
+        write_new(name, data, folder_fd, owner=None if uid is None else (uid, uid))
     finally:
         os.close(folder_fd)
-    try:
-        os.write(descriptor, data)
-        if uid is not None:
-            os.fchown(descriptor, uid, uid)
-    finally:
-        os.close(descriptor)
 
 
 def read_output(folder):
     """``(text, None)`` from the regular file output.txt in ``folder``, or ``(None, why)``
     when there is none (missing, a link, a folder, a device)."""
-    if not os.path.lexists(os.path.join(folder, "output.txt")):
-        return None, "no output.txt"
     folder_fd = open_folder(folder)
     try:
+        if lstat_beneath("output.txt", folder_fd) is None:
+            return None, "no output.txt"
         got = read_regular("output.txt", dir_fd=folder_fd, cap=OUTPUT_CAP)
     finally:
         os.close(folder_fd)
@@ -126,7 +118,11 @@ class Seat:
         self.argv = list(entrant.plan.argv(()))
         sandbox = self.sandbox
         sandbox.clear()
-        given = populate(sandbox.folder, built.build, shared=False)
+        folder_fd = open_folder(sandbox.folder)
+        try:
+            given = populate(folder_fd, built.build, shared=False)
+        finally:
+            os.close(folder_fd)
         sandbox.renew()
         sandbox.give(given)
         if entrant.newgame:
@@ -140,8 +136,11 @@ class Seat:
         None and why)."""
         sandbox = self.sandbox
         folder = sandbox.folder
-        if os.path.lexists(os.path.join(folder, "output.txt")):
-            remove_tree(os.path.join(folder, "output.txt"))
+        folder_fd = open_folder(folder)
+        try:
+            remove_beneath("output.txt", folder_fd)
+        finally:
+            os.close(folder_fd)
         _replace_file(folder, "input.txt", input_text.encode(), sandbox.uid)
         result = sandbox.run(self.argv, timeout=max(remaining, 0.0) + CPU_SLACK,
                              wall=max(wall, 0.0))
