@@ -149,3 +149,28 @@ def test_the_build_byte_compiles_with_an_isolated_python(tmp_path):
     subprocess.run([sys.executable, "-m", "compileall", "-q", "."], cwd=folder,
                    capture_output=True)
     assert (folder / "planted").exists()      # what -I prevents
+
+
+@pytest.mark.parametrize("original", ["../../escaped.py", "/tmp/escaped-{pid}.py",
+                                      "sub/../../escaped.py"])
+def test_a_receipts_file_name_never_stages_a_file_outside(tmp_path, original):
+    """A Blackboard receipt maps a stored file back to the name the student uploaded: a
+    name with ``..`` or a leading ``/`` once made the kit create a file outside its
+    staging folder (open(..., "xb") follows both)."""
+    from engine.grading import layouts
+    original = original.format(pid=os.getpid())
+    export = tmp_path / "export"
+    export.mkdir()
+    (export / "HW1_eve_attempt_2024-02-03-09-30-00_hw.py").write_text("print(1)\n")
+    (export / "HW1_eve_attempt_2024-02-03-09-30-00.txt").write_text(
+        "Name: Eve (eve)\nFiles:\n"
+        f"\tOriginal filename: {original}\n"
+        "\tFilename: HW1_eve_attempt_2024-02-03-09-30-00_hw.py\n")
+    staging = tmp_path / "deep" / "er" / "staging"
+    staging.mkdir(parents=True)
+    before = set(Path("/tmp").iterdir())
+    _, [student] = layouts.read_paths("stake_raid", [str(export)], "blackboard",
+                                      str(staging))
+    assert "cannot be staged" in student.reason
+    assert not list(tmp_path.rglob("escaped.py"))
+    assert set(Path("/tmp").iterdir()) - before <= {tmp_path}

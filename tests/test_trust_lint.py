@@ -43,6 +43,9 @@ ALLOWED = {
     ("engine/grading/processes.py", "*"): "/proc/PID/*, read-only kernel files",
     ("engine/grading/sandbox.py", "_user_process_count"): "/proc/PID, the kernel's own files",
     ("engine/grading/workspace.py", "_alive"): "/proc/PID, the kernel's own files",
+    ("engine/grading/uid_leases.py", "*"):
+        "root's private lease folder (/run/engine-grading-uids, 0700, checked with lstat): "
+        "sandbox uids own nothing there",
     ("engine/grading/landlock.py", "_add_path_rule"):
         "system folders and the run folder given to Landlock as rules, before any run",
     ("engine/grading/fences.py", "*"):
@@ -75,6 +78,14 @@ ALLOWED = {
         "the handed-in folders, listed before any submission runs",
     ("engine/grading/runner.py", "_descended"):
         "the handed-in folders, listed before any submission runs",
+    ("engine/grading/layouts.py", "_entries"):
+        "the handed-in class folder as the instructor downloaded it, listed before any run",
+    ("engine/grading/layouts.py", "_is_folder"):
+        "lstat of an entry of the handed-in class folder (its last component never "
+        "followed), before any run",
+    ("engine/grading/layouts.py", "_stage"):
+        "the kit's own staging folder (mkdtemp, 0700), filled before any run; the files "
+        "themselves are written by write_new",
     ("engine/grading/case.py", "*"):
         "the instructor's case folders (load_case, write_case) and our own reference "
         "runs in a temporary folder of ours: no submission runs there",

@@ -43,7 +43,7 @@ from collections import OrderedDict
 from typing import List, NamedTuple, Optional
 
 from .detect import detect
-from .untrusted_files import open_folder, read_regular
+from .untrusted_files import open_folder, read_regular, write_new
 
 LAYOUTS = ("auto", "single", "folders", "canvas", "blackboard", "moodle", "gradescope",
            "classroom")
@@ -234,8 +234,15 @@ def _stage(staging, key, files):
             return folder, f"{name} is not a regular file"
         if found[1] > FILE_CAP:
             return folder, f"{name} is larger than {FILE_CAP >> 20} MB"
-        with open(os.path.join(folder, target), "xb") as handle:
-            handle.write(found[0])
+        # ``target`` may come from a receipt the student's upload named: written below
+        # the staged folder only (no "..", no absolute name, no link followed).
+        staged = open_folder(folder)
+        try:
+            write_new(target, found[0], staged)
+        except (ValueError, OSError) as error:
+            return folder, f"{target!r} cannot be staged ({error})"
+        finally:
+            os.close(staged)
     return folder, None
 
 

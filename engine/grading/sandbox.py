@@ -49,7 +49,7 @@ import threading
 import time
 from typing import NamedTuple, Optional, Tuple
 
-from . import cgroups, fences, landlock, processes, seccomp
+from . import cgroups, fences, landlock, processes, seccomp, uid_leases
 from .fences import FENCE_ORDER, SAFE_PATH, SYSTEM_FOLDERS, IsolationError, parse_isolation
 from .launcher import Launcher, LauncherError
 from .untrusted_files import (chmod_beneath, chown_beneath, new_folder, open_folder,
@@ -66,21 +66,15 @@ JOIN_FAILED = "grading sandbox: cannot join the run's cgroup"
 JOIN_FAILED_EXIT = 125
 # Shared temporary folders a run without bwrap or Landlock may write into.
 TEMPORARY_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
-SANDBOX_UID_BASE = 3_500_000
-UIDS_PER_PROCESS = 100_000
 MB = 1024 * 1024
 POLL_SECONDS = 0.1
-_uid_counter = iter(range(1, 1 << 62))
-_uid_lock = threading.Lock()
 
 
 def _next_uid():
-    """A uid no other run uses: each kit process draws from its own range (by pid), and
-    within it never hands out the same uid twice in a row of UIDS_PER_PROCESS runs."""
-    with _uid_lock:
-        number = next(_uid_counter)
-    return SANDBOX_UID_BASE + (os.getpid() % 10_000) * UIDS_PER_PROCESS + (
-        number % UIDS_PER_PROCESS)
+    """A uid no other run uses, of a block of uids no other live kit holds (a lock:
+    :mod:`engine.grading.uid_leases`); within it, never the same uid twice in a row of
+    :data:`engine.grading.uid_leases.BLOCK` runs."""
+    return uid_leases.next_uid()
 
 
 # How a run ended. Only "exited" and "signal" (the program crashed by itself) are runs

@@ -518,12 +518,12 @@ def _megabytes(count):
 def copy_tree(source, destination, bounds=Bounds(), skip=(), keep=None, existing=False,
               entries=None):
     """Copy the folder ``source`` into the new folder ``destination`` (with ``existing``,
-    into that empty folder; an int: that open, empty folder): folders, regular files (with their permission bits and
-    times) and symbolic links (as links, never followed); FIFOs, devices and sockets are
-    left out, so are names in ``skip`` at any level and, at the top, names not in
-    ``keep`` (when given). ``entries`` is ``walk(source, ...)`` when the caller has it.
-    Returns the entries copied. Raises TooLarge past ``bounds`` (the caller removes what
-    was copied)."""
+    into that empty folder; an int: that open, empty folder): folders, regular files
+    (with their permission bits and times) and symbolic links (as links, never
+    followed); FIFOs, devices and sockets are left out, so are names in ``skip`` at any
+    level and, at the top, names not in ``keep`` (when given). ``entries`` is
+    ``walk(source, ...)`` when the caller has it. Returns the entries copied. Raises
+    TooLarge past ``bounds`` (the caller removes what was copied)."""
     if entries is None:
         entries = walk(source, bounds, skip)
     if isinstance(destination, int):

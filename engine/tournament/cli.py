@@ -480,8 +480,8 @@ def run_sprt(options):
         builds = director.build()
         failed = [name for name, error in builds.items() if error]
         if failed:
-            raise UsageError(f"{failed[0]} did not build: "
-                             f"{builds[failed[0]].split(chr(10), 1)[0]}")
+            raise UsageError(f"{printable(failed[0])} did not build: "
+                             f"{printable(builds[failed[0]].split(chr(10), 1)[0])}")
         pairs = iter(range(options.max_pairs))
 
         def next_specs():
@@ -522,6 +522,7 @@ def run_sprt(options):
         print(f"tournament: interrupted after {state['pairs']} pairs", file=sys.stderr)
         return 130
     decision = state["decision"]
+    a, b = printable(a), printable(b)
     if decision == "H1":
         verdict = f"H1 accepted: {a} is stronger than {b} by about {test.elo1:g} Elo or more"
     elif decision == "H0":
