@@ -31,6 +31,7 @@ import zipfile
 from pathlib import Path
 
 from .exports import KIT_HINT, installed_stepper
+from .fences import IsolationError
 from .printable import printable
 from .results import write_atomically
 
@@ -303,16 +304,32 @@ def gradescope_run(root, grade):
     config)`` runs the kit and returns its results document. Returns 0."""
     root = Path(root)
     out = root / "results" / "results.json"
+    code = 0
     try:
         os.makedirs(out.parent, exist_ok=True)
         source = root / "source"
         with open(source / CONFIG, encoding="utf-8") as handle:
             config = json.load(handle)
         results = _grade_one(root, source, config, grade)
+    except IsolationError as error:
+        # Fail closed: no fence could hold the submission here (not root, neither bwrap
+        # nor Landlock): it is not run; the student and the staff are told why.
+        results = isolation_refused(error)
+        print(f"grade gradescope-run: {error}", file=sys.stderr)
+        code = 2
     except Exception as error:  # noqa: BLE001 - a results file must be written
         results = kit_failure(error)
     write_atomically(str(out), json.dumps(results, indent=1) + "\n")
-    return 0
+    return code
+
+
+def isolation_refused(error):
+    """results.json when the container can fence no submission in (see
+    :func:`engine.grading.fences.refusal`): nothing was run."""
+    return {"score": 0, "visibility": "visible", "output_format": "md", "tests": [],
+            "output": ("Your submission was not run: this autograder cannot isolate "
+                       "submissions in its container (not about your code; please tell "
+                       f"your course staff): `{printable(str(error))}`")}
 
 
 def _grade_one(root, source, config, grade):

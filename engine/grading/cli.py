@@ -32,7 +32,7 @@ from ..commandline import (parse_positive_int, run_program, shadowing_engine as 
                            terminate_as_interrupt, write_atomically)
 from ..errors import UsageError
 from . import autograder, exports, layouts, report_html, results as results_module
-from .fences import IsolationError, parse_isolation
+from .fences import IsolationError, exposure, parse_isolation
 from .detect import detect
 from .generate import PROGRAMS, case_key, generate_cases, write_cases
 from .runner import (GRADER_SCRIPTS, Runner, expected_cost, find_submissions, gradable,
@@ -418,11 +418,9 @@ def _grade_students(options, cases, staging):
     if not options.quiet:
         print(f"grade: {len(submissions)} submission(s) x {len(cases)} cases, "
               f"{runner.jobs} at a time, isolation {runner.isolation}", file=sys.stderr)
-    if not set(runner.fences) & {"bwrap", "landlock"}:
-        print("grade: warning: neither bwrap nor Landlock runs: submissions can read every "
-              "world-readable file (the reference, the cases)"
-              + ("" if "seccomp" in runner.fences else " and reach the network"),
-              file=sys.stderr)
+    exposed = exposure(runner.fences)
+    if exposed:
+        print(f"grade: warning: {exposed}", file=sys.stderr)
     for label in submissions:
         student = sources[label]
         runner_results.add_submission(label)
@@ -548,9 +546,11 @@ def grade_for_gradescope(program, cases, submission, config):
     try:
         runner = Runner(program, cases, results, limits, None, hidden=hidden)
     except IsolationError:
+        if os.geteuid() != 0:
+            raise          # fail closed: the submission would run as the kit's user
         # No namespaces nor Landlock in this container: the kit (root) still runs every
-        # command as a uid of its own, and the bundle's files are root's alone.
-        runner = Runner(program, cases, results, limits, None, isolation="rlimits",
+        # command as a uid of its own (insisted on), and the bundle's files are root's.
+        runner = Runner(program, cases, results, limits, None, isolation="rlimits+uid",
                         hidden=hidden)
     results.document["isolation"] = runner.isolation
     runner.run(submissions)

@@ -51,6 +51,35 @@ def parse_isolation(spec):
     return file_fence, {word for word in words if word in ("seccomp", "cgroup", "uid")}
 
 
+def exposure(fences, root=None):
+    """What a submission can do under ``fences`` (names, as ``Sandbox.fences``), in one
+    sentence for a warning; None when a file fence (bwrap or Landlock) holds it."""
+    if {"bwrap", "landlock"} & set(fences):
+        return None
+    network = "" if "seccomp" in fences else ", and reach the network"
+    if "uid" in fences:
+        return ("neither bwrap nor Landlock runs: submissions can read every "
+                "world-readable file (the reference, the cases), though as uids of their "
+                "own" + network)
+    return ("neither bwrap nor Landlock runs and the kit is not root: submissions run as "
+            "you, so they can read, change and delete every file you can, kill the kit "
+            "and your other programs, and write where the next run looks" + network
+            + "; use --isolation rlimits for your own programs only")
+
+
+def refusal(root):
+    """Why ``--isolation auto`` refuses to run untrusted code here (no bwrap, no
+    Landlock), and the way out, in one line."""
+    if root:
+        return ("neither bwrap nor Landlock can run here, so submissions could read the "
+                "reference and the cases: install bubblewrap, or pass --isolation rlimits "
+                "to grade without hiding them")
+    return ("neither bwrap nor Landlock can run here and the kit is not root, so a "
+            "submission would run as you (your files, your processes, the kit itself): "
+            "install bubblewrap, run as root, or pass --isolation rlimits to run your "
+            "own programs only")
+
+
 _BWRAP_WORKS = {}
 
 

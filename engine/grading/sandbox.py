@@ -244,10 +244,7 @@ class Sandbox:
         elif file_fence == "landlock":
             raise IsolationError("Landlock is not available in this kernel")
         if file_fence == "auto" and not (self.use_bwrap or self.use_landlock):
-            raise IsolationError(
-                "neither bwrap nor Landlock can run here, so submissions could read the "
-                "reference and the cases: install bubblewrap, or pass --isolation rlimits "
-                "to grade without hiding them")
+            raise IsolationError(fences.refusal(root))
         # bwrap sets up its network namespace through netlink: no seccomp under it.
         self.use_seccomp = not self.use_bwrap and seccomp.supported()
         if "seccomp" in required and not self.use_seccomp:

@@ -28,7 +28,7 @@ from ..commandline import run_program, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
 from ..grading.cli import (ArgumentParser, check_output_folders, isolation_option,
                            shard_option)
-from ..grading.fences import IsolationError
+from ..grading.fences import IsolationError, exposure
 from ..grading.printable import printable
 from . import entrants as entrants_module
 from . import results, schedule
@@ -158,6 +158,13 @@ def _output_options(command):
 def say(options, text):
     if not options.quiet:
         print(f"tournament: {text}", file=sys.stderr, flush=True)
+
+
+def _warn_exposure(options, director):
+    """Say (even with --quiet) what an entrant can do when no file fence holds it."""
+    exposed = exposure(director.isolation.split("+"))
+    if exposed:
+        print(f"tournament: warning: {exposed}", file=sys.stderr, flush=True)
 
 
 def write_outputs(options, document):
@@ -345,6 +352,7 @@ def run_tournament(options):
     except IsolationError as error:
         raise UsageError(f"--isolation {options.isolation}: {error}") from None
     header["isolation"] = director.isolation
+    _warn_exposure(options, director)
     interrupted = False
     try:
         say(options, f"{rules.title} {fmt}, {len(entrants)} entrants, "
@@ -461,6 +469,7 @@ def run_sprt(options):
     except IsolationError as error:
         raise UsageError(f"--isolation {options.isolation}: {error}") from None
     header = _header(options, rules, sizes, 1, None, director.isolation, "sprt")
+    _warn_exposure(options, director)
     dicts = _entrant_dicts(entrants)
     played = {}
     state = {"pairs": 0, "decision": None, "llr": 0.0}
