@@ -256,6 +256,17 @@ class Sandbox:
         self.setpriv = shutil.which("setpriv", path=SAFE_PATH)
         self.bwrap = shutil.which("bwrap", path=SAFE_PATH)
         self.shell = shutil.which("sh", path=SAFE_PATH) or "/bin/sh"
+        # Without a memory cgroup of its own, a run that exhausts the machine must be the
+        # OOM killer's first choice and the kit its last (see fences). Under Landlock a
+        # run may not write /proc (choom fails): its first process stops itself instead,
+        # and the kit raises its score before it goes on.
+        self.oom_target, self.oom_gate = [], False
+        if self.group is None:
+            fences.protect_kit_from_oom()
+            if self.use_landlock:
+                self.oom_gate = True
+            else:
+                self.oom_target = fences.oom_target_prefix()
         if not self.prlimit or (self.uid is not None and not self.setpriv):
             raise IsolationError("prlimit and setpriv (util-linux) are needed to set limits")
         try:
@@ -401,6 +412,9 @@ class Sandbox:
             chain += [self.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}"]
             chain += ([f"--groups={','.join(map(str, groups))}"] if groups
                       else ["--clear-groups"]) + ["--no-new-privs", "--"]
+        chain += self.oom_target     # the OOM killer's first choice (see fences)
+        if self.oom_gate:
+            chain = [self.shell, "-c", 'kill -STOP $$ && exec "$@"', "sh"] + chain
         chain += [self.prlimit] + [f"{option}={soft}:{hard}" for option, soft, hard
                                    in self._rlimits(timeout)] + ["--"]
         if self.use_bwrap:
@@ -449,6 +463,7 @@ class Sandbox:
         # run's, whatever becomes of it (see processes.Tree).
         spared = (processes.children_of_self() if self.uid is None and self.group is None
                   else ())
+        oom_kills = fences.oom_kills() if self.group is None else None
         start = time.perf_counter()
         clock = processes.RunClock(start, self._cores(), kit=(
             threading.get_native_id(), getattr(self.launcher, "native_id", None)))
@@ -466,6 +481,8 @@ class Sandbox:
                                  time.perf_counter() - start, 0.0, "exited",
                                  fences=self.fences)
             _LIVE.add(process.pid)
+        if self.oom_gate:
+            fences.raise_stopped_run(process.pid)
         self._running = process
         peak = [0]
         tree = processes.Tree(process.pid, spared)
@@ -511,6 +528,12 @@ class Sandbox:
                 exit_code, signal_number = None, exit_code - 128
         elif os.WIFSIGNALED(status):
             signal_number = os.WTERMSIG(status)
+        if (killed_for is None and oom_kills is not None and signal_number == signal.SIGKILL
+                and (fences.oom_kills() or 0) > oom_kills):
+            # No cgroup, and the kernel's OOM killer struck while this run's first
+            # process died of a SIGKILL the kit did not send: the machine (or the
+            # container) ran out of memory, and the run is its first choice.
+            killed_for = "memory"
         if killed_for is None and cpu > timeout + 0.05 and signal_number in (
                 signal.SIGKILL, signal.SIGXCPU):
             killed_for = "cpu"
