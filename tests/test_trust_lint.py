@@ -105,6 +105,10 @@ ALLOWED = {
         "the handed-in entrant folders, listed before any entrant runs",
     ("engine/tournament/entrants.py", "expand"):
         "the handed-in entrant folders, listed before any entrant runs",
+    ("engine/tournament/entrants.py", "_loose_files"):
+        "the handed-in class folder of entrants, listed before any entrant runs",
+    ("engine/tournament/entrants.py", "resolve"):
+        "the entrant paths the organiser named, looked at before any entrant runs",
     ("engine/tournament/entrants.py", "copy_engine"):
         "our own engine package copied into the kit's own ours/ folder (0700)",
     ("engine/tournament/director.py", "Director.__init__"):
