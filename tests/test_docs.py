@@ -361,11 +361,18 @@ def run_session(steps, folder):
 
 
 def prepare_session_folder(folder):
-    """An empty folder with the top-level scripts and ``python3`` = this interpreter."""
+    """An empty folder with the top-level scripts, ``python3`` = this interpreter and
+    ``game-search`` (the installed command)."""
     for script in SCRIPTS + EXAMPLE_FOLDERS:
         (folder / script).symlink_to(REPO / script)
     (folder / ".bin").mkdir()
     (folder / ".bin" / "python3").symlink_to(sys.executable)
+    # The installed command as pip makes it (a console script: its own folder, never the
+    # current one, first on sys.path); the pages' sessions use it as a reader would.
+    installed = folder / ".bin" / "game-search"
+    installed.write_text(f"#!{sys.executable}\nimport sys\nfrom engine.__main__ import "
+                         "main\nsys.exit(main())\n")
+    installed.chmod(0o755)
 
 
 def test_sessions_are_read_as_commands_and_outputs():
