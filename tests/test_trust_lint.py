@@ -62,8 +62,8 @@ ALLOWED = {
     ("engine/grading/detect.py", "build"):
         "tempfile.mkdtemp in the kit's own builds folder (0711, ours): no run writes there",
     ("engine/grading/detect.py", "is_file"):
-        "lstat of a handed-in file or a plain name in the emptied run folder (the last "
-        "component is never followed; every process of the build is dead)",
+        "lstat of a file of a handed-in folder as the instructor gave it (the last "
+        "component never followed)",
     ("engine/grading/detect.py", "_hint"):
         "the handed-in folders as the instructor gave them (read, never written)",
     ("engine/grading/detect.py", "detect"):

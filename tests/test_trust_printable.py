@@ -87,3 +87,18 @@ def test_tournament_run_merge_and_sprt_show_control_characters_escaped(tmp_path)
     assert decided.returncode == 0, decided.stderr
     assert b"\\x1b" in decided.stdout + decided.stderr      # shown, escaped
     assert_clean(decided)
+
+
+def test_one_line_errors_show_a_named_folder_escaped(tmp_path):
+    """A usage error quoting a folder name (a missing submission, an entrant that is no
+    entrant) shows it escaped."""
+    missing = str(tmp_path / EVIL)
+    empty = tmp_path / (EVIL + "empty")
+    empty.mkdir()
+    for args in (("grade", "run", "stake_raid", missing, "--count", "1"),
+                 ("tournament", "run", "stake_raid", missing, str(empty)),
+                 ("tournament", "sprt", "stake_raid", str(empty), missing, "--elo0", "0",
+                  "--elo1", "100")):
+        done = engine(*args)
+        assert done.returncode in (0, 2), done.stderr
+        assert_clean(done)

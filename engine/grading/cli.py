@@ -37,7 +37,7 @@ from .detect import detect
 from .generate import PROGRAMS, case_key, generate_cases, write_cases
 from .runner import (GRADER_SCRIPTS, Runner, expected_cost, find_submissions, gradable,
                      load_cases, shard)
-from .printable import printable
+from .printable import escaping_usage_errors, printable
 from .sandbox import Limits
 
 NAME = "grade"
@@ -608,4 +608,5 @@ def run(argv):
 
 def main(argv=None):
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
-    return run_program(NAME, run, sys.argv[1:] if argv is None else argv, help_text=__doc__)
+    return run_program(NAME, escaping_usage_errors(run), sys.argv[1:] if argv is None
+                       else argv, help_text=__doc__)

@@ -32,7 +32,7 @@ from typing import NamedTuple, Optional, Tuple
 from .. import registry
 from .fences import SAFE_PATH
 from .untrusted_files import (Bounds, TooLarge, copy_tree, move_out, read_text_file,
-                              walk)
+                              regular_file_in, walk)
 
 # How much of a submission is copied: past this it is not graded (its verdict says why).
 SUBMISSION_BOUNDS = Bounds(depth=32, entries=10_000, bytes=256 * 1024 * 1024)
@@ -259,7 +259,7 @@ def build(plan, submission, sandbox, builds, timeout=120.0, after=(), wall=None)
                        f"ignored)\n".encode())
     if plan.kind == "make":
         binary = plan.run[0][2:]
-        if not is_file(os.path.join(sandbox.folder, binary)):
+        if not regular_file_in(sandbox.folder, binary):
             sandbox.clear()
             return Build(None, f"build failed: make produced no {binary}",
                          _tail(b"".join(log), 200), seconds)

@@ -5,8 +5,11 @@ an escape sequence repaints the terminal (``3/3 cases passed`` drawn over a fail
 carriage return hides the start of a line, a right-to-left override reorders it, and a
 cell starting with ``=`` is a formula to a spreadsheet. :func:`printable` shows every
 such character as a backslash escape (``\\x1b``, ``\\r``, ``\\u202e``); :func:`csv_cell`
-also keeps a spreadsheet from reading a cell as a formula.
+also keeps a spreadsheet from reading a cell as a formula; :func:`escaping_usage_errors`
+does it for the one-line errors of a command (they may quote a folder name).
 """
+
+from ..errors import UsageError
 
 
 def _escape(char):
@@ -46,3 +49,14 @@ def csv_cell(value):
     if text.startswith(_FORMULA_STARTS):
         return "'" + text
     return text
+
+
+def escaping_usage_errors(body):
+    """``body`` (a command's ``argv -> exit code``) whose :class:`UsageError` messages
+    are :func:`printable`: they may quote a student's or an entrant's folder name."""
+    def escaped(argv):
+        try:
+            return body(argv)
+        except UsageError as error:
+            raise UsageError(printable(str(error))) from None
+    return escaped

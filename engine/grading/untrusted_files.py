@@ -260,6 +260,22 @@ def lstat_beneath(relative, dir_fd):
         os.close(parent)
 
 
+def regular_file_in(folder, relative):
+    """True when ``relative`` below the folder ``folder`` is a regular file (no link on
+    the way nor at the end)."""
+    try:
+        top = open_folder(folder)
+    except OSError:
+        return False
+    try:
+        status = lstat_beneath(relative, top)
+    except ValueError:
+        return False
+    finally:
+        os.close(top)
+    return status is not None and stat.S_ISREG(status.st_mode)
+
+
 def make_folders(relative, dir_fd, mode=0o755):
     """Make the folder ``relative`` below ``dir_fd`` and any missing one on the way (no
     link followed: an existing link or file on the way raises OSError); return a

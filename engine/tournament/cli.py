@@ -29,7 +29,7 @@ from ..errors import UsageError
 from ..grading.cli import (ArgumentParser, check_output_folders, isolation_option,
                            shard_option)
 from ..grading.fences import IsolationError, exposure
-from ..grading.printable import printable
+from ..grading.printable import escaping_usage_errors, printable
 from . import entrants as entrants_module
 from . import results, schedule
 from .director import Director, schedule_todo
@@ -566,7 +566,7 @@ def _prefix_counts(played, a):
 def main(argv=None):
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     argv = sys.argv[1:] if argv is None else argv
-    return run_program(NAME, _main, argv, help_text=__doc__)
+    return run_program(NAME, escaping_usage_errors(_main), argv, help_text=__doc__)
 
 
 def _main(argv):
