@@ -6,8 +6,8 @@ works. These tests plant such links and swap them in a loop, and check the concr
 fact: a 0600 file of the kit's user outside the run (a tmp folder standing for /root) is
 unchanged and no file appears beside it. They run under every file fence this machine
 offers, as root (tests/test_grading_unprivileged.py's way: cgroups and a uid per run join
-each) and as user nobody. The build's tools run isolated: a planted compileall.py never
-runs.
+each) and as user nobody; a tournament agent plants links in its seat between moves.
+The build's tools run isolated: a planted compileall.py never runs.
 """
 
 import json
@@ -173,3 +173,38 @@ def test_a_receipts_file_name_never_stages_a_file_outside(tmp_path, original):
     assert "cannot be staged" in student.reason
     assert not list(tmp_path.rglob("escaped.py"))
     assert not os.path.lexists(f"/tmp/escaped-{os.getpid()}.py")
+
+
+# A tournament agent that, after each move, leaves input.txt as a link to the victim and
+# a folder link where the next input's name goes: the referee writes the next move's
+# input, which must never go through either.
+PLANTING_AGENT = """\
+import atexit, os
+def plant():
+    for name, target in (("input.txt", {victim!r}), ("data", {home!r})):
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+        os.symlink(target, name)
+atexit.register(plant)
+"""
+
+
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_tournament_seat_never_writes_through_a_planted_link(tmp_path, isolation):
+    from grading_helpers import FIRST_EMPTY, LAST_EMPTY
+    home, victim = victim_folder(tmp_path)
+    planter = submission(tmp_path / "planter", {"homework.py": PLANTING_AGENT.format(
+        victim=str(victim), home=str(home)) + FIRST_EMPTY})
+    other = submission(tmp_path / "other", {"homework.py": LAST_EMPTY})
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "tournament", "run", "stake_raid", str(planter),
+         str(other), "--sizes", "3", "--pairs", "1", "--time", "5", "--isolation",
+         isolation, "--json", str(tmp_path / "t.json"), "--quiet"],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+        env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == 0, done.stderr
+    assert_untouched(home, victim)
+    games = json.loads((tmp_path / "t.json").read_text())["games"]
+    assert games and not any(game["forfeit"] for game in games), games
