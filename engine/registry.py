@@ -68,6 +68,11 @@ PROGRAMS = (
             "class tournaments of the competition agents (Stake/Raid, Line 'em Up): "
             "run, merge, sprt",
             page="tournament.md"),
+    Program("ladder", "engine.ladder.cli",
+            "a class ladder: students upload agents any time, workers play rated games "
+            "in the sandbox, a web page shows standings and replays: init, serve, work, "
+            "export",
+            page="ladder.md"),
     Program("grade", "engine.grading.cli",
             "grading kit: generate cases, run submissions in a sandbox, score and report",
             page="grading.md"),

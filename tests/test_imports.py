@@ -134,6 +134,9 @@ LAYER_RULES = [
     # imports no program and no search.
     ("engine.tournament", ("engine.programs", "engine.search", "engine.selective",
                            "engine.iterative")),
+    # The ladder builds on the tournament and the kit; nothing of the engine imports it.
+    (("engine.grading", "engine.tournament", "engine.programs", "engine.games",
+      "engine.pictures") + SEARCH_CORE, ("engine.ladder",)),
     # The registry is a table: it imports nothing of ours.
     ("engine.registry", ("engine.",)),
 ]

@@ -37,10 +37,12 @@ class Director:
     player per game; ``jobs``: games at once; ``isolation``, ``memory_mb``: the sandbox's.
     ``grace``: the wall-time slack of a player per game (see
     :func:`engine.tournament.referee.wall_budget`).
-    Raises IsolationError when the isolation asked for cannot run here."""
+    ``hidden``: more folders no run may see (a ladder's store of submissions, whose
+    entrants are :meth:`admit`-ted later). Raises IsolationError when the isolation
+    asked for cannot run here."""
 
     def __init__(self, rules, entrants, seconds, jobs=1, isolation="auto", memory_mb=1024,
-                 seed=1, grace=referee.GRACE_SECONDS):
+                 seed=1, grace=referee.GRACE_SECONDS, hidden=()):
         self.rules = rules
         self.entrants = {entrant.name: entrant for entrant in entrants}
         self.seconds = seconds
@@ -62,7 +64,7 @@ class Director:
                 os.mkdir(self.ours, 0o700)
                 entrants_module.copy_engine(self.ours)
             hidden = sorted({os.path.abspath(e.source) for e in entrants
-                             if e.kind != "ours"})
+                             if e.kind != "ours"} | {os.path.abspath(h) for h in hidden})
             # Both seats of a job on the job's core; with fewer jobs than cores (a task
             # of a cluster array) nothing is pinned, so tasks sharing a node spread out.
             pin = self.jobs >= usable_cores()
@@ -129,6 +131,30 @@ class Director:
         for name in self.entrants:
             errors.setdefault(name, None)
         return errors
+
+    def admit(self, entrant):
+        """Add ``entrant`` to a running director (a ladder's new submission) and build it
+        in the first job's sandbox now; return its build error (None: built). Its
+        folder must lie under the ``hidden`` folders given at construction."""
+        self.entrants[entrant.name] = entrant
+        source = entrant.source
+        if entrant.kind == "ours":
+            if not os.path.isdir(self.ours):
+                os.mkdir(self.ours, 0o700)
+                entrants_module.copy_engine(self.ours)
+            source = self.ours
+        built = entrants_module.prepare(entrant._replace(source=source),
+                                        self.seats[0][X_SIDE].sandbox, self.builds_folder)
+        if built.error is None:
+            self.built[entrant.name] = built
+        return built.error
+
+    def forget(self, name):
+        """Drop the entrant ``name`` and remove its build (a ladder keeps a few)."""
+        self.entrants.pop(name, None)
+        built = self.built.pop(name, None)
+        if built is not None and built.build.folder is not None:
+            remove_tree(str(built.build.folder))
 
     # --- playing ---------------------------------------------------------------------
 

@@ -180,21 +180,25 @@ def resolve(rules, paths, staff_paths, ours_source, distinct=True):
             unique.append((path, staff))
     if len(unique) < 2 and not any(staff for _, staff in unique):
         raise EntrantError(f"a tournament needs at least two entrants, got {len(unique)}")
-    entrants = []
-    for name, (path, staff) in zip(_names([path for path, _ in unique]), unique):
-        if path.startswith(OURS_PREFIX):
-            player = path[len(OURS_PREFIX):]
-            plan = Plan("our repository", tuple(rules.our_command(player)))
-            entrants.append(Entrant(name, path, "ours", staff, plan, ours_source))
-            continue
-        if os.path.isdir(path):
-            plan = plan_for(rules, path)
-        else:
-            plan = Plan("none", error=LOOSE_FILE)
-        kind = "python" if plan.kind == "our repository" else plan.kind
-        newgame = plan.kind == "makefile" and makefile_has_target(Path(path), "newgame")
-        entrants.append(Entrant(name, path, kind, staff, plan, path, newgame))
-    return entrants
+    return [entrant_for(rules, name, path, staff, ours_source)
+            for name, (path, staff) in zip(_names([path for path, _ in unique]), unique)]
+
+
+def entrant_for(rules, name, path, staff=False, ours_source=None):
+    """The :class:`Entrant` ``name`` for one ``path`` (a folder, a loose file of a class
+    folder, or ``ours:NAME``, already checked): how it is built and run. A ladder makes
+    its entrants one at a time."""
+    if path.startswith(OURS_PREFIX):
+        player = path[len(OURS_PREFIX):]
+        plan = Plan("our repository", tuple(rules.our_command(player)))
+        return Entrant(name, path, "ours", staff, plan, ours_source)
+    if os.path.isdir(path):
+        plan = plan_for(rules, path)
+    else:
+        plan = Plan("none", error=LOOSE_FILE)
+    kind = "python" if plan.kind == "our repository" else plan.kind
+    newgame = plan.kind == "makefile" and makefile_has_target(Path(path), "newgame")
+    return Entrant(name, path, kind, staff, plan, path, newgame)
 
 
 def error_summary(error):

@@ -1062,3 +1062,5 @@ _CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 
         "form-action 'none'; script-src 'sha256-"
         + base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
         + "'")
+# The page's policy, for a server that sends it as a header too (the ladder).
+CSP = _CSP

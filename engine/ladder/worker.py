@@ -1,0 +1,247 @@
+"""A ladder worker: leases builds and games from the server over HTTP, runs each in the
+grading kit's sandbox through the tournament's director and referee, posts the result.
+
+Every worker, on the server's machine (``ladder work DIR``, or ``ladder serve
+--workers N``) or on another (``ladder work --server URL --worker-token T``, a cluster
+node), speaks the same small JSON protocol with the worker token as its Bearer token:
+
+    GET  /api/work/settings                 the game, clock, sizes, seed, lease
+    POST /api/work/lease {"worker"}         -> {"kind": "build"|"game", "lease", ...}
+                                               or {"kind": "idle", "wait": s}
+    POST /api/work/extend {"lease"}         keep a lease alive (every lease / 3 s)
+    GET  /api/work/submissions/ID/archive   the uploaded archive
+    POST /api/work/builds/ID {"lease", "error"}
+    POST /api/work/games/ID {"lease", "record"}     409 when the lease has expired
+    POST /api/work/games/ID/abandon {"lease"}       an error of ours: play it again
+
+A worker keeps one :class:`engine.tournament.director.Director` (one job: two seats) for
+its life: each submission it meets is downloaded, unpacked by the link-safe
+:func:`engine.ladder.uploads.unpack` into its own cache (hidden from every run), built
+once and kept (the newest :data:`KEEP_BUILT`). A worker killed outright loses the game
+it was playing: its lease expires and the server hands the game out again, once.
+Standard library only, so that a cluster node needs nothing but the checkout.
+"""
+
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+from ..grading.untrusted_files import remove_tree
+from ..tournament import entrants as entrants_module
+from ..tournament.director import Director
+from ..tournament.games import rules_for
+from ..tournament.schedule import GameSpec
+from . import uploads
+
+KEEP_BUILT = 24
+ARCHIVE_CAP = 64 * 1024 * 1024
+IDLE_WAIT = 1.0
+RETRY_SECONDS = (0.5, 1, 2, 4, 8)
+
+
+class ServerError(Exception):
+    """The server answered with an error status (``status``) or could not be reached."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class Client:
+    """JSON over HTTP to the ladder's server, with the worker token."""
+
+    def __init__(self, url, token, timeout=60.0):
+        self.url = url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+
+    def request(self, method, path, body=None, raw=False):
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        request.add_header("Authorization", f"Bearer {self.token}")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                payload = response.read(ARCHIVE_CAP + 1)
+        except urllib.error.HTTPError as error:
+            text = error.read(2000).decode("utf-8", "replace")
+            raise ServerError(error.code, f"{method} {path}: HTTP {error.code} {text}") \
+                from None
+        except (urllib.error.URLError, OSError) as error:
+            raise ServerError(None, f"{method} {path}: {error}") from None
+        if raw:
+            return payload
+        return json.loads(payload.decode("utf-8")) if payload else None
+
+    def patient(self, method, path, body=None, raw=False, stop=None):
+        """:meth:`request`, retried while the server cannot be reached (a restart)."""
+        for wait in RETRY_SECONDS + (None,):
+            try:
+                return self.request(method, path, body, raw)
+            except ServerError as error:
+                if error.status is not None or wait is None or (stop and stop.is_set()):
+                    raise
+                time.sleep(wait)
+        return None
+
+
+def say(text):
+    print(f"ladder worker: {text}", file=sys.stderr, flush=True)
+
+
+class Worker:
+    """See the module docstring. ``isolation``, ``memory_mb``: the sandbox's."""
+
+    def __init__(self, client, name=None, isolation="auto", memory_mb=1024):
+        self.client = client
+        self.name = name or f"{socket.gethostname()}-{os.getpid()}"
+        settings = client.patient("GET", "/api/work/settings")
+        self.settings = settings
+        self.rules = rules_for(settings["game"])
+        self.cache = tempfile.mkdtemp(prefix="ladder-worker-")
+        os.chmod(self.cache, 0o700)
+        self.director = None
+        try:
+            self.director = Director(self.rules, [], float(settings["time"]), jobs=1,
+                                     isolation=settings.get("isolation", isolation),
+                                     memory_mb=int(settings.get("memory_mb", memory_mb)),
+                                     seed=int(settings["seed"]), hidden=[self.cache])
+        except BaseException:
+            self.close()
+            raise
+        self.order = []
+        self.stop = threading.Event()
+
+    def close(self):
+        if self.director is not None:
+            self.director.close()
+            self.director = None
+        shutil.rmtree(self.cache, ignore_errors=True)
+
+    # --- entrants -----------------------------------------------------------------------
+
+    def entrant(self, described):
+        """Make sure the submission ``described`` is built here; return (its name in the
+        director, its build error or None)."""
+        key = f"{described['player']}@{described['id']}"
+        if key in self.director.built:
+            return key, None
+        if described.get("path"):
+            entrant = entrants_module.entrant_for(self.rules, key, described["path"],
+                                                  staff=True)
+        else:
+            try:
+                folder = self._unpacked(described)
+            except uploads.Refused as error:
+                return key, f"upload refused: {error}"
+            entrant = entrants_module.entrant_for(self.rules, key, folder)
+        error = self.director.admit(entrant)
+        if error is None:
+            self.order.append(key)
+            while len(self.order) > KEEP_BUILT:
+                self.director.forget(self.order.pop(0))
+        return key, error
+
+    def _unpacked(self, described):
+        folder = os.path.join(self.cache, str(described["id"]))
+        if os.path.lexists(folder):
+            remove_tree(folder)
+        data = self.client.patient("GET", f"/api/work/submissions/{described['id']}/archive",
+                                   raw=True)
+        archive = folder + ".archive"
+        with open(archive, "wb") as handle:
+            handle.write(data)
+        try:
+            return uploads.unpack(archive, folder)
+        finally:
+            os.unlink(archive)
+
+    # --- work ---------------------------------------------------------------------------
+
+    def run(self, games=None):
+        """Lease and do work until stopped (or after ``games`` games)."""
+        played = 0
+        while not self.stop.is_set() and (games is None or played < games):
+            try:
+                work = self.client.patient("POST", "/api/work/lease", {"worker": self.name},
+                                           stop=self.stop)
+            except ServerError as error:
+                say(f"cannot lease work ({error}); retrying")
+                self.stop.wait(5.0)
+                continue
+            if work is None or work.get("kind") == "idle":
+                self.stop.wait(float((work or {}).get("wait", IDLE_WAIT)))
+                continue
+            if work["kind"] == "build":
+                self.build(work)
+            elif work["kind"] == "game":
+                self.game(work)
+                played += 1
+
+    def _heartbeat(self, lease, every, done):
+        while not done.wait(every):
+            try:
+                self.client.request("POST", "/api/work/extend", {"lease": lease})
+            except ServerError as error:
+                if error.status == 409:
+                    return
+                # The server is restarting: try again at the next beat.
+
+    def _with_heartbeat(self, work, body):
+        done = threading.Event()
+        beat = threading.Thread(target=self._heartbeat, daemon=True,
+                                args=(work["lease"], max(float(work["expires"]) / 3, 0.5),
+                                      done))
+        beat.start()
+        try:
+            return body()
+        finally:
+            done.set()
+            beat.join(1.0)
+
+    def _post(self, path, body):
+        try:
+            self.client.patient("POST", path, body)
+        except ServerError as error:
+            if error.status == 409:
+                say(f"{path}: the lease had expired; the result is dropped")
+            else:
+                say(f"{path}: {error}")
+
+    def build(self, work):
+        described = work["submission"]
+        _, error = self._with_heartbeat(work, lambda: self.entrant(described))
+        self._post(f"/api/work/builds/{described['id']}",
+                   {"lease": work["lease"], "error": error})
+
+    def game(self, work):
+        game = work["game"]
+
+        def play():
+            names = {}
+            for side in ("x", "o"):
+                names[side], error = self.entrant(game[side])
+                if error is not None:
+                    return None, f"{names[side]} did not build here: {error}"
+            size = self.rules.parse_sizes(str(game["size"]))[0]
+            spec = GameSpec(game["id"], 1, game["pair"], game["pair"], game["board"],
+                            size, names["x"], names["o"])
+            return self.director.play_one(spec, self.director.seats[0]), None
+        try:
+            record, problem = self._with_heartbeat(work, play)
+        except Exception as error:  # noqa: BLE001 - an error of ours: the game goes back
+            record, problem = None, f"{type(error).__name__}: {error}"
+        if record is None:
+            say(f"game {game['id']} not played: {problem}")
+            self._post(f"/api/work/games/{game['id']}/abandon", {"lease": work["lease"]})
+            return
+        self._post(f"/api/work/games/{game['id']}", {"lease": work["lease"],
+                                                      "record": record})
