@@ -136,6 +136,8 @@ def read_roster(path):
         if name in names:
             raise UsageError(f"{path}, line {number}: {name} twice")
         names.append(name)
+    if not names:
+        raise UsageError(f"{path}: no students")
     return names
 
 

@@ -182,6 +182,7 @@ def unpack(path, destination, bounds=UPLOAD_BOUNDS):
     new folder ``destination``; return the folder the agent is in (``destination``, or
     its one subfolder when the archive holds a single folder). Raises Refused (and
     leaves no ``destination``) for an archive it will not unpack."""
+    destination = os.fspath(destination)
     with open(path, "rb") as handle:
         kind = kind_of(handle.read(8))
     if kind is None:
