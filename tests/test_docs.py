@@ -366,7 +366,11 @@ def prepare_session_folder(folder):
     for script in SCRIPTS + EXAMPLE_FOLDERS:
         (folder / script).symlink_to(REPO / script)
     (folder / ".bin").mkdir()
-    (folder / ".bin" / "python3").symlink_to(sys.executable)
+    # A script, not a link: a virtual environment's python finds its packages (the ladder
+    # extra's) only when run by its own path.
+    python3 = folder / ".bin" / "python3"
+    python3.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python3.chmod(0o755)
     # The installed command as pip makes it (a console script: its own folder, never the
     # current one, first on sys.path); the pages' sessions use it as a reader would.
     installed = folder / ".bin" / "game-search"

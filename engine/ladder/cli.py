@@ -1,4 +1,4 @@
-"""python3 -m engine ladder init|serve|work|export: a class ladder (docs/ladder.md).
+"""python3 -m engine ladder init|serve|work|stop|export: a class ladder (docs/ladder.md).
 
   python3 -m engine ladder init DIR --game stake_raid|lineemup --roster ROSTER.csv
           [--time SEC] [--sizes LIST] [--seed S] [--lease SEC] [--upload-mb MB]
@@ -7,6 +7,7 @@
           [--user nobody]
   python3 -m engine ladder work DIR                       (a worker on this machine)
   python3 -m engine ladder work --server URL --worker-token T    (on another machine)
+  python3 -m engine ladder stop DIR
   python3 -m engine ladder export DIR [--json FILE] [--csv FILE] [--report FILE.html]
 
 Students upload a .zip or .tar.gz of their agent's folder any time (POST
@@ -54,7 +55,7 @@ def _positive(kind):
 
 def parser():
     top = ArgumentParser(prog="python3 -m engine ladder", description=__doc__.split("\n")[0])
-    commands = top.add_subparsers(dest="command", metavar="init|serve|work|export")
+    commands = top.add_subparsers(dest="command", metavar="init|serve|work|stop|export")
     init = commands.add_parser("init", help="make a ladder in a new folder")
     init.add_argument("folder", metavar="DIR")
     init.add_argument("--game", required=True, choices=sorted(GAMES))
@@ -91,6 +92,8 @@ def parser():
                            "from DIR/worker-token)")
     work.add_argument("--name", help="this worker's name in the server's records")
     work.add_argument("--games", type=_positive(int), help="stop after N games")
+    stop = commands.add_parser("stop", help="stop the ladder serve of DIR")
+    stop.add_argument("folder", metavar="DIR")
     export = commands.add_parser("export", help="the tournament JSON, CSV and page")
     export.add_argument("folder", metavar="DIR")
     export.add_argument("--json", metavar="FILE")
@@ -251,7 +254,7 @@ def run_serve(options):
     web = subprocess.Popen(python + ["web", folder, "--host", host, "--port",
                                      str(options.port)] + user_options, env=environment)
     workers = []
-    state = {"url": url, "web": web.pid, "workers": []}
+    state = {"url": url, "pid": os.getpid(), "web": web.pid, "workers": []}
 
     def publish():
         state["workers"] = [worker.pid for worker in workers]
@@ -339,6 +342,27 @@ def run_web(options):
     return 0
 
 
+def run_stop(options):
+    """Stop the ``ladder serve`` of DIR (SIGTERM; its workers' games in progress are
+    replayed at the next start) and wait until it has stopped."""
+    path = os.path.join(options.folder, config.SERVER)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            pid = json.load(handle)["pid"]
+    except (OSError, ValueError, KeyError):
+        raise UsageError(f"no server is running for {options.folder}") from None
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        os.unlink(path)
+        raise UsageError(f"the server of {options.folder} was gone already") from None
+    deadline = time.monotonic() + 60
+    while os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    print(f"ladder: stopped the server of {options.folder}")
+    return 0
+
+
 # --- work -------------------------------------------------------------------------------
 
 def run_work(options):
@@ -361,11 +385,12 @@ def run_work(options):
         raise UsageError(f"cannot reach the ladder: {error}") from None
     worker_say(f"{worker.name} working for {url} (sandbox {worker.director.isolation})")
     try:
-        worker.run(options.games)
+        played = worker.run(options.games)
     except KeyboardInterrupt:
         return 130
     finally:
         worker.close()
+    print(f"ladder worker: {worker.name} played {played} games")
     return 0
 
 
@@ -422,4 +447,6 @@ def _command(options):
         return run_work(options)
     if options.command == "export":
         return run_export(options)
-    raise UsageError("give a command: init, serve, work or export (see --help)")
+    if options.command == "stop":
+        return run_stop(options)
+    raise UsageError("give a command: init, serve, work, stop or export (see --help)")

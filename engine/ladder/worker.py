@@ -33,6 +33,7 @@ import time
 import urllib.error
 import urllib.request
 
+from ..grading.printable import printable
 from ..grading.untrusted_files import remove_tree
 from ..tournament import entrants as entrants_module
 from ..tournament.director import Director
@@ -91,6 +92,10 @@ class Client:
                     raise
                 time.sleep(wait)
         return None
+
+
+def record_size(rules, game):
+    return rules.parse_sizes(str(game["size"]))[0]
 
 
 def say(text):
@@ -167,7 +172,8 @@ class Worker:
     # --- work ---------------------------------------------------------------------------
 
     def run(self, games=None):
-        """Lease and do work until stopped (or after ``games`` games)."""
+        """Lease and do work until stopped (or after ``games`` games); the number of
+        games played."""
         played = 0
         while not self.stop.is_set() and (games is None or played < games):
             try:
@@ -185,6 +191,7 @@ class Worker:
             elif work["kind"] == "game":
                 self.game(work)
                 played += 1
+        return played
 
     def _heartbeat(self, lease, every, done):
         while not done.wait(every):
@@ -208,13 +215,16 @@ class Worker:
             beat.join(1.0)
 
     def _post(self, path, body):
+        """Post a result; whether the server took it."""
         try:
             self.client.patient("POST", path, body)
+            return True
         except ServerError as error:
             if error.status == 409:
                 say(f"{path}: the lease had expired; the result is dropped")
             else:
                 say(f"{path}: {error}")
+            return False
 
     def build(self, work):
         described = work["submission"]
@@ -231,7 +241,7 @@ class Worker:
                 names[side], error = self.entrant(game[side])
                 if error is not None:
                     return None, f"{names[side]} did not build here: {error}"
-            size = self.rules.parse_sizes(str(game["size"]))[0]
+            size = record_size(self.rules, game)
             spec = GameSpec(game["id"], 1, game["pair"], game["pair"], game["board"],
                             size, names["x"], names["o"])
             return self.director.play_one(spec, self.director.seats[0]), None
@@ -243,5 +253,12 @@ class Worker:
             say(f"game {game['id']} not played: {problem}")
             self._post(f"/api/work/games/{game['id']}/abandon", {"lease": work["lease"]})
             return
-        self._post(f"/api/work/games/{game['id']}", {"lease": work["lease"],
-                                                      "record": record})
+        if self._post(f"/api/work/games/{game['id']}", {"lease": work["lease"],
+                                                         "record": record}):
+            outcome = {"x": "1-0", "o": "0-1", "draw": "1/2-1/2"}[record["result"]]
+            forfeit = record["forfeit"]
+            why = f", {forfeit['player'].upper()} forfeits: {forfeit['reason']}" \
+                if forfeit else ""
+            say(f"game {game['id']} ({self.rules.size_label(record_size(self.rules, game))}): "
+                f"{printable(game['x']['player'])} - {printable(game['o']['player'])} "
+                f"{outcome}{why}")
