@@ -4,6 +4,8 @@ sleeping agent forfeits at its cap), and a sleeping build is eliminated at its c
 
 import os
 import re
+import subprocess
+import uuid
 import time
 from pathlib import Path
 
@@ -164,3 +166,44 @@ def test_a_sleeping_build_is_eliminated_at_its_cap_with_a_progress_line(tmp_path
     assert "slowbuild: make agent (up to 2 s)" in lines
     [done] = [line for line in lines if line.startswith("slowbuild ")]
     assert done.startswith("slowbuild eliminated ") and float(done.split()[-1]) < 10.0
+
+
+# Leaves a System V message queue and files in the shared lock and temporary folders at
+# each call, and plays a move no board has (a forfeit) when it finds one left earlier:
+# by an earlier move, or by itself in an earlier game.
+POISONER = """\
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+KEY, PATHS = {key}, ("/run/lock/{name}", "/tmp/{name}")
+found = [] if libc.msgget(KEY, 0) < 0 else ["msg"]
+found += [path for path in PATHS if os.path.lexists(path)]
+if found:
+    print("found", found, file=sys.stderr)
+    open("output.txt", "w").write("Z9 Stake\\n")
+    raise SystemExit(0)
+libc.msgget(KEY, 0o1600)
+for path in PATHS:
+    try:
+        open(path, "w").write("1")
+    except OSError:
+        pass
+"""
+
+
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_player_cannot_leave_state_for_its_next_move_or_game(tmp_path, isolation):
+    name = f"poison-{uuid.uuid4().hex[:8]}"
+    key = 0x5EE00000 + (os.getpid() & 0xFFFF)
+    agent = POISONER.format(key=key, name=name) + FIRST_EMPTY
+    try:
+        for game in range(2):
+            (tmp_path / str(game)).mkdir()
+            outcome, seat, _ = _game(tmp_path / str(game), {"homework.py": agent},
+                                     seconds=10.0, grace=10.0, isolation=isolation)
+            assert outcome.forfeit is None, outcome.forfeit
+            assert len(seat.results) >= 3
+    finally:
+        for path in (f"/run/lock/{name}", f"/tmp/{name}"):
+            if os.path.lexists(path):
+                os.unlink(path)
+        subprocess.run(["ipcrm", "-Q", str(key)], capture_output=True)

@@ -27,6 +27,10 @@ to /proc sampling.
 import os
 import time
 
+# A group counts as empty below this many bytes (the kernel's own bookkeeping pages);
+# how long the start of a run waits for an earlier run's memory to be released.
+DRAIN_BYTES = 1 << 20
+DRAIN_SECONDS = 2.0
 CONTROLLERS = ("memory", "pids", "cpuacct", "cpuset")
 OPTIONAL_CONTROLLERS = ("freezer", "cpu")
 # The weight of a slot's group against every other task and group beside it (each
@@ -151,11 +155,9 @@ class SlotGroup:
                    parent_cpus.strip() if cpu is None else cpu)
             _write(os.path.join(cpuset, "cpuset.mems"),
                    _read(os.path.join(parents["cpuset"], "cpuset.effective_mems")).strip())
-            memory = self.folders["memory"]
-            _write(os.path.join(memory, "memory.limit_in_bytes"), memory_bytes)
-            swap = os.path.join(memory, "memory.memsw.limit_in_bytes")
-            if os.path.exists(swap):
-                _write(swap, memory_bytes)
+            self.memory_bytes = memory_bytes
+            self._limit = 0
+            self._set_memory_limit(memory_bytes)
             # +1: the first process (a shell that joins the group) counts while it runs.
             _write(os.path.join(self.folders["pids"], "pids.max"), processes + 1)
             if "cpu" in self.folders:
@@ -169,22 +171,77 @@ class SlotGroup:
         self.join_files = [os.path.join(folder, "cgroup.procs")
                            for folder in sorted(set(self.folders.values()))]
 
-    def start(self):
-        """Reset the counters for the next run; return the state :meth:`usage` needs."""
+    def _set_memory_limit(self, limit):
+        """Memory and memory+swap limits both ``limit`` (no swap), in the order the kernel
+        accepts (memory+swap is never below memory)."""
+        if limit == self._limit:
+            return
         memory = self.folders["memory"]
+        swap = os.path.join(memory, "memory.memsw.limit_in_bytes")
+        order = ["memory.limit_in_bytes"]
+        if os.path.exists(swap):
+            # A new group's limits are "unlimited": lowering, memory goes first.
+            current = int(_read(os.path.join(memory, "memory.limit_in_bytes")))
+            order = (["memory.memsw.limit_in_bytes"] + order if limit > current
+                     else order + ["memory.memsw.limit_in_bytes"])
+        for name in order:
+            _write(os.path.join(memory, name), limit)
+        self._limit = limit
+
+    def memory_in_use(self):
+        """Bytes charged to the group now."""
+        try:
+            return int(_read(os.path.join(self.folders["memory"], "memory.usage_in_bytes")))
+        except (OSError, ValueError):
+            return 0
+
+    def drain(self, patience=DRAIN_SECONDS):
+        """Wait until what earlier runs held is released (their processes are dead, but
+        the kernel frees a dead IPC namespace's objects, and uncharges pages, a moment
+        later): reclaim what can be reclaimed (``memory.force_empty``), and wait up to
+        ``patience`` seconds for the usage to fall to DRAIN_BYTES. Returns the bytes
+        still charged (files an earlier run left in a tmpfs folder, say)."""
+        deadline = time.monotonic() + patience
+        forced = False
+        delay = 0.001
+        while True:
+            used = self.memory_in_use()
+            if used <= DRAIN_BYTES:
+                return used
+            if not forced:
+                forced = True
+                try:
+                    _write(os.path.join(self.folders["memory"], "memory.force_empty"), 0)
+                except OSError:
+                    pass
+                continue
+            if time.monotonic() > deadline:
+                return used
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def start(self):
+        """Make the group ready for the next run and reset its counters; return the state
+        :meth:`usage` needs. Memory that earlier runs left charged (see :meth:`drain`)
+        is added to the limit, so the next run always has its whole limit to itself."""
+        memory = self.folders["memory"]
+        leftover = self.drain()
+        self._set_memory_limit(self.memory_bytes + (leftover if leftover > DRAIN_BYTES
+                                                    else 0))
         for name in ("memory.max_usage_in_bytes", "memory.failcnt"):
             try:
                 _write(os.path.join(memory, name), 0)
             except OSError:
                 pass
-        return (self._cpu_ns(), self._oom_kills(), self._cpu_ns("cpuacct.usage_user"))
+        return (self._cpu_ns(), self._oom_kills(), self._cpu_ns("cpuacct.usage_user"),
+                leftover)
 
     def usage(self, started):
         """The :class:`Usage` of the run since :meth:`start` returned ``started``."""
-        cpu_ns, ooms, user_ns = started
+        cpu_ns, ooms, user_ns, leftover = started
         try:
-            peak = int(_read(os.path.join(self.folders["memory"],
-                                          "memory.max_usage_in_bytes")))
+            peak = max(0, int(_read(os.path.join(self.folders["memory"],
+                                                 "memory.max_usage_in_bytes"))) - leftover)
         except (OSError, ValueError):
             peak = 0
         cpu = (self._cpu_ns() - cpu_ns) / 1e9

@@ -22,6 +22,7 @@ import threading
 from . import landlock, seccomp
 
 PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWIPC = 0x08000000
 
 
 class LauncherError(OSError):
@@ -35,13 +36,23 @@ class Launcher:
     :func:`engine.grading.landlock.restrict_thread` arguments, or None) and
     ``use_seccomp`` (:mod:`engine.grading.seccomp`) are applied once, at start, in that
     order; ``no_new_privs`` always. Raises LauncherError when a fence cannot be applied.
+
+    With ``ipc_namespaces`` (the kit runs as root), every command starts in a System V
+    IPC namespace of its own (shared memory, semaphores, message queues, POSIX message
+    queues): the thread takes a new one (``unshare(CLONE_NEWIPC)``, which changes this
+    thread only) at start and right after each start, so the namespace a command got is
+    held by that command's processes alone, and is gone with its objects when they are.
+    ``ipc_namespaces`` is False afterwards when the kernel refused (no CAP_SYS_ADMIN, as
+    in most containers); then the seccomp filter refuses those IPC calls instead.
     """
 
-    def __init__(self, landlock_rules=None, cpu=None, name="launcher", use_seccomp=False):
+    def __init__(self, landlock_rules=None, cpu=None, name="launcher", use_seccomp=False,
+                 ipc_namespaces=False):
         self._requests = queue.Queue()
         self._ready = threading.Event()
         self._failure = None
         self.landlock_abi = 0
+        self.ipc_namespaces = bool(ipc_namespaces)
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True,
                                         args=(landlock_rules, cpu, use_seccomp))
         self._thread.start()
@@ -56,26 +67,37 @@ class Launcher:
             libc = ctypes.CDLL(None, use_errno=True)
             if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
                 raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+            if self.ipc_namespaces and libc.unshare(CLONE_NEWIPC) != 0:
+                self.ipc_namespaces = False
             if landlock_rules is not None:
                 self.landlock_abi = landlock.restrict_thread(**landlock_rules)
             if use_seccomp:
-                # Last: it forbids sched_setaffinity, used above.
-                seccomp.restrict_thread()
+                # Last: it forbids sched_setaffinity, used above. In a namespace of its
+                # own, a run may use IPC: nothing of it outlives the run.
+                seccomp.restrict_thread(deny_ipc=not self.ipc_namespaces)
         except (OSError, ValueError) as error:
             self._failure = str(error)
             self._ready.set()
             return
         self._ready.set()
+        fresh = None if not self.ipc_namespaces else True
         while True:
             request = self._requests.get()
             if request is None:
                 return
             arguments, answer = request
             try:
+                if fresh is False and libc.unshare(CLONE_NEWIPC) != 0:
+                    raise LauncherError(ctypes.get_errno(), "no new IPC namespace for "
+                                        "the next run: unshare(CLONE_NEWIPC) failed")
                 answer.append((subprocess.Popen(**arguments), None))
             except BaseException as error:  # noqa: BLE001 - handed to the caller
                 answer.append((None, error))
             finally:
+                # The command has its namespace (Popen returns once it was exec'd):
+                # leave it to the command, take a fresh one for the next.
+                if self.ipc_namespaces:
+                    fresh = libc.unshare(CLONE_NEWIPC) == 0
                 answer.event.set()
 
     @property

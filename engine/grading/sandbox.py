@@ -64,8 +64,13 @@ DEVICES = (("/dev/null", landlock.READ_FILE | landlock.WRITE_FILE),
 # What the joining shell says and exits with when the run could not enter its cgroup.
 JOIN_FAILED = "grading sandbox: cannot join the run's cgroup"
 JOIN_FAILED_EXIT = 125
-# Shared temporary folders a run without bwrap or Landlock may write into.
-TEMPORARY_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
+# Shared folders a run without bwrap or Landlock may write into (/dev/mqueue: POSIX
+# message queues, where mounted).
+TEMPORARY_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
+# The kernel's lists of System V IPC objects, with the call that removes one of each.
+SYSV_IPC = (("/proc/sysvipc/shm", "shmctl"), ("/proc/sysvipc/sem", "semctl"),
+            ("/proc/sysvipc/msg", "msgctl"))
+IPC_RMID = 0
 MB = 1024 * 1024
 POLL_SECONDS = 0.1
 
@@ -270,8 +275,10 @@ class Sandbox:
         if not self.prlimit or (self.uid is not None and not self.setpriv):
             raise IsolationError("prlimit and setpriv (util-linux) are needed to set limits")
         try:
+            # As root, each run gets an IPC namespace of its own (bwrap makes its own).
             self.launcher = Launcher(self._landlock_rules(), self.cpu, f"slot-{slot}",
-                                     use_seccomp=self.use_seccomp)
+                                     use_seccomp=self.use_seccomp,
+                                     ipc_namespaces=root and not self.use_bwrap)
         except LauncherError as error:
             raise IsolationError(f"cannot fence the launcher: {error}") from None
         self.reaps_orphans = processes.become_subreaper()
@@ -577,6 +584,9 @@ class Sandbox:
                 processes.reap_children(_LIVE)
         if self.uid is not None and not (self.use_bwrap or self.use_landlock):
             self._sweep_temporary()
+        if self.uid is not None and not (self.use_bwrap or self.launcher.ipc_namespaces):
+            # The run shared our IPC namespace (seccomp refuses IPC there, where it runs).
+            remove_ipc_objects(self.uid)
         return others
 
     def _collect(self, process, tree, start, timeout, wall, counters, peak, clock):
@@ -702,6 +712,40 @@ class Sandbox:
         if signal_number is not None:
             return "signal"
         return "exited"
+
+
+def remove_ipc_objects(uid):
+    """Remove every System V shared memory segment, semaphore set and message queue of
+    ``uid`` (owner or creator) in our IPC namespace; how many were removed."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    removed = 0
+    for listing, call in SYSV_IPC:
+        try:
+            with open(listing) as handle:
+                rows = handle.read().splitlines()[1:]
+        except OSError:
+            continue
+        header = _SYSV_COLUMNS[listing]
+        for row in rows:
+            fields = row.split()
+            try:
+                identifier = int(fields[1])
+                owners = {int(fields[header[0]]), int(fields[header[1]])}
+            except (ValueError, IndexError):
+                continue
+            if uid in owners:
+                if call == "semctl":
+                    done = libc.semctl(identifier, 0, IPC_RMID, None)
+                else:
+                    done = getattr(libc, call)(identifier, IPC_RMID, None)
+                removed += done == 0
+    return removed
+
+
+# Columns (after splitting) of the owner's and the creator's uid in each listing.
+_SYSV_COLUMNS = {"/proc/sysvipc/shm": (7, 9), "/proc/sysvipc/sem": (4, 6),
+                 "/proc/sysvipc/msg": (7, 9)}
 
 
 def _kill_group(pid):
