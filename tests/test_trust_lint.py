@@ -42,6 +42,8 @@ ALLOWED = {
     ("engine/grading/cgroups.py", "*"): SYSFS,
     ("engine/grading/processes.py", "*"): "/proc/PID/*, read-only kernel files",
     ("engine/grading/sandbox.py", "_user_process_count"): "/proc/PID, the kernel's own files",
+    ("engine/grading/sandbox.py", "remove_ipc_objects"):
+        "/proc/sysvipc/*, the kernel's own lists",
     ("engine/grading/workspace.py", "_alive"): "/proc/PID, the kernel's own files",
     ("engine/grading/uid_leases.py", "*"):
         "root's private lease folder (/run/engine-grading-uids, 0700, checked with lstat): "
