@@ -37,6 +37,7 @@ HARMLESS = {"shutil.which"}
 
 # {(file, function): why no submission can have written the paths it resolves}. "*" is
 # every function of the file. Keep it short: a new entry needs a reason of this kind.
+OUTPUTS = "the instructor's arguments and output files (results, reports), outside every run"
 SYSFS = "cgroupfs and /proc: the kernel's files, written by root only"
 ALLOWED = {
     ("engine/grading/cgroups.py", "*"): SYSFS,
@@ -56,11 +57,16 @@ ALLOWED = {
         "our checkout and the hidden paths we were given: never inside a run",
     ("engine/grading/sandbox.py", "Sandbox._bwrap_prefix"):
         "system folders and our hidden paths, for bwrap's masks: never inside a run",
-    ("engine/grading/workspace.py", "*"):
-        "the workspace's own folders (grade-PID-*/slot-N/run): made by the kit, mode "
-        "0711, owned by the kit; a run only ever writes inside run/ (opened by the "
-        "sandbox with O_NOFOLLOW), and stale workspaces are removed by the link-safe "
-        "remover",
+    ("engine/grading/workspace.py", "new_workspace"):
+        "mkdtemp of the kit's own workspace and its builds/ folder, before any run",
+    ("engine/grading/workspace.py", "slot_folder"):
+        "mkdir of slot-N and slot-N/run in the kit's own workspace (0711, ours); mkdir "
+        "never follows a link at its name",
+    ("engine/grading/workspace.py", "remove_stale_workspaces"):
+        "lists /dev/shm (or the temporary folder) for grade-PID-* of dead kits and lstats "
+        "them; their contents go through the link-safe remover",
+    ("engine/grading/workspace.py", "workspace_root"):
+        "/dev/shm itself, the machine's: no run decides what it is",
     ("engine/grading/detect.py", "build"):
         "tempfile.mkdtemp in the kit's own builds folder (0711, ours): no run writes there",
     ("engine/grading/detect.py", "is_file"):
@@ -88,20 +94,57 @@ ALLOWED = {
     ("engine/grading/layouts.py", "_stage"):
         "the kit's own staging folder (mkdtemp, 0700), filled before any run; the files "
         "themselves are written by write_new",
-    ("engine/grading/case.py", "*"):
-        "the instructor's case folders (load_case, write_case) and our own reference "
-        "runs in a temporary folder of ours: no submission runs there",
+    ("engine/grading/case.py", "load_case"):
+        "the instructor's case folders, read before any run (runs cannot see them)",
+    ("engine/grading/case.py", "_optional_bytes"):
+        "the instructor's case folders, read before any run (runs cannot see them)",
+    ("engine/grading/case.py", "snapshot"):
+        "a case folder of the instructor's, or our own reference run's temporary folder "
+        "(no submission runs there)",
+    ("engine/grading/case.py", "write_case"):
+        "writes the case folders the instructor named (grade cases), no run involved",
+    ("engine/grading/case.py", ""):
+        "REPO = Path(__file__).resolve(): our own checkout",
     ("engine/grading/generate.py", "*"):
         "generating cases: our own programs in our own temporary folders",
     ("engine/grading/results.py", "*"):
         "the results file the instructor named (written atomically, never followed)",
-    ("engine/grading/cli.py", "*"):
-        "the instructor's arguments and output files (results, reports), outside runs",
-    ("engine/grading/autograder.py", "*"):
-        "building the Gradescope bundle from our checkout, and the container's "
-        "/autograder folders (results, source) that the runs cannot see",
-    ("engine/tournament/cli.py", "*"):
-        "the organiser's arguments and output files, outside runs",
+    ("engine/grading/cli.py", "check_output_folders"): OUTPUTS,
+    ("engine/grading/cli.py", "write_outputs"): OUTPUTS,
+    ("engine/grading/cli.py", "_write_per_submission"): OUTPUTS,
+    ("engine/grading/cli.py", "write_step_pages"):
+        "the report's folder and a temporary folder of ours where our own stepper runs",
+    ("engine/grading/cli.py", "run_grading"):
+        "the --json and --cases paths the instructor named, before any run",
+    ("engine/grading/cli.py", "_grade_students"):
+        "the kit's own staging folder (mkdtemp), removed by shutil.rmtree (descriptor "
+        "based) after every run is dead; runs never write there",
+    ("engine/grading/cli.py", "run_bundle"): "the --cases and --hidden folders named",
+    ("engine/grading/cli.py", "grade_for_gradescope"):
+        "Gradescope's /autograder/submission and source paths, made before any run",
+    ("engine/grading/cli.py", "shadowing_engine"):
+        "our own engine package and the PYTHONPATH entries, before any run",
+    ("engine/grading/cli.py", "engine_inside"):
+        "our own engine package and the PYTHONPATH entries, before any run",
+    ("engine/grading/autograder.py", ""):
+        "the bundle's files from our own checkout (module constants)",
+    ("engine/grading/autograder.py", "_add_tree"):
+        "zipping our own checkout and the instructor's cases into the bundle",
+    ("engine/grading/autograder.py", "build_bundle"):
+        "the bundle file the instructor named, written atomically",
+    ("engine/grading/autograder.py", "gradescope_run"):
+        "/autograder/results and source: root's, made before any run; runs cannot see "
+        "them (hidden)",
+    ("engine/grading/autograder.py", "_grade_one"):
+        "/autograder/source/cases: root's, hidden from every run",
+    ("engine/grading/autograder.py", "leaderboard_entries"):
+        "a temporary folder of ours for the gauntlet's JSON (runs never see it)",
+    ("engine/tournament/cli.py", "_earlier"):
+        "the --json file the organiser named, before any entrant runs",
+    ("engine/tournament/cli.py", "run_tournament"):
+        "resolve(): the entrant paths the organiser named, before any entrant runs",
+    ("engine/tournament/cli.py", "run_sprt"):
+        "the --json file and entrant paths the organiser named, before any entrant runs",
     ("engine/tournament/results.py", "*"): "the results file the organiser named",
     ("engine/tournament/entrants.py", "_subfolders"):
         "the handed-in entrant folders, listed before any entrant runs",
