@@ -97,3 +97,88 @@ def test_remove_tree_takes_any_depth_and_locked_folders(tmp_path):
     remove_tree(str(top))
     assert not top.exists()
     assert (victim / "keep").read_text() == "keep"
+
+
+@pytest.fixture(params=["openat2", "component by component"])
+def resolution(request, monkeypatch):
+    """Both ways a path below a folder is resolved: openat2 (this kernel) and the
+    fallback of kernels without it."""
+    from engine.grading import untrusted_files
+    if request.param == "openat2":
+        if not untrusted_files.uses_openat2():
+            pytest.skip("no openat2 here")
+    else:
+        monkeypatch.setattr(untrusted_files, "_OPENAT2_STATE", [None])
+        monkeypatch.setattr(untrusted_files, "_OPENAT2_CHECKED", [True])
+    return request.param
+
+
+def test_no_link_nor_dotdot_is_ever_resolved_below_a_folder(tmp_path, resolution):
+    from engine.grading.untrusted_files import (lstat_beneath, open_beneath,
+                                                remove_beneath, write_new)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret").write_text("secret\n")
+    run = tmp_path / "run"
+    (run / "real").mkdir(parents=True)
+    (run / "up").symlink_to(outside)
+    (run / "real" / "file").symlink_to(outside / "secret")
+    folder = os.open(run, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for relative in ("up/secret", "real/file", "up"):
+            with pytest.raises(OSError):
+                os.close(open_beneath(relative, folder, os.O_RDONLY))
+        with pytest.raises(ValueError):
+            open_beneath("../outside/secret", folder, os.O_RDONLY)
+        with pytest.raises(ValueError):
+            open_beneath(str(outside / "secret"), folder, os.O_RDONLY)
+        assert lstat_beneath("up/secret", folder) is None
+        with pytest.raises(OSError):
+            write_new("up/new", b"x", folder)
+        with pytest.raises(FileExistsError):
+            write_new("real/file", b"x", folder)
+        assert remove_beneath("up/secret", folder)      # nothing there: no link followed
+        write_new("real/deeper/new", b"x", folder)
+        assert (run / "real" / "deeper" / "new").read_bytes() == b"x"
+    finally:
+        os.close(folder)
+    assert (outside / "secret").read_text() == "secret\n"
+    assert sorted(path.name for path in outside.iterdir()) == ["secret"]
+
+
+def test_a_folder_swapped_for_a_link_in_a_loop_never_leads_outside(tmp_path, resolution):
+    """Another process swaps ``x`` between a folder and a link to the outside (atomic
+    RENAME_EXCHANGE) while we create files below ``x`` thousands of times."""
+    import ctypes
+    import multiprocessing
+    from engine.grading.untrusted_files import write_new
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "x").mkdir()
+    (run / "l").symlink_to(outside)
+    stop = multiprocessing.Event()
+
+    def swap():
+        exchange = ctypes.CDLL(None).renameat2
+        while not stop.is_set():
+            exchange(-100, str(run / "x").encode(), -100, str(run / "l").encode(), 2)
+
+    swapper = multiprocessing.Process(target=swap)
+    swapper.start()
+    folder = os.open(run, os.O_RDONLY | os.O_DIRECTORY)
+    written = refused = 0
+    try:
+        for number in range(3000):
+            try:
+                write_new(f"x/f{number}", b"x", folder)
+                written += 1
+            except OSError:
+                refused += 1
+    finally:
+        stop.set()
+        swapper.join(10)
+        os.close(folder)
+    assert list(outside.iterdir()) == []
+    assert written + refused == 3000
