@@ -152,10 +152,13 @@ ALLOWED = {
         "the handed-in entrant folders, listed before any entrant runs",
     ("engine/tournament/entrants.py", "_loose_files"):
         "the handed-in class folder of entrants, listed before any entrant runs",
-    ("engine/tournament/entrants.py", "resolve"):
-        "the entrant paths the organiser named, looked at before any entrant runs",
+    ("engine/tournament/entrants.py", "entrant_for"):
+        "the entrant path the organiser named (or a ladder's unpacked upload, ours), looked "
+        "at before that entrant runs",
     ("engine/tournament/entrants.py", "copy_engine"):
         "our own engine package copied into the kit's own ours/ folder (0700)",
+    ("engine/tournament/director.py", "Director.admit"):
+        "mkdir of ours/ in the kit's own workspace (0711, ours), before our players run",
     ("engine/tournament/director.py", "Director.__init__"):
         "mkdir of ours/ in the kit's own workspace, before any entrant runs",
 }
