@@ -92,3 +92,33 @@ def test_installed_kit_stepper_in_a_students_copy_draws_the_reference(tmp_path):
                    shell=True, cwd=reference, check=True, timeout=120, capture_output=True,
                    env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert (copy / "steps.html").read_bytes() == (reference / "steps.html").read_bytes()
+
+
+def test_the_diagnosis_and_the_stepping_page_name_a_node_alike(tmp_path):
+    """A visited file that leaves the expected search at a node: the diagnosis names it
+    by its moves (x@0, o@1, ...), and so does the stepping page's first difference."""
+    import json
+    import re
+
+    from engine.grading.case import Outcome
+    from engine.grading.diagnose import diagnose
+    from engine.grading.generate import generate_cases
+
+    [case] = [case for case in generate_cases("tictactoe", 2, 1) if "prune" in case.args]
+    lines = case.expected["visited.txt"].decode().split("\n")
+    board, value = lines[40].split()
+    lines[40] = f"{board} {int(value) + 1}"          # one node's value wrong
+    trace = "\n".join(lines)
+    verdict = diagnose("tictactoe", case, Outcome(0, case.stdout, b"", {
+        "visited.txt": trace.encode()}), False)
+    moves = re.search(r"reached by ([^:;]+)", verdict.reason).group(1)
+    (tmp_path / "visited.txt").write_text(trace)
+    subprocess.run([sys.executable, "-m", "engine", "picture", "tictactoe", *case.args[:1],
+                    *case.args[2:], "--against", "visited.txt", "--html", "steps.html"],
+                   cwd=tmp_path, check=True, timeout=120, capture_output=True,
+                   env=dict(os.environ, PYTHONPATH=str(REPO)))
+    page = (tmp_path / "steps.html").read_text()
+    data = json.loads(re.search(r'<script type="application/json"[^>]*>(.*?)</script>',
+                                page, re.S).group(1))
+    node = data["against"]["node"]
+    assert node is not None and data["moves"][node] == moves

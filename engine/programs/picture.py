@@ -72,6 +72,14 @@ class TicTacToeAdapter:
     def board(self, state):
         return (state[0:3], state[3:6], state[6:9])
 
+    def move(self, parent, child):
+        """``x@4``: the mark ``child`` adds to ``parent`` and its cell, as the grading
+        kit's diagnoses name a node's moves."""
+        for cell in range(9):
+            if parent[cell] != child[cell]:
+                return f"{child[cell]}@{cell}"
+        return None
+
     def child(self, state, action):
         return self.game.result(state, action)
 
@@ -290,7 +298,8 @@ def stepper_page(adapter, game, state, options, caption, against=None):
     recording = stepper.record(game, state, prune=options.get("prune", True),
                                depth=options.get("depth"), window=options.get("window"),
                                board=None if label else adapter.board, label=label,
-                               child=adapter.child, title=caption.split("  (")[0],
+                               child=adapter.child, move=getattr(adapter, "move", None),
+                               title=caption.split("  (")[0],
                                caption=[caption])
     report = None
     if against is not None:
