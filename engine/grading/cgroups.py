@@ -16,12 +16,15 @@ run of the slot is started (its first process writes its pid into ``join_files``
   core, so the case takes less wall time (verdicts do not depend on it: time is charged
   as CPU time, and time spent waiting is not held against the wall-clock cap).
 
-Only cgroup v1 hierarchies are used (memory, pids, cpuacct, cpuset; freezer when present
-for an atomic kill, cpu when present for the weight), and only where the kit may create
-groups (usually as root). :func:`available` says whether that is the case; every failure
-to set one up makes the fence unavailable, never an error. cgroup v2 (a single hierarchy
-whose controllers need a delegated subtree) is not used yet: there the sandbox falls back
-to /proc sampling.
+Both versions are used, chosen at run time (:func:`slot_group`): the cgroup v1
+hierarchies (memory, pids, cpuacct, cpuset; freezer when present for an atomic kill, cpu
+when present for the weight) where they hold the controllers, else the v2 hierarchy
+(:class:`SlotGroupV2`: the same fences from its own files), and only where the kit may
+create groups (usually as root). :func:`available` says whether that is the case; every
+failure to set one up makes the fence unavailable, never an error. Under v2 the kit's own
+group must offer memory, pids and cpu to its children: the root group does, and so does
+a delegated group the kit was started in (``systemd-run --scope -p Delegate=yes``) as
+long as no process sits in it beside the slot groups.
 """
 
 import os
@@ -107,7 +110,13 @@ _AVAILABLE = []
 
 
 def available():
-    """True when slot groups can be created here (tried once, with a throw-away group,
+    """True when slot groups can be created here, in either version (see
+    :func:`slot_group`)."""
+    return v1_available() or v2_available()
+
+
+def v1_available():
+    """True when v1 slot groups can be created here (tried once, with a throw-away group,
     after removing the groups of kits that died without removing theirs)."""
     if not _AVAILABLE:
         remove_stale_groups()
@@ -135,6 +144,8 @@ class Usage:
 class SlotGroup:
     """One cgroup in each hierarchy (see the module docstring), named
     ``grade-<kit pid>-<name>``. Raises OSError when it cannot be set up."""
+
+    version = 1
 
     def __init__(self, name, cpu, memory_bytes, processes):
         parents = _parent_folders()
@@ -226,8 +237,8 @@ class SlotGroup:
         is added to the limit, so the next run always has its whole limit to itself."""
         memory = self.folders["memory"]
         leftover = self.drain()
-        self._set_memory_limit(self.memory_bytes + (leftover if leftover > DRAIN_BYTES
-                                                    else 0))
+        leftover = leftover if leftover > DRAIN_BYTES else 0
+        self._set_memory_limit(self.memory_bytes + leftover)
         for name in ("memory.max_usage_in_bytes", "memory.failcnt"):
             try:
                 _write(os.path.join(memory, name), 0)
@@ -353,11 +364,11 @@ class SlotGroup:
 def remove_stale_groups():
     """Remove the slot groups of kits that are gone (killed before they could); returns
     how many were removed."""
-    parents = _parent_folders()
-    if parents is None:
-        return 0
+    parents = list((_parent_folders() or {}).values())
+    if v2_parent() is not None:
+        parents.append(v2_parent())
     removed = 0
-    for parent in parents.values():
+    for parent in parents:
         try:
             names = os.listdir(parent)
         except OSError:
@@ -384,3 +395,273 @@ def remove_stale_groups():
                 except OSError:
                     time.sleep(0.01)     # killed processes take a moment to leave
     return removed
+
+
+# --- cgroup v2 -----------------------------------------------------------------------
+
+# Controllers a v2 slot group needs (cpuset is used when the parent offers it).
+V2_CONTROLLERS = ("memory", "pids", "cpu")
+
+
+def v2_parent():
+    """The folder of our own cgroup in the cgroup v2 hierarchy, or None when there is
+    none mounted (or we are not in it)."""
+    mount = None
+    try:
+        with open("/proc/self/mountinfo") as handle:
+            for line in handle:
+                head, _, tail = line.partition(" - ")
+                fields, kinds = head.split(), tail.split()
+                if len(fields) >= 5 and kinds and kinds[0] == "cgroup2":
+                    mount = (fields[4], fields[3])
+                    break
+        with open("/proc/self/cgroup") as handle:
+            own = [line.split(":", 2)[2].strip() for line in handle
+                   if line.startswith("0::")]
+    except (OSError, IndexError):
+        return None
+    if mount is None or not own:
+        return None
+    point, root = mount
+    relative = own[0]
+    if root != "/" and relative.startswith(root):
+        relative = relative[len(root):]
+    return os.path.join(point, relative.lstrip("/"))
+
+
+def shares_to_weight(shares):
+    """cgroup v1 ``cpu.shares`` as a v2 ``cpu.weight``, as systemd maps them: 1024 (an
+    ordinary process's v1 share) onto 100 (an ordinary group's v2 weight), in proportion,
+    within 1..10000."""
+    return max(1, min(10000, shares * 100 // 1024))
+
+
+class SlotGroupV2:
+    """One slot group in the cgroup v2 hierarchy, with the same contract as
+    :class:`SlotGroup`: ``memory.max`` with ``memory.swap.max`` = 0 (no swap), ``pids.max``,
+    ``cpu.weight`` (:data:`CPU_SHARES` mapped), ``cpuset.cpus`` when the parent offers
+    cpuset, exact CPU time from ``cpu.stat`` (``usage_usec``, ``user_usec``), the peak from
+    ``memory.peak`` (reset per run where the kernel allows, else the run's own rise above
+    the start), OOM kills from ``memory.events``, and an atomic kill by ``cgroup.kill``
+    (else freeze, kill each, thaw).
+
+    ``parent`` is the folder to create the group in (default: :func:`v2_parent`), and
+    ``required`` the controllers it must offer (delegated to its children by
+    ``cgroup.subtree_control``). Raises OSError when it cannot be set up."""
+
+    version = 2
+
+    def __init__(self, name, cpu, memory_bytes, processes, parent=None,
+                 required=V2_CONTROLLERS):
+        parent = parent or v2_parent()
+        if parent is None:
+            raise OSError("no cgroup v2 hierarchy")
+        self.name = f"{GROUP_PREFIX}{os.getpid()}-{name}"
+        self.folder = os.path.join(parent, self.name)
+        self.folders = {}
+        offered = set(_read(os.path.join(parent, "cgroup.controllers")).split())
+        missing = [controller for controller in required if controller not in offered]
+        if missing:
+            raise OSError("cgroup v2: the kit's group offers no " + ", ".join(missing))
+        wanted = [c for c in V2_CONTROLLERS + ("cpuset",) if c in offered]
+        enabled = set(_read(os.path.join(parent, "cgroup.subtree_control")).split())
+        if set(wanted) - enabled:
+            # Fails (EBUSY) where the parent holds processes itself and is not the root:
+            # the kit must then run in a delegated group of its own (systemd-run).
+            _write(os.path.join(parent, "cgroup.subtree_control"),
+                   " ".join("+" + c for c in wanted if c not in enabled))
+        os.mkdir(self.folder)
+        self.folders = {"v2": self.folder}
+        self.controllers = set(wanted)
+        try:
+            self.memory_bytes = memory_bytes
+            if "memory" in self.controllers:
+                self._file("memory.max", memory_bytes)
+                try:
+                    self._file("memory.swap.max", 0)
+                except OSError:
+                    # Missing where the kernel keeps no swap accounting (no swap then).
+                    if os.path.exists(self._path("memory.swap.max")):
+                        raise
+            if "pids" in self.controllers:
+                # +1: the first process (a shell that joins the group) counts while it runs.
+                self._file("pids.max", processes + 1)
+            if "cpu" in self.controllers:
+                self._file("cpu.weight", shares_to_weight(CPU_SHARES))
+            if "cpuset" in self.controllers and cpu is not None:
+                self._file("cpuset.cpus", cpu)
+        except OSError:
+            self.remove()
+            raise
+        self.cpu = cpu
+        self.counts_user = True
+        self.join_files = [self._path("cgroup.procs")]
+        self._limit = memory_bytes
+
+    def _path(self, name):
+        return os.path.join(self.folder, name)
+
+    def _file(self, name, value):
+        _write(self._path(name), value)
+
+    def _keyed(self, name):
+        """{key: int} of a flat keyed file (cpu.stat, memory.events)."""
+        found = {}
+        try:
+            for line in _read(self._path(name)).splitlines():
+                parts = line.split()
+                if len(parts) == 2 and parts[1].lstrip("-").isdigit():
+                    found[parts[0]] = int(parts[1])
+        except OSError:
+            pass
+        return found
+
+    def _number(self, name):
+        try:
+            return int(_read(self._path(name)).split()[0])
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def memory_in_use(self):
+        """Bytes charged to the group now (``memory.current``)."""
+        return self._number("memory.current")
+
+    def drain(self, patience=DRAIN_SECONDS):
+        """As :meth:`SlotGroup.drain`, reclaiming with ``memory.reclaim``."""
+        deadline = time.monotonic() + patience
+        reclaimed = False
+        delay = 0.001
+        while True:
+            used = self.memory_in_use()
+            if used <= DRAIN_BYTES:
+                return used
+            if not reclaimed:
+                reclaimed = True
+                try:
+                    self._file("memory.reclaim", used)
+                except OSError:
+                    pass
+                continue
+            if time.monotonic() > deadline:
+                return used
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def start(self):
+        """As :meth:`SlotGroup.start`."""
+        leftover = self.drain() if "memory" in self.controllers else 0
+        leftover = leftover if leftover > DRAIN_BYTES else 0
+        limit = self.memory_bytes + leftover
+        if "memory" in self.controllers and limit != self._limit:
+            self._file("memory.max", limit)
+            self._limit = limit
+        try:
+            self._file("memory.peak", "reset")     # Linux 6.12+: a peak per run
+            base = 0
+        except OSError:
+            base = self.memory_in_use()
+        stat = self._keyed("cpu.stat")
+        return (stat.get("usage_usec", 0), self._oom_kills(), stat.get("user_usec", 0),
+                leftover, base)
+
+    def usage(self, started):
+        """As :meth:`SlotGroup.usage`."""
+        usage_usec, ooms, user_usec, leftover, base = started
+        peak = self._number("memory.peak") if os.path.exists(self._path("memory.peak")) \
+            else self.memory_in_use()
+        peak = max(0, peak - max(leftover, base))
+        stat = self._keyed("cpu.stat")
+        return Usage((stat.get("usage_usec", 0) - usage_usec) / 1e6,
+                     (stat.get("user_usec", 0) - user_usec) / 1e6, peak,
+                     self._oom_kills() > ooms)
+
+    def cpu_seconds(self, started):
+        return (self._keyed("cpu.stat").get("usage_usec", 0) - started[0]) / 1e6
+
+    def _oom_kills(self):
+        return self._keyed("memory.events").get("oom_kill", 0)
+
+    def tasks(self):
+        """Thread ids in the group now (``cgroup.threads``)."""
+        try:
+            return [int(tid) for tid in _read(self._path("cgroup.threads")).split()]
+        except (OSError, ValueError):
+            return []
+
+    def processes(self):
+        try:
+            return [int(pid) for pid in _read(self._path("cgroup.procs")).split()]
+        except (OSError, ValueError):
+            return []
+
+    def kill_all(self, patience=10.0):
+        """Kill every process of the group (``cgroup.kill``: atomic, forks included) and
+        wait until none is left; True when the group is empty."""
+        import signal
+        deadline = time.monotonic() + patience
+        try:
+            self._file("cgroup.kill", 1)
+            atomic = True
+        except OSError:
+            atomic = False              # before Linux 5.14
+        delay = 0.0005
+        while True:
+            pids = SlotGroup._live(self.processes())
+            if not pids:
+                return True
+            if not atomic:
+                frozen = False
+                try:
+                    self._file("cgroup.freeze", 1)
+                    frozen = True
+                except OSError:
+                    pass
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                if frozen:
+                    self._file("cgroup.freeze", 0)
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 0.02)
+
+    def remove(self):
+        """Kill what is left and remove the group (best effort)."""
+        if getattr(self, "join_files", None):
+            self.kill_all(patience=2.0)
+        for _attempt in range(50):
+            try:
+                os.rmdir(self.folder)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.01)
+        self.folders = {}
+
+
+def v2_available():
+    """True when v2 slot groups can be created here (tried once)."""
+    if not _AVAILABLE_V2:
+        try:
+            group = SlotGroupV2(f"probe2-{os.getpid()}", cpu=None, memory_bytes=64 << 20,
+                                processes=4)
+            group.remove()
+            _AVAILABLE_V2.append(True)
+        except OSError:
+            _AVAILABLE_V2.append(False)
+    return _AVAILABLE_V2[0]
+
+
+_AVAILABLE_V2 = []
+
+
+def slot_group(name, cpu, memory_bytes, processes):
+    """A slot group in whichever hierarchy holds the controllers here: cgroup v1 when its
+    hierarchies do (hybrid machines bind them to v1), else v2. Raises OSError."""
+    if v1_available():
+        return SlotGroup(name, cpu, memory_bytes, processes)
+    return SlotGroupV2(name, cpu, memory_bytes, processes)

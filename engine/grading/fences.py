@@ -21,7 +21,8 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
                   "/opt")
 # The fences a sandbox can report, in the order they are named (``Sandbox.fences``).
-FENCE_ORDER = ("bwrap", "landlock", "seccomp", "cgroup", "uid", "rlimits")
+# "cgroup2": the cgroup fence, from the v2 hierarchy (see engine.grading.cgroups).
+FENCE_ORDER = ("bwrap", "landlock", "seccomp", "cgroup", "cgroup2", "uid", "rlimits")
 
 
 class IsolationError(ValueError):
@@ -36,7 +37,8 @@ def parse_isolation(spec):
     unknown = [word for word in words if word not in FENCE_ORDER + ("auto",)]
     if unknown or not words:
         raise IsolationError(f"unknown isolation {spec!r}: use auto, or fences joined by "
-                             "'+' from bwrap, landlock, rlimits, seccomp, cgroup, uid")
+                             "'+' from bwrap, landlock, rlimits, seccomp, cgroup, cgroup2, "
+                             "uid")
     if "bwrap" in words and "seccomp" in words:
         raise IsolationError("bwrap and seccomp exclude each other here: bwrap needs "
                              "netlink sockets to set up its network namespace")
@@ -50,7 +52,8 @@ def parse_isolation(spec):
         file_fence = "none"
     else:
         file_fence = "auto"
-    return file_fence, {word for word in words if word in ("seccomp", "cgroup", "uid")}
+    return file_fence, {word for word in words
+                        if word in ("seccomp", "cgroup", "cgroup2", "uid")}
 
 
 def exposure(fences, root=None):

@@ -15,9 +15,14 @@ The fences (``Sandbox.fences`` names those that run; ``isolation`` can insist on
   run read and execute the system folders (our own files carved out), write its run
   folder, and nothing else: no /tmp, /dev/shm, /proc, home folders, workspace or other
   runs; no TCP; no signals to or abstract sockets of processes outside the run.
-* ``cgroup`` (root, cgroup v1): memory counting everything the run holds (shared
-  mappings and tmpfs pages included), a process limit, one core, exact CPU time of every
-  process of the run (killed ones included); see :mod:`engine.grading.cgroups`.
+* ``cgroup`` (root, cgroup v1) or ``cgroup2`` (root, cgroup v2; chosen at run time):
+  memory counting everything the run holds (shared mappings and tmpfs pages included), a
+  process limit, one core, exact CPU time of every process of the run (killed ones
+  included); see :mod:`engine.grading.cgroups`.
+* IPC (root, without bwrap, which has its own): each run starts in a System V IPC
+  namespace of its own (:mod:`engine.grading.launcher`), gone with its last process;
+  where the kernel refuses one, seccomp refuses IPC and the run uid's objects are
+  removed after it.
 * ``uid`` (root): each run gets a fresh unused uid: it can read or write nothing of ours
   (0600/0700 files, other runs), its process limit counts only its own processes, and
   every process of that uid is killed after the run.
@@ -227,17 +232,22 @@ class Sandbox:
         self.cpu = (cores[(slot if core is None else core) % len(cores)]
                     if cores and pin else None)
         want_group = cgroups_wanted if cgroups_wanted is not None else True
-        if "cgroup" in required and (not want_group or not cgroups.available()):
+        insisted = {"cgroup", "cgroup2"} & required
+        if insisted and (not want_group or not cgroups.available()):
             raise IsolationError("cgroups cannot be created here (cgroup v1 hierarchies "
-                                 "for memory, pids, cpuacct and cpuset, writable by us)")
+                                 "for memory, pids, cpuacct and cpuset, or a cgroup v2 "
+                                 "group offering memory, pids and cpu, writable by us)")
         if want_group and cgroups.available():
             try:
-                self.group = cgroups.SlotGroup(
+                self.group = cgroups.slot_group(
                     f"s{slot}", cpu=self.cpu, memory_bytes=limits.memory_mb * MB,
                     processes=limits.processes)
             except OSError:
-                if "cgroup" in required:
+                if insisted:
                     raise IsolationError("cgroups cannot be created here") from None
+        if "cgroup2" in required and getattr(self.group, "version", 0) != 2:
+            raise IsolationError("cgroup v2 cannot be used here (the controllers are in "
+                                 "the v1 hierarchies, or not offered to our group)")
         self.use_bwrap = False
         self.use_landlock = False
         if file_fence in ("auto", "bwrap") and fences.bwrap_works(self.uid):
@@ -295,7 +305,9 @@ class Sandbox:
     def fences(self):
         """The fences that hold every run of this sandbox, in FENCE_ORDER."""
         ran = {"bwrap": self.use_bwrap, "landlock": self.use_landlock,
-               "seccomp": self.use_seccomp, "cgroup": self.group is not None,
+               "seccomp": self.use_seccomp,
+               "cgroup": getattr(self.group, "version", 0) == 1,
+               "cgroup2": getattr(self.group, "version", 0) == 2,
                "uid": self.uid is not None, "rlimits": True}
         return tuple(name for name in FENCE_ORDER if ran[name])
 
