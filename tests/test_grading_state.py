@@ -2,9 +2,11 @@
 attacks run under every file fence this machine offers (with cgroups and a uid per run
 as root, and without cgroups), each checked against the run that follows in the slot."""
 
+import json
 import os
 import socket
 import stat
+import subprocess
 import tempfile
 import uuid
 from pathlib import Path
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from grading_helpers import ISOLATIONS
+from test_grading_unprivileged import NOBODY, as_nobody, place  # noqa: F401 - a fixture
 
 from engine.grading import seccomp
 from engine.grading.sandbox import Limits, Sandbox
@@ -276,3 +279,82 @@ def test_memory_an_earlier_run_left_charged_is_not_held_against_the_next(tmp_pat
         for name in os.listdir(folder):
             os.unlink(os.path.join(folder, name))
         os.rmdir(folder)
+
+
+# The same attacks with the kit run by user nobody (no uid per run, no cgroup): the run
+# shares the kit's uid, so only the namespaces (bwrap) or seccomp (with Landlock) stand.
+DRIVER = """\
+import json, os, socket, sys
+from pathlib import Path
+from engine.grading.sandbox import Limits, Sandbox
+isolation, key, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+programs = {p.stem: p.read_text() for p in Path("programs").iterdir()}
+report = {}
+sandbox = Sandbox(Limits(timeout=10.0, memory_mb=256, output_mb=2), 0, isolation)
+def run(label, text, *arguments):
+    sandbox.clear()
+    Path(sandbox.folder, label + ".py").write_text(text)
+    sandbox.renew()
+    sandbox.give([label + ".py"])
+    return sandbox.run(["python3", label + ".py"] + list(arguments))
+try:
+    report["fences"] = list(sandbox.fences)
+    report["left"] = run("leaver", programs["leaver"]).stdout.decode()
+    finder = run("finder", programs["finder"])
+    report["found"] = finder.stdout.decode().split("\\n")[0].strip()
+    report["finder"] = [finder.ended, finder.exit]
+    path = os.path.abspath(name)
+    listeners = []
+    for address, kind in ((path + ".s", socket.SOCK_STREAM),
+                          ("\\0" + name + ".s", socket.SOCK_STREAM),
+                          (path + ".d", socket.SOCK_DGRAM),
+                          ("\\0" + name + ".d", socket.SOCK_DGRAM)):
+        listener = socket.socket(socket.AF_UNIX, kind)
+        listener.bind(address)
+        if kind == socket.SOCK_STREAM:
+            listener.listen(8)
+        listener.setblocking(False)
+        listeners.append(listener)
+    report["said"] = run("knocker", programs["knocker"], path, name).stdout.decode().split()
+    received = 0
+    for listener in listeners:
+        try:
+            listener.accept() if listener.type == socket.SOCK_STREAM else listener.recv(64)
+            received += 1
+        except BlockingIOError:
+            pass
+    report["received"] = received
+finally:
+    sandbox.close()
+print(json.dumps(report))
+"""
+
+
+@pytest.mark.parametrize("isolation", [name for name in ISOLATIONS if name != "rlimits"])
+def test_an_ordinary_users_kit_keeps_runs_apart_too(place, isolation):  # noqa: F811
+    key = 0x5EED1000 + (os.getpid() & 0xFFF)
+    name = f"nobody-{uuid.uuid4().hex[:8]}"
+    programs = place / "programs"
+    programs.mkdir()
+    (programs / "leaver.py").write_text(LEAVER.format(key=key, name=name))
+    (programs / "finder.py").write_text(FINDER.format(key=key, name=name))
+    (programs / "knocker.py").write_text(KNOCKER)
+    (place / "driver.py").write_text(DRIVER)
+    for path in place.rglob("*"):
+        os.chown(path, NOBODY, NOBODY)
+    try:
+        completed, _ = as_nobody(["driver.py", isolation, str(key), name], place)
+        assert completed.returncode == 0, completed.stderr
+        report = json.loads(completed.stdout)
+        assert isolation in report["fences"] and "uid" not in report["fences"]
+        assert report["found"] == "FOUND", report
+        assert report["finder"] == ["exited", 0], report
+        assert "pair:x" in report["said"], report
+        assert not [word for word in report["said"] if word.endswith(":sent")], report
+        assert report["received"] == 0, report
+    finally:
+        for folder in ("/run/lock", "/tmp", "/var/tmp", "/dev/shm"):
+            if os.path.lexists(f"{folder}/{name}"):
+                os.unlink(f"{folder}/{name}")
+        for flag in ("-M", "-S", "-Q"):
+            subprocess.run(["ipcrm", flag, str(key)], capture_output=True)
