@@ -188,6 +188,12 @@ setTimeout(poll, 3000);
 })();
 """
 
+# The tab's icon (browsers ask for /favicon.ico): an X and an O.
+ICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+        '<rect width="16" height="16" rx="3" fill="#24406e"/><path d="M3 3l5 5M8 3L3 8" '
+        'stroke="#fff" stroke-width="1.6"/><circle cx="11" cy="11" r="2.6" fill="none" '
+        'stroke="#e9a23b" stroke-width="1.6"/></svg>')
+
 _ENV = Environment(loader=DictLoader({"base": _BASE, "leaderboard": _LEADERBOARD,
                                       "login": _LOGIN, "me": _ME, "error": _ERROR}),
                    autoescape=select_autoescape(default=True, default_for_string=True))

@@ -361,8 +361,8 @@ class Store:
         return document
 
     def standings(self):
-        """The leaderboard rows (current submissions, best first), cached until a game
-        or a build changes them."""
+        """The leaderboard rows (current submissions, best rating first), cached until a
+        game or a build changes them."""
         with self.session() as db:
             key = (db.scalar(select(func.count()).select_from(Game)
                              .where(Game.state == "done")),
@@ -372,7 +372,11 @@ class Store:
             return cached
         document = self.document()
         rows = []
-        for row in tournament_results.ranked(document["entrants"]):
+        # Best rating first (players meet different opponents and different numbers of
+        # them: points would rank by activity); the unrated last.
+        def by_rating(row):
+            return (row["rating"] is None, -(row["rating"] or 0.0), row["name"])
+        for row in sorted(document["entrants"], key=by_rating):
             if row["build_error"] is not None or "@" in row["name"]:
                 continue  # a failed build, or an older submission of a player
             rows.append({"name": row["name"], "rating": row["rating"],

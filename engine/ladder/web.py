@@ -108,7 +108,9 @@ class SecurityHeaders:
                 headers = list(message.get("headers", []))
                 names = {name.lower() for name, _ in headers}
                 extra = [(b"x-content-type-options", b"nosniff"),
-                         (b"referrer-policy", b"no-referrer"),
+                         # same-origin, not no-referrer: with no-referrer a browser sends
+                         # "Origin: null" on our own forms, and the CSRF check needs it.
+                         (b"referrer-policy", b"same-origin"),
                          (b"x-frame-options", b"DENY"),
                          (b"cache-control", b"no-store")]
                 if b"content-security-policy" not in names:
@@ -388,9 +390,10 @@ def make_app(store):
         games = await run_in_threadpool(store.games_of, None, None, 30)
         counts = await run_in_threadpool(store.counts)
         done = counts[0].get("done", 0)
-        summary = (f"{done} games played, {sum(1 for r in rows if not r['staff'])} "
-                   f"students playing, {float(settings['time']):g} s of CPU per player per "
-                   "game")
+        students = sum(1 for r in rows if not r["staff"])
+        summary = (f"{done} game{'s' * (done != 1)} played, {students} "
+                   f"student{'s' * (students != 1)} playing, "
+                   f"{float(settings['time']):g} s of CPU per player per game")
         return html(pages.leaderboard(rules.title, rows, games, summary))
 
     async def page_game(request):
@@ -500,6 +503,9 @@ def make_app(store):
         return await page_me(request, f"Submission {submission_id} received: it is built "
                                       "and placed within minutes.", "ok", 201)
 
+    async def favicon(request):
+        return Response(pages.ICON, media_type="image/svg+xml")
+
     async def static_file(request):
         name = request.path_params["name"]
         if name == "ladder.js":
@@ -516,6 +522,7 @@ def make_app(store):
         Route("/logout", post_logout, methods=["POST"]),
         Route("/me/upload", post_upload, methods=["POST"]),
         Route("/static/{name}", static_file),
+        Route("/favicon.ico", favicon),
         Route("/api/submissions", post_submission, methods=["POST"]),
         Route("/api/submissions", list_submissions, methods=["GET"]),
         Route("/api/submissions/{id:int}", get_submission),
