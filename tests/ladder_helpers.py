@@ -6,6 +6,7 @@ web process drops root to `nobody`, who must reach its files (pytest's tmp_path 
 private to root)."""
 
 import csv
+import glob
 import io
 import json
 import os
@@ -235,7 +236,9 @@ class Postgres:
     """A throw-away PostgreSQL cluster (Debian's binaries) owned by `nobody`, on
     127.0.0.1 at a random port, trusting local connections."""
 
-    BIN = "/usr/lib/postgresql/15/bin"
+    BIN = max(glob.glob("/usr/lib/postgresql/*/bin"), default="/usr/lib/postgresql/15/bin",
+              key=lambda path: int(path.split("/")[-2]) if path.split("/")[-2].isdigit()
+              else 0)
 
     def __init__(self):
         self.root = tempfile.mkdtemp(prefix="ladder-pg-")

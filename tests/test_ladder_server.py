@@ -6,6 +6,7 @@ own submissions, a worker killed with kill -9 mid-game loses no game and duplica
 and a restarted server resumes."""
 
 import os
+import pwd
 import shutil
 import signal
 import time
@@ -123,10 +124,28 @@ def check_kill(ladder, kill, worker_name, db_rows):
     return game_id
 
 
+def check_web_process_is_not_root(ladder):
+    """Started as root, the web process has dropped to nobody for good (real, effective,
+    saved and file-system uids; no supplementary groups); the workers keep root."""
+    if os.geteuid() != 0:
+        return
+    state = ladder.server_state()
+
+    def ids(pid, field):
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith(field + ":"):
+                return line.split()[1:]
+    nobody = str(pwd.getpwnam("nobody").pw_uid)
+    assert ids(state["web"], "Uid") == [nobody] * 4
+    assert ids(state["web"], "Groups") == []
+    assert all(ids(pid, "Uid")[1] == "0" for pid in state["workers"])
+
+
 def test_a_ladder_on_sqlite_end_to_end():
     ladder = Ladder(list(AGENTS), workers=2)
     try:
         ids = ladder.upload_agents()
+        check_web_process_is_not_root(ladder)
         ladder.wait_for_games(20)
         check_refusals(ladder)
         check_tokens(ladder, ids)
