@@ -31,9 +31,10 @@ search is never traced (the search refuses a tracer with it). With ``prune=False
   edge (``>= beta`` for Max, ``<= alpha`` for Min) and returns that child, its value a
   bound. A null-window test such as "is there a winning move?" needs one such child.
 
-The search calls :meth:`Selective.cut` (bounds, then ProbCut) at interior nodes with at
-least ``cut_from`` levels left, after the table probe, and
-:meth:`Selective.search_children` for the child loop of nodes where reductions apply.
+The search (engine.tablenode) binds :meth:`Selective.cutter` (bounds, then ProbCut) and
+:meth:`Selective.reducer` to its node function once; it calls the cutter at interior
+nodes with at least ``cut_from`` levels left, after the table probe, and the reducer for
+the child loop of nodes where reductions apply.
 """
 
 from typing import Callable, NamedTuple, Optional, Tuple
@@ -65,73 +66,89 @@ class Selective(NamedTuple):
             return self.probcut[0]
         return INF
 
-    @property
-    def cut(self):
-        """The node hook of the search (None when neither bounds nor ProbCut is set)."""
+    def pieces(self, visit: Callable, limit: float, table: Optional[dict], prune: bool):
+        """What engine.tablenode's node needs, bound to one search: (expand, cut,
+        cut_from, reduce, reduce_plies), the cutter and reducer None (and their levels 0)
+        when not used. Without pruning only ``expand`` applies."""
+        if not prune:
+            return self.expand, None, 0, None, 0
+        reduce = self.reducer(visit) if self.reduce is not None else None
+        return (self.expand, self.cutter(visit, limit, table), self.cut_from, reduce,
+                self.reduce_plies)
+
+    def cutter(self, visit: Callable, limit: float,
+               table: Optional[dict]) -> Optional[Callable]:
+        """The node hook of one search (None when neither bounds nor ProbCut is set).
+
+        Bound once to the search's node function ``visit``, its cut-off ``limit`` and its
+        ``table``, it is called at an interior node as ``cut(state, action, d, alpha,
+        beta, maximizing, key, entry)``, the node's own facts (``key``/``entry``: its
+        table key and the entry the probe found, None without one), and returns the
+        value the node returns at once, or None to search it: by its bounds, then by
+        ProbCut (see the module docstring).
+        """
         if self.bounds is None and (self.probcut is None or not self.probcut[1]):
             return None
-        return self._cut
-
-    def _cut(self, visit, state, action, d, left, alpha, beta, maximizing, table,
-             table_key, entry):
-        """The value an interior node returns at once, or None to search it: by its
-        bounds, then by ProbCut (see the module docstring). ``visit`` is the search's node
-        function; ``table``/``table_key``/``entry`` its table, the node's key and the
-        entry the probe found (or None)."""
         bounds = self.bounds
-        if bounds is not None:
-            low, high = bounds(state)
-            if high <= alpha:
-                return high
-            if low >= beta:
-                return low
-        if self.probcut is None:
-            return None
-        min_left, plies, margin = self.probcut
-        if not plies or left < min_left:
-            return None
-        if maximizing:
-            hit = beta < INF
-            if hit:
-                edge = beta + margin
-                hit = visit(state, action, d + plies, edge - 1, edge) >= edge
-        else:
-            hit = alpha > -INF
-            if hit:
-                edge = alpha - margin
-                hit = visit(state, action, d + plies, edge, edge + 1) <= edge
-        if table is not None and entry is not None and entry[0] > left - plies:
-            table[table_key] = entry      # the deeper search's entry and move stay
-        if hit:
-            return beta if maximizing else alpha
-        return None
+        min_left, plies, margin = self.probcut if self.probcut is not None else (INF, 0, 0)
 
-    def search_children(self, visit, children, d1, alpha, beta, maximizing):
-        """The child loop of an alpha-beta node under late-move reductions:
-        (value, best action, 1 if it cut else 0). Children after the first ``after`` are
-        searched at depth ``d1 + plies`` first, and again at ``d1`` when that value would
-        improve the node's bound."""
-        after, plies = self.reduce
-        v, best = (-INF if maximizing else INF), None
-        for index, (a, child) in enumerate(children):
-            if index >= after:
-                cv = visit(child, a, d1 + plies, alpha, beta)
-                if cv > alpha if maximizing else cv < beta:
-                    cv = visit(child, a, d1, alpha, beta)
-            else:
-                cv = visit(child, a, d1, alpha, beta)
+        def cut(state, action, d, alpha, beta, maximizing, key, entry):
+            if bounds is not None:
+                low, high = bounds(state)
+                if high <= alpha:
+                    return high
+                if low >= beta:
+                    return low
+            left = limit - d
+            if not plies or left < min_left:
+                return None
             if maximizing:
-                if cv > v:
-                    v, best = cv, a
-                if v >= beta:
-                    return v, best, 1
-                if v > alpha:
-                    alpha = v
+                hit = beta < INF
+                if hit:
+                    edge = beta + margin
+                    hit = visit(state, action, d + plies, edge - 1, edge) >= edge
             else:
-                if cv < v:
-                    v, best = cv, a
-                if v <= alpha:
-                    return v, best, 1
-                if v < beta:
-                    beta = v
-        return v, best, 0
+                hit = alpha > -INF
+                if hit:
+                    edge = alpha - margin
+                    hit = visit(state, action, d + plies, edge, edge + 1) <= edge
+            if table is not None and entry is not None and entry[0] > left - plies:
+                table[key] = entry      # the deeper search's entry and move stay
+            if hit:
+                return beta if maximizing else alpha
+            return None
+        return cut
+
+    def reducer(self, visit: Callable) -> Callable:
+        """The child loop of an alpha-beta node under late-move reductions, bound to the
+        search's node function: ``reduce(children, d1, alpha, beta, maximizing)`` ->
+        (value, best action, 1 if it cut else 0). Children after the first ``after``
+        are searched at depth ``d1 + plies`` first, and again at ``d1`` when that value
+        would improve the node's bound."""
+        after, plies = self.reduce
+
+        def reduce(children, d1, alpha, beta, maximizing):
+            v, best = (-INF if maximizing else INF), None
+            for index, (a, child) in enumerate(children):
+                if index >= after:
+                    cv = visit(child, a, d1 + plies, alpha, beta)
+                    if cv > alpha if maximizing else cv < beta:
+                        cv = visit(child, a, d1, alpha, beta)
+                else:
+                    cv = visit(child, a, d1, alpha, beta)
+                if maximizing:
+                    if cv > v:
+                        v, best = cv, a
+                    if v >= beta:
+                        return v, best, 1
+                    if v > alpha:
+                        alpha = v
+                else:
+                    if cv < v:
+                        v, best = cv, a
+                    if v <= alpha:
+                        return v, best, 1
+                    if v < beta:
+                        beta = v
+            return v, best, 0
+        return reduce
