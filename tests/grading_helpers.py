@@ -3,6 +3,8 @@
 import shutil
 from pathlib import Path
 
+import pytest
+
 from golden import REPO
 
 from engine.grading.case import Case
@@ -15,6 +17,16 @@ from engine.grading.sandbox import Limits
 # can run here).
 ISOLATIONS = (["rlimits"] + (["landlock"] if landlock_works() else [])
               + (["bwrap"] if bwrap_works() else []))
+
+
+def isolation_params(keep=None):
+    """ISOLATIONS as pytest parameters for the hostile suites: those of ``keep`` (default:
+    every file fence, rlimits alone only when there is none) run every day, the others
+    are their long variants, marked slow (make test-all)."""
+    if keep is None:
+        keep = [name for name in ISOLATIONS if name != "rlimits"] or ["rlimits"]
+    return [name if name in keep else pytest.param(name, marks=pytest.mark.slow)
+            for name in ISOLATIONS]
 
 
 def stake_raid_case(name="c1", output=b"ok\n"):

@@ -409,7 +409,10 @@ def test_program_pages_show_example_sessions():
     assert set(PROGRAM_PAGES.values()) | {"engine.md"} <= shown
 
 
-@pytest.mark.parametrize("page", pages_with_sessions(), ids=lambda p: p.name)
+# The tournament page's session plays whole tournaments: a long variant (make test-all).
+@pytest.mark.parametrize("page", [
+    pytest.param(page, marks=pytest.mark.slow) if page.name == "tournament.md" else page
+    for page in pages_with_sessions()], ids=lambda p: p.name)
 def test_examples_print_what_the_pages_show(page, tmp_path):
     """Each page's sessions run in one folder, in order, as a reader would type them."""
     found = sessions(page.read_text(encoding="utf-8"))

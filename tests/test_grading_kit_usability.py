@@ -273,13 +273,14 @@ def test_report_panes_open_where_the_outputs_differ(tmp_path):
 
 @pytest.mark.parametrize("option", ["--json", "--csv", "--report", "--gradescope"])
 def test_an_output_path_that_cannot_be_written_is_refused_before_grading(tmp_path, option):
-    folder = submission(tmp_path / "s", {"homework.py": "import time\ntime.sleep(30)\n"})
+    # A case that ran would take at least 2 x 100 + 2 s of wall time (it sleeps).
+    folder = submission(tmp_path / "s", {"homework.py": "import time\ntime.sleep(1000)\n"})
     started = time.monotonic()
-    missing = kit(["run", "stake_raid", str(folder), "--count", "3",
+    missing = kit(["run", "stake_raid", str(folder), "--count", "3", "--timeout", "100",
                    option, str(tmp_path / "nowhere" / "out")])
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
     assert "no folder" in missing.stderr and "internal error" not in missing.stderr
-    assert time.monotonic() - started < 20       # no case of 30 s ran
+    assert time.monotonic() - started < 150      # no case ran (a loaded machine is slow)
     if os.geteuid() != 0:                          # root writes anywhere
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o500)
@@ -310,7 +311,7 @@ def test_ctrl_c_in_a_human_game_keeps_the_trace(tmp_path):
         seen += chunk
     assert b"Ctrl-D or Ctrl-C quits" in seen
     process.send_signal(signal.SIGINT)
-    assert process.wait(timeout=30) == 130
+    assert process.wait(timeout=120) == 130
     process.stdin.close()
     traces = list(tmp_path.glob("gameTrace-*.txt"))
     assert len(traces) == 1

@@ -328,12 +328,12 @@ def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
         if b"1/2 cases" in line:
             break
     # Interrupt once the second case's program runs (below the kit, in the sandbox).
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 300        # a loaded machine is slow to get there
     while not any(b"homework.py" in command_line(pid) for pid in descendants(process.pid)):
         assert time.monotonic() < deadline, "the second case did not start"
         time.sleep(0.01)
     process.send_signal(signal.SIGINT)
-    assert process.wait(timeout=20) == 130
+    assert process.wait(timeout=120) == 130
     cases_done = load(results)["submissions"][0]["cases"]
     assert [case["case"] for case in cases_done] == ["a1"]
     assert cases_done[0]["passed"]
@@ -378,7 +378,7 @@ def test_workspaces_of_dead_grading_runs_are_removed_and_live_ones_kept(tmp_path
     # Killed but not reaped yet: a zombie holds its pid.
     zombie_process = subprocess.Popen([sys.executable, "-c", ""])
     stat = Path(f"/proc/{zombie_process.pid}/stat")
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 300
     while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":
         assert time.monotonic() < deadline, "the child did not exit"
         time.sleep(0.01)

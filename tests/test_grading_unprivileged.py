@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from golden import REPO
-from grading_helpers import ISOLATIONS, stake_raid_case
+from grading_helpers import ISOLATIONS, isolation_params, stake_raid_case
 
 from engine.grading.case import write_case
 from engine.grading.untrusted_files import remove_tree
@@ -113,7 +113,8 @@ def as_nobody(argv, cwd):
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr), process.pid
 
 
-@pytest.mark.parametrize("isolation", ISOLATIONS)
+# Every day under the strongest file fence here; the others: make test-all.
+@pytest.mark.parametrize("isolation", isolation_params(keep=ISOLATIONS[-1:]))
 def test_a_hostile_class_graded_by_an_ordinary_user(place, isolation):
     private = place / "private"
     private.mkdir(mode=0o700)
@@ -166,7 +167,7 @@ def test_a_hostile_class_graded_by_an_ordinary_user(place, isolation):
     assert sorted(verdicts) == sorted(roster)
     # No slot ever stops another slot's command (a build that waited for its wall-clock
     # cap, 62 s here, once showed that one slot had taken another's for an orphan).
-    assert all(entry["build_seconds"] < 30 for entry in document["submissions"])
+    assert all(entry["build_seconds"] < 50 for entry in document["submissions"])
     assert verdicts["innocent"]["passed"]
     assert verdicts["orphan"]["passed"] and verdicts["network"]["passed"]
     assert verdicts["leaver"]["passed"]

@@ -95,7 +95,8 @@ def random_game(game, rng, limit=None):
 
 @pytest.mark.parametrize("heuristic", ["e1", "e2"])
 @pytest.mark.parametrize("n,s,blocs", [(3, 3, ()), (5, 4, ((2, 3),)), (8, 5, ((0, 0), (7, 7))),
-                                       (10, 5, ()), (4, 3, ((0, 0), (3, 0), (0, 3), (3, 3)))])
+                                       pytest.param(10, 5, (), marks=pytest.mark.slow),
+                                       (4, 3, ((0, 0), (3, 0), (0, 3), (3, 3)))])
 def test_incremental_states_match_a_recomputation_and_the_win_oracle(n, s, blocs, heuristic):
     game = LineEmUp(n, s, blocs, heuristic)
     rng = random.Random(f"{n}{s}{heuristic}")

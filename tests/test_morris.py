@@ -181,6 +181,7 @@ class BlindLookahead(MorrisLookahead):
         return 0
 
 
+@pytest.mark.slow
 def test_decisive_horizon_is_enough_without_knowledge(oracle):
     """The depth cap's argument: depth 7 plays perfectly whatever the evaluation."""
     positions = non_terminal(oracle)
@@ -224,6 +225,7 @@ def legal_positions(draw):
 GAME = MorrisLookahead()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(legal_positions(), st.sampled_from([1, 2, 3, 4, 10, 1000000]))
 def test_move_is_legal_and_tactically_sound(position, ply):

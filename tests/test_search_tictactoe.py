@@ -57,6 +57,7 @@ def oracle_value(board):
     return max(values) if mark == "x" else min(values)
 
 
+@pytest.mark.slow
 def test_minimax_values_match_an_independent_oracle():
     for board in NON_TERMINAL[::37]:
         assert minimax(GAME, board).value == oracle_value(board), board
@@ -79,6 +80,7 @@ def test_alphabeta_agrees_with_minimax_under_a_ply_limit(ply):
         assert (pruned.value, pruned.action) == (plain.value, plain.action), board
 
 
+@pytest.mark.slow
 def test_transposition_table_gives_the_same_values():
     table = TranspositionTable()
     for board in NON_TERMINAL[::7]:
@@ -142,7 +144,7 @@ class Lines(TraceRecorder):
         self.chunks.append(f"{state} {value} {alpha} {beta} {kind}\n")
 
 
-@pytest.mark.parametrize("prune", [False, True])
+@pytest.mark.parametrize("prune", [pytest.param(False, marks=pytest.mark.slow), True])
 def test_memo_replay_is_byte_identical_to_a_full_search(prune):
     for board in ("---------", "----x----", "--xxo-ox-", "ooxxx----"):
         full, replayed = Lines(), Lines()

@@ -114,6 +114,7 @@ def without_flipless_raids(moves):
     return [move for move in moves if move[1] == "Stake" or move[2] != stakes[move[0]]]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(positions(max_size=6), st.booleans())
 def test_successors_match_the_oracle_rules(position, flipless_raids):
@@ -134,6 +135,7 @@ def test_successors_match_the_oracle_rules(position, flipless_raids):
         [f"{m} {k}" for m, k, _ in every_move]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(positions(max_size=6), st.booleans())
 def test_horizon_values_equal_the_childrens_values(position, flipless_raids):
@@ -201,6 +203,7 @@ def test_score_bounds_ignore_settled_pieces():
                                         state[1] + 5 + 2 * (4 + 8))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 9), st.data())
 def test_neighbourhood_codes_name_the_four_neighbours(size, data):

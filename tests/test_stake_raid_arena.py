@@ -110,7 +110,7 @@ def test_misbehaving_player_forfeits(player, capsys, tmp_path, how, reason):
     code, out = run([player(), player(how), "--games", "2", "--sizes", "3",
                      "--time", "0.5", "--json", str(tmp_path / "r.json")], capsys)
     assert code == 0
-    assert time.monotonic() - started < 30   # the wall-clock cap ended the sleeper
+    assert time.monotonic() - started < 55   # the wall-clock cap ended the sleeper (60 s)
     result = json.loads((tmp_path / "r.json").read_text())
     for game in result["games"]:
         assert game["forfeit"]["player"] == "B"

@@ -54,6 +54,7 @@ def random_state(data, n):
     return game, game.state(mask, last, max_turn), available, last, max_turn
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data(), st.integers(1, 40))
 def test_moves_terminal_value_and_evaluation_match_the_oracle(data, n):
@@ -105,6 +106,7 @@ def test_inline_reach_successors_equal_the_general_ones(data, n):
         assert fast.varying_stones(child) == general.varying_stones(child)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.data(), st.integers(1, 40), st.booleans())
 def test_states_with_one_subtree_key_differ_only_in_varying_stones(data, n, evaluations):

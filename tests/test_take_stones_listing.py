@@ -40,6 +40,7 @@ def test_records_do_not_fit_past_79_stones_or_with_too_many_bound_pairs():
     assert not RecordLayout(28, range(20)).fits            # 400 pairs
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data(), st.integers(1, LARGEST_N))
 def test_a_record_reads_as_its_node_block(data, n):
@@ -57,6 +58,7 @@ def test_a_record_reads_as_its_node_block(data, n):
     assert layout.to_text(records).decode() == "".join(blocks)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data(), st.integers(1, LARGEST_N))
 def test_substitution_sets_exactly_the_varying_stones(data, n):

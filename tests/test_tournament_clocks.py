@@ -118,8 +118,9 @@ def test_a_player_that_sleeps_forfeits_at_its_wall_time_for_the_game(tmp_path):
     assert outcome.forfeit is not None
     assert outcome.forfeit.side == X_SIDE and outcome.forfeit.reason == "timeout"
     assert "wall time for the game ran out (3 s in all" in outcome.forfeit.detail
-    assert sum(result.wall for result in seat.results) < 3.0 + 0.5
-    assert took < 10.0
+    # Wall time in which the calls could run (waiting for a CPU is not counted).
+    assert sum(result.wall - (result.waited or 0.0) for result in seat.results) < 3.0 + 0.5
+    assert took < 60.0
 
 
 def test_a_player_that_sleeps_forever_is_stopped_at_its_cap(tmp_path):
@@ -128,7 +129,7 @@ def test_a_player_that_sleeps_forever_is_stopped_at_its_cap(tmp_path):
     assert outcome.forfeit.side == X_SIDE and outcome.forfeit.reason == "timeout"
     assert "wall time for the game ran out" in outcome.forfeit.detail
     assert seat.results[0].ended == "timeout"
-    assert took < 10.0
+    assert took < 60.0
 
 
 def test_the_budget_is_the_clock_plus_a_documented_slack():
@@ -162,7 +163,7 @@ def test_a_sleeping_build_is_eliminated_at_its_cap_with_a_progress_line(tmp_path
     assert errors["plain"] is None
     assert errors["slowbuild"].startswith("build failed (make agent: slept or waited: ")
     assert "(cap 2 s of wall time" in errors["slowbuild"]
-    assert took < 20.0
+    assert took < 120.0
     assert "slowbuild: make agent (up to 2 s)" in lines
     [done] = [line for line in lines if line.startswith("slowbuild ")]
     assert done.startswith("slowbuild eliminated ") and float(done.split()[-1]) < 10.0

@@ -79,7 +79,7 @@ def leftovers(marker):
     return found.stdout.split()
 
 
-@pytest.mark.parametrize("isolation", ["auto", "rlimits"])
+@pytest.mark.parametrize("isolation", ["auto", pytest.param("rlimits", marks=pytest.mark.slow)])
 def test_hostile_entrants_lose_games_never_the_tournament(tmp_path, isolation):
     victim = entrant(tmp_path, "victim", {"homework.py": FIRST_EMPTY,
                                           "secret.txt": SECRET})
@@ -306,6 +306,7 @@ def test_sprt_tells_a_stronger_agent_from_an_equal_one(tmp_path, a, b, decision)
     assert "LLR" in done.stderr and "pentanomial" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_sharded_swiss_tournament_plays_round_by_round_from_merged_results(tmp_path):
     codes = {"first": FIRST_EMPTY, "last": LAST_EMPTY, "third": FIRST_EMPTY,
              "fourth": LAST_EMPTY}

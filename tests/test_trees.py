@@ -106,6 +106,7 @@ class CountingTree(ExplicitTree):
         return value
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(trees(), st.booleans())
 def test_random_trees_alphabeta_agrees_with_minimax(text, min_root):
