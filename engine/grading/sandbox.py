@@ -410,7 +410,12 @@ class Sandbox:
     # --- one run ---------------------------------------------------------------------
 
     def _rlimits(self, timeout):
-        cpu = max(1, int(timeout + 0.999))
+        # RLIMIT_CPU only backs up the kit's own check of the exact CPU time (every 0.1
+        # s): the kernel enforces it on timer-tick samples, which on a busy machine
+        # overcharge a process that shares its core (measured: SIGXCPU at 0.67 s of CPU
+        # under a 1 s limit, beside four spinning processes on its core). Twice the
+        # limit plus 1 s keeps a loaded machine from deciding the verdict.
+        cpu = max(1, int(2 * timeout + 1 + 0.999))
         return (
             ("--cpu", cpu, cpu + 1),
             ("--data", self.limits.memory_mb * MB, self.limits.memory_mb * MB),
