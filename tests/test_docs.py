@@ -409,9 +409,13 @@ def test_program_pages_show_example_sessions():
     assert set(PROGRAM_PAGES.values()) | {"engine.md"} <= shown
 
 
-# The tournament page's session plays whole tournaments: a long variant (make test-all).
+# The tournament and ladder pages' sessions play whole tournaments, the ladder's with a
+# server and workers: long variants (make test-all).
+LONG_SESSIONS = ("tournament.md", "ladder.md")
+
+
 @pytest.mark.parametrize("page", [
-    pytest.param(page, marks=pytest.mark.slow) if page.name == "tournament.md" else page
+    pytest.param(page, marks=pytest.mark.slow) if page.name in LONG_SESSIONS else page
     for page in pages_with_sessions()], ids=lambda p: p.name)
 def test_examples_print_what_the_pages_show(page, tmp_path):
     """Each page's sessions run in one folder, in order, as a reader would type them."""
