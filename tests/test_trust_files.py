@@ -5,8 +5,9 @@ planted, and a live process of another run may swap a folder for a link while th
 works. These tests plant such links and swap them in a loop, and check the concrete
 fact: a 0600 file of the kit's user outside the run (a tmp folder standing for /root) is
 unchanged and no file appears beside it. They run under every file fence this machine
-offers, as root (tests/test_grading_unprivileged.py's way: cgroups and a uid per run join
-each) and as user nobody; a tournament agent plants links in its seat between moves.
+offers (rlimits alone, where a file fence runs, as their long variant: make test-all), as
+root (tests/test_grading_unprivileged.py's way: cgroups and a uid per run join each) and
+as user nobody; a tournament agent plants links in its seat between moves.
 The build's tools run isolated: a planted compileall.py never runs.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from golden import REPO
-from grading_helpers import ISOLATIONS, grade, submission
+from grading_helpers import grade, isolation_params, submission
 
 from engine.grading.case import Case, write_case
 
@@ -95,7 +96,7 @@ def assert_untouched(home, victim):
     assert sorted(path.name for path in home.iterdir()) == ["input.txt"]
 
 
-@pytest.mark.parametrize("isolation", ISOLATIONS)
+@pytest.mark.parametrize("isolation", isolation_params())
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_planted_and_swapped_links_never_make_the_kit_write_outside(tmp_path, isolation,
                                                                     attack):
@@ -110,7 +111,7 @@ def test_planted_and_swapped_links_never_make_the_kit_write_outside(tmp_path, is
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to become nobody)")
-@pytest.mark.parametrize("isolation", ISOLATIONS)
+@pytest.mark.parametrize("isolation", isolation_params())
 def test_the_same_attack_on_a_kit_run_by_nobody(isolation):
     from test_grading_unprivileged import NOBODY, as_nobody, reachable_by_nobody
     import tempfile
@@ -191,7 +192,7 @@ atexit.register(plant)
 """
 
 
-@pytest.mark.parametrize("isolation", ISOLATIONS)
+@pytest.mark.parametrize("isolation", isolation_params())
 def test_a_tournament_seat_never_writes_through_a_planted_link(tmp_path, isolation):
     from grading_helpers import FIRST_EMPTY, LAST_EMPTY
     home, victim = victim_folder(tmp_path)
