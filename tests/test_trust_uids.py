@@ -93,3 +93,32 @@ def test_the_lease_folder_is_private():
     folder = uid_leases.lease_folder()
     status = os.lstat(folder)
     assert status.st_uid == 0 and status.st_mode & 0o777 == 0o700
+
+
+def test_no_lease_folder_is_a_one_line_refusal(monkeypatch):
+    from engine.grading import sandbox
+    from engine.grading.fences import IsolationError
+
+    def refuse():
+        raise uid_leases.LeaseError(13, "no folder for uid leases: /run: not ours")
+    monkeypatch.setattr(uid_leases, "lease_folder", refuse)
+    monkeypatch.setattr(uid_leases, "_lease", None)
+    with pytest.raises(IsolationError, match="no block of sandbox uids"):
+        sandbox.Sandbox(isolation="rlimits+uid")
+
+
+def test_a_lease_folder_that_is_a_link_or_open_to_others_is_refused(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    linked, shared = tmp_path / "linked", tmp_path / "shared"
+    linked.mkdir()
+    (linked / uid_leases.FOLDER_NAME).symlink_to(elsewhere)
+    (shared / uid_leases.FOLDER_NAME).mkdir(parents=True)
+    (shared / uid_leases.FOLDER_NAME).chmod(0o777)
+    for parent in (linked, shared):
+        with pytest.raises(uid_leases.LeaseError):
+            uid_leases.lease_folder([str(parent)])
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    made = uid_leases.lease_folder([str(fresh)])
+    assert os.stat(made).st_mode & 0o777 == 0o700

@@ -84,7 +84,10 @@ def _next_uid():
     """A uid no other run uses, of a block of uids no other live kit holds (a lock:
     :mod:`engine.grading.uid_leases`); within it, never the same uid twice in a row of
     :data:`engine.grading.uid_leases.BLOCK` runs."""
-    return uid_leases.next_uid()
+    try:
+        return uid_leases.next_uid()
+    except OSError as error:
+        raise IsolationError(f"no block of sandbox uids to lease: {error}") from None
 
 
 # How a run ended. Only "exited" and "signal" (the program crashed by itself) are runs

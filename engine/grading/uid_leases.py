@@ -31,12 +31,13 @@ class LeaseError(OSError):
     """No block could be leased (every block taken, or no safe folder for the locks)."""
 
 
-def lease_folder():
+def lease_folder(parents=None):
     """The folder of the lease files: ``/run/engine-grading-uids`` (or in the temporary
-    folder when /run is not writable), made 0700 by us and refused when it is a link,
-    another user's or open to others (a submission could then hold a lock)."""
+    folder when /run is not writable; ``parents`` replaces both), made 0700 by us and
+    refused when it is a link, another user's or open to others (a submission could
+    then hold a lock)."""
     errors = []
-    for parent in ("/run", tempfile.gettempdir()):
+    for parent in parents or ("/run", tempfile.gettempdir()):
         path = os.path.join(parent, FOLDER_NAME)
         try:
             os.mkdir(path, 0o700)   # never follows a link at ``path``
