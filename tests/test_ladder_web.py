@@ -240,3 +240,28 @@ def test_entrant_controlled_text_is_escaped_on_every_page(ladder):
     assert "frame-ancestors 'none'" in pages[2].headers["content-security-policy"]
     replay = json.loads(re.search(r'id="replay-data">(.*?)</script>', pages[2].text).group(1))
     assert len(replay["games"]) == 1
+
+
+def test_a_line_em_up_ladder_has_its_own_anchors_and_sizes(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name\nann\n")
+    folder = tmp_path / "ladder"
+    assert cli.main(["init", str(folder), "--game", "lineemup", "--roster", str(roster),
+                     "--sizes", "4:3:1,5"]) == 0
+    store = store_module.Store(config.load(folder))
+    try:
+        worker = (folder / "worker-token").read_text().strip()
+        client = TestClient(web.make_app(store))
+        built = []
+        for _ in range(2):
+            lease = work(client, worker, "/api/work/lease", {"worker": "w"}).json()
+            built.append(lease["submission"]["path"])
+            work(client, worker, f"/api/work/builds/{lease['submission']['id']}",
+                 {"lease": lease["lease"], "error": None})
+        assert built == ["ours:e2", "ours:e1"]
+        game = work(client, worker, "/api/work/lease", {"worker": "w"}).json()["game"]
+        assert game["size"] in ("4:3:1", "5:4:2")
+        assert client.get("/api/work/settings", headers={
+            "Authorization": f"Bearer {worker}"}).json()["sizes"] == ["4:3:1", "5:4:2"]
+    finally:
+        store.close()

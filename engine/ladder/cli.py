@@ -335,8 +335,12 @@ def run_web(options):
     except UsageError:
         raise
     except Exception as error:  # noqa: BLE001 - a database we cannot open: one line
+        hint = "" if settings.get("db") else (
+            f" (the web process runs as {options.user}: {settings['folder']} and every "
+            "folder above it must let that user pass)" if os.getuid() != 0 else "")
         raise UsageError(f"cannot open the database as uid {os.getuid()}: "
-                         f"{type(error).__name__}: {str(error).splitlines()[0]}") from None
+                         f"{type(error).__name__}: {str(error).splitlines()[0]}{hint}") \
+            from None
     server.run()
     store.close()
     return 0
