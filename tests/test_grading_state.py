@@ -4,6 +4,8 @@ as root, and without cgroups), each checked against the run that follows in the 
 
 import json
 import os
+import platform
+import signal
 import socket
 import stat
 import subprocess
@@ -223,6 +225,15 @@ def test_no_run_reaches_a_unix_socket_by_path_or_by_name(isolation, tmp_path):
         os.rmdir(folder)
 
 
+def _thread_runs():
+    import threading
+    ran = []
+    thread = threading.Thread(target=lambda: ran.append(True))
+    thread.start()
+    thread.join()
+    return bool(ran)
+
+
 def test_the_filter_refuses_unix_sockets_and_ipc_and_allows_pairs():
     """The filter's decisions, one call at a time, in a thread of our own."""
     if not seccomp.supported():
@@ -246,12 +257,31 @@ def test_the_filter_refuses_unix_sockets_and_ipc_and_allows_pairs():
         a.close()
         b.close()
         outcome["shmget"] = (libc.shmget(0, 4096, 0o1600), ctypes.get_errno())
+        libc.syscall.restype = ctypes.c_long
+        numbers = seccomp._ARCHES[platform.machine()][1]
+        outcome["clone3"] = (libc.syscall(ctypes.c_long(numbers["clone3"]), None,
+                                          ctypes.c_size_t(0)), ctypes.get_errno())
+        # clone(CLONE_NEWUSER | SIGCHLD) as fork would: a child that leaves at once.
+        child = libc.syscall(ctypes.c_long(numbers["clone"]),
+                             ctypes.c_ulong(0x10000000 | signal.SIGCHLD), None, None, None,
+                             None)
+        if child == 0:
+            os._exit(0)
+        outcome["clone-newuser"] = (child, ctypes.get_errno())
+        if child > 0:
+            os.waitpid(child, 0)
+        pid = os.fork()                      # a plain fork (clone) still works
+        if pid == 0:
+            os._exit(7)
+        outcome["fork"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        outcome["thread"] = _thread_runs()
     thread = threading.Thread(target=probe)
     thread.start()
     thread.join()
     import errno
     assert outcome == {"unix": errno.EPERM, "inet": errno.EAFNOSUPPORT, "pair": "made",
-                       "shmget": (-1, errno.EPERM)}
+                       "shmget": (-1, errno.EPERM), "clone3": (-1, errno.ENOSYS),
+                       "clone-newuser": (-1, errno.EPERM), "fork": 7, "thread": True}
     assert stat.S_ISDIR(os.stat("/").st_mode)        # this thread is untouched
 
 

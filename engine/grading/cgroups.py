@@ -109,6 +109,44 @@ def _read(path):
 _AVAILABLE = []
 
 
+def _stat_value(path, key):
+    """The value of ``key`` in a flat keyed file (memory.stat), 0 when missing."""
+    try:
+        for line in _read(path).splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _drain(usage, shmem, patience):
+    """Wait up to ``patience`` seconds while the group's ``usage()`` keeps falling (the
+    kernel frees a dead IPC namespace's objects, and uncharges pages, a moment after the
+    last process is gone), stopping once it is under DRAIN_BYTES or has not fallen for a
+    few milliseconds; return ``shmem()``, the bytes that stay charged that no run can
+    reclaim (tmpfs files, shared memory: there is no swap), or 0 under DRAIN_BYTES.
+
+    Page cache is left alone: a run's own memory pressure reclaims it, and dropping it
+    (force_empty) would make every run read its files from disk again."""
+    deadline = time.monotonic() + patience
+    last = usage()
+    delay = 0.002
+    while last > DRAIN_BYTES and time.monotonic() < deadline:
+        time.sleep(delay)
+        now = usage()
+        if now >= last and delay >= 0.008:
+            break
+        if now >= last:
+            delay *= 2
+        last = now
+    if last <= DRAIN_BYTES:
+        return 0
+    left = shmem()
+    return left if left > DRAIN_BYTES else 0
+
+
 def available():
     """True when slot groups can be created here, in either version (see
     :func:`slot_group`)."""
@@ -207,37 +245,20 @@ class SlotGroup:
             return 0
 
     def drain(self, patience=DRAIN_SECONDS):
-        """Wait until what earlier runs held is released (their processes are dead, but
-        the kernel frees a dead IPC namespace's objects, and uncharges pages, a moment
-        later): reclaim what can be reclaimed (``memory.force_empty``), and wait up to
-        ``patience`` seconds for the usage to fall to DRAIN_BYTES. Returns the bytes
-        still charged (files an earlier run left in a tmpfs folder, say)."""
-        deadline = time.monotonic() + patience
-        forced = False
-        delay = 0.001
-        while True:
-            used = self.memory_in_use()
-            if used <= DRAIN_BYTES:
-                return used
-            if not forced:
-                forced = True
-                try:
-                    _write(os.path.join(self.folders["memory"], "memory.force_empty"), 0)
-                except OSError:
-                    pass
-                continue
-            if time.monotonic() > deadline:
-                return used
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+        """Wait for what earlier runs held to be released; return the bytes that stay
+        charged and no run can reclaim (see :func:`_drain`)."""
+        return _drain(self.memory_in_use,
+                      lambda: _stat_value(os.path.join(self.folders["memory"],
+                                                       "memory.stat"), "shmem"),
+                      patience)
 
     def start(self):
         """Make the group ready for the next run and reset its counters; return the state
-        :meth:`usage` needs. Memory that earlier runs left charged (see :meth:`drain`)
-        is added to the limit, so the next run always has its whole limit to itself."""
+        :meth:`usage` needs. Memory that earlier runs left charged and no run can reclaim
+        (see :meth:`drain`) is added to the limit, so the next run always has its whole
+        limit to itself."""
         memory = self.folders["memory"]
         leftover = self.drain()
-        leftover = leftover if leftover > DRAIN_BYTES else 0
         self._set_memory_limit(self.memory_bytes + leftover)
         for name in ("memory.max_usage_in_bytes", "memory.failcnt"):
             try:
@@ -527,30 +548,13 @@ class SlotGroupV2:
         return self._number("memory.current")
 
     def drain(self, patience=DRAIN_SECONDS):
-        """As :meth:`SlotGroup.drain`, reclaiming with ``memory.reclaim``."""
-        deadline = time.monotonic() + patience
-        reclaimed = False
-        delay = 0.001
-        while True:
-            used = self.memory_in_use()
-            if used <= DRAIN_BYTES:
-                return used
-            if not reclaimed:
-                reclaimed = True
-                try:
-                    self._file("memory.reclaim", used)
-                except OSError:
-                    pass
-                continue
-            if time.monotonic() > deadline:
-                return used
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+        """As :meth:`SlotGroup.drain`."""
+        return _drain(self.memory_in_use,
+                      lambda: _stat_value(self._path("memory.stat"), "shmem"), patience)
 
     def start(self):
         """As :meth:`SlotGroup.start`."""
         leftover = self.drain() if "memory" in self.controllers else 0
-        leftover = leftover if leftover > DRAIN_BYTES else 0
         limit = self.memory_bytes + leftover
         if "memory" in self.controllers and limit != self._limit:
             self._file("memory.max", limit)

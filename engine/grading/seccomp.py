@@ -19,6 +19,10 @@ network socket, and can say so; nothing is killed silently):
   message queues (``mq_open`` ...), unless the run has an IPC namespace of its own
   (``deny_ipc`` False): their objects outlive the process that made them, stay charged to
   the slot's memory, and would carry state to the next run in the slot or the next game;
+* new namespaces: ``clone`` with a namespace flag (``CLONE_NEWUSER`` would give the run
+  capabilities over a kernel surface of its own), ``unshare`` (but the launcher's
+  ``CLONE_NEWIPC``) and ``setns``; ``clone3`` fails as "not implemented" (its flags are
+  behind a pointer seccomp cannot read), so that glibc falls back to ``clone``;
 * ``io_uring_*``: io_uring can open sockets and files without those calls;
 * ``sched_setaffinity``: a run stays on the core the sandbox gave it;
 * what no graded program needs and an attacker would like (the list DMOJ's judge and
@@ -60,11 +64,15 @@ AF_UNIX = 1
 SOCK_DGRAM = 2
 SOCK_TYPE_MASK = 0xF
 CLONE_NEWIPC = 0x08000000
+# clone()'s namespace flags: NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
+CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | \
+    0x20000000 | 0x40000000
 
 # System call numbers by architecture (x86-64: asm/unistd_64.h; AArch64:
 # asm-generic/unistd.h).
 _X86_64 = {
     "socket": 41, "socketpair": 53, "connect": 42, "bind": 49, "unshare": 272,
+    "clone": 56, "clone3": 435,
     "sched_setaffinity": 203,
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
     "ipc": (29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220,     # shm*, sem*, msg*
@@ -77,6 +85,7 @@ _X86_64 = {
 }
 _AARCH64 = {
     "socket": 198, "socketpair": 199, "connect": 203, "bind": 200, "unshare": 97,
+    "clone": 220, "clone3": 435,
     "sched_setaffinity": 122,
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
     "ipc": (186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197,  # msg*, sem*, shm*
@@ -132,6 +141,13 @@ def program(deny_ipc=True):
          + _ret(no_family)
          + [(_LD_W_ABS, 0, 0, _ARG1), (_AND_K, 0, 0, SOCK_TYPE_MASK),
             (_JEQ_K, 0, 1, SOCK_DGRAM)] + _ret(refuse) + _ret(RET_ALLOW)),
+        # clone: a process or a thread, never in new namespaces (a user namespace would
+        # give the run capabilities over a kernel surface of its own).
+        (numbers["clone"], [(_LD_W_ABS, 0, 0, _ARG0), (_AND_K, 0, 0, CLONE_NAMESPACES),
+                            (_JEQ_K, 0, 1, 0)] + _ret(RET_ALLOW) + _ret(refuse)),
+        # clone3: its flags are behind a pointer. "Not implemented" makes glibc fall
+        # back to clone (as container runtimes' filters do).
+        (numbers["clone3"], _ret(RET_ERRNO | errno.ENOSYS)),
         # unshare: a new IPC namespace only (the launcher's, per run).
         (numbers["unshare"], [(_LD_W_ABS, 0, 0, _ARG0), (_JEQ_K, 0, 1, CLONE_NEWIPC)]
          + _ret(RET_ALLOW) + _ret(refuse)),
