@@ -2,6 +2,7 @@
 tick-dodging agent pays what it burned), a player's wall time per game is bounded (a
 sleeping agent forfeits at its cap), and a sleeping build is eliminated at its cap."""
 
+import json
 import os
 import re
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from grading_helpers import FIRST_EMPTY, ISOLATIONS, LAST_EMPTY
+from test_grading_unprivileged import NOBODY, as_nobody, place  # noqa: F401 - a fixture
 
 from engine.grading.sandbox import Limits, Sandbox
 from engine.grading.untrusted_files import remove_tree
@@ -208,3 +210,38 @@ def test_a_player_cannot_leave_state_for_its_next_move_or_game(tmp_path, isolati
             if os.path.lexists(path):
                 os.unlink(path)
         subprocess.run(["ipcrm", "-Q", str(key)], capture_output=True)
+
+
+# The tick dodger run by a kit of user nobody (no cgroup: the CPU comes from the kernel's
+# totals of the reaped processes): what the clock would charge against what it burned.
+NOBODY_DRIVER = """\
+import json, sys
+from pathlib import Path
+from engine.grading.sandbox import Limits, Sandbox
+sandbox = Sandbox(Limits(timeout=10.0, memory_mb=256, output_mb=2), 0, sys.argv[1])
+try:
+    sandbox.clear()
+    Path(sandbox.folder, "dodger.py").write_text(Path("dodger.py").read_text())
+    sandbox.renew()
+    sandbox.give(["dodger.py"])
+    result = sandbox.run(["python3", "dodger.py"])
+    print(json.dumps({"fences": list(sandbox.fences), "cpu": result.cpu,
+                      "user": result.user, "stderr": result.stderr.decode()}))
+finally:
+    sandbox.close()
+"""
+
+
+@pytest.mark.parametrize("isolation", [name for name in ISOLATIONS if name != "rlimits"])
+def test_an_ordinary_users_kit_charges_the_tick_dodger_too(place, isolation):  # noqa: F811
+    (place / "dodger.py").write_text(TICK_DODGER.split("lines = open")[0])
+    (place / "driver.py").write_text(NOBODY_DRIVER)
+    for path in place.rglob("*"):
+        os.chown(path, NOBODY, NOBODY)
+    completed, _ = as_nobody(["driver.py", isolation], place)
+    assert completed.returncode == 0, completed.stderr
+    report = json.loads(completed.stdout)
+    assert "cgroup" not in report["fences"] and "uid" not in report["fences"]
+    burned = float(re.search(r"burned ([0-9.]+)", report["stderr"]).group(1))
+    assert burned > 0.3
+    assert report["cpu"] >= 0.9 * burned, report
