@@ -265,3 +265,18 @@ def test_a_line_em_up_ladder_has_its_own_anchors_and_sizes(tmp_path):
             "Authorization": f"Bearer {worker}"}).json()["sizes"] == ["4:3:1", "5:4:2"]
     finally:
         store.close()
+
+
+def test_an_init_that_fails_leaves_nothing_behind(tmp_path, capsys):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name\nann\n")
+    folder = tmp_path / "ladder"
+    # No PostgreSQL listens on port 1: one line, exit 2, no folder.
+    assert cli.main(["init", str(folder), "--game", "stake_raid", "--roster", str(roster),
+                     "--db", "postgresql://ladder@127.0.0.1:1/none"]) == 2
+    assert "cannot create the database" in capsys.readouterr().err
+    assert not folder.exists()
+    folder.mkdir()
+    assert cli.main(["init", str(folder), "--game", "stake_raid", "--roster", str(roster),
+                     "--db", "postgresql://ladder@127.0.0.1:1/none"]) == 2
+    assert list(folder.iterdir()) == []

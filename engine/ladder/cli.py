@@ -23,6 +23,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -144,19 +145,8 @@ def read_roster(path):
     return names
 
 
-def run_init(options):
-    store_module = _store_module()
-    rules = rules_for(options.game)
-    try:
-        sizes = rules.parse_sizes(options.sizes or rules.default_sizes)
-    except SizeError as error:
-        raise UsageError(f"--sizes: {error}") from None
-    names = read_roster(options.roster)
-    folder = options.folder
-    if os.path.exists(folder) and (not os.path.isdir(folder) or os.listdir(folder)):
-        raise UsageError(f"{folder} exists and is not an empty folder")
-    if options.db and not options.db.startswith(("postgresql://", "postgres://")):
-        raise UsageError("--db must be a postgresql:// URL (SQLite is the default)")
+def _make_ladder(options, folder, rules, sizes, names, store_module):
+    """Make the ladder's folder, database and secrets; (tokens, settings)."""
     os.makedirs(folder, exist_ok=True)
     os.chmod(folder, 0o755)
     os.makedirs(os.path.join(folder, config.DATA, config.UPLOADS), mode=0o700)
@@ -176,6 +166,8 @@ def run_init(options):
         store_module.migrate(store.engine)
         tokens = store.create(names, worker_token)
         store.close()
+    except config.LadderError as error:
+        raise UsageError(str(error)) from None
     except Exception as error:  # noqa: BLE001 - a database we cannot use: one line
         raise UsageError(f"cannot create the database: {type(error).__name__}: "
                          f"{str(error).splitlines()[0] if str(error) else ''}") from None
@@ -183,6 +175,37 @@ def run_init(options):
                         "name,token\n" + "".join(f"{name},{tokens[name]}\n"
                                                  for name in names))
     config.write_secret(os.path.join(folder, config.WORKER_TOKEN), worker_token + "\n")
+    return tokens, settings
+
+
+def run_init(options):
+    store_module = _store_module()
+    rules = rules_for(options.game)
+    try:
+        sizes = rules.parse_sizes(options.sizes or rules.default_sizes)
+    except SizeError as error:
+        raise UsageError(f"--sizes: {error}") from None
+    names = read_roster(options.roster)
+    folder = options.folder
+    if os.path.exists(folder) and (not os.path.isdir(folder) or os.listdir(folder)):
+        raise UsageError(f"{folder} exists and is not an empty folder")
+    if options.db and not options.db.startswith(("postgresql://", "postgres://")):
+        raise UsageError("--db must be a postgresql:// URL (SQLite is the default)")
+    created = not os.path.exists(folder)
+    try:
+        tokens, settings = _make_ladder(options, folder, rules, sizes, names, store_module)
+    except BaseException:
+        # Nothing half-made stays: the folder as it was (absent, or empty).
+        if created:
+            shutil.rmtree(folder, ignore_errors=True)
+        elif os.path.isdir(folder):
+            for name in os.listdir(folder):
+                path = os.path.join(folder, name)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.unlink(path)
+        raise
     anchors = ", ".join(store_module.STAFF_BY_GAME[rules.name])
     print(f"ladder: {folder} is a {rules.title} ladder for {len(names)} students "
           f"({options.time:g} s per player per game, sizes "

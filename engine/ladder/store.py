@@ -159,6 +159,9 @@ class Store:
         tokens = {}
         now = time.time()
         with self.session.begin() as db:
+            if db.get(Meta, "worker_token") is not None:
+                raise config.LadderError("the database already holds a ladder (give "
+                                         "another database, or drop its tables)")
             db.add(Meta(key="worker_token", value=config.token_hash(worker_token)))
             for name in names:
                 token = config.new_token()
