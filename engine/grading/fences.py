@@ -145,21 +145,24 @@ def oom_target_prefix():
     return list(_CHOOM[0])
 
 
-def raise_stopped_run(pid, patience=5.0):
+def raise_stopped_run(pid, patience=60.0):
     """Wait until the run's first process ``pid`` has stopped itself (its exec chain
-    starts with ``kill -STOP $$``), make it the OOM killer's first choice (+1000; its
-    children inherit it) and let it go on. Used under Landlock, where a run may not
-    write its own oom_score_adj. A process that does not stop within ``patience``
-    seconds is let go as it is."""
+    starts with ``kill -STOP $$``, before anything of the run can fork), make it the OOM
+    killer's first choice (+1000; everything it starts inherits it) and let it go on.
+    Used under Landlock, where a run may not write its own oom_score_adj. Returns False
+    when it neither stopped nor ended within ``patience`` seconds (the caller ends it:
+    let go unstopped, it would stop at the gate later with nobody to continue it)."""
     deadline = time.monotonic() + patience
-    while time.monotonic() < deadline:
+    while True:
         try:
             with open(f"/proc/{pid}/stat", "rb") as handle:
                 state = handle.read().rsplit(b")", 1)[1].split()[0]
         except (OSError, IndexError):
-            return
+            return True                     # gone: nothing left to raise
         if state in (b"T", b"t"):
             break
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.0005)
     try:
         with open(f"/proc/{pid}/oom_score_adj", "w") as handle:
@@ -170,6 +173,7 @@ def raise_stopped_run(pid, patience=5.0):
         os.kill(pid, signal.SIGCONT)
     except OSError:
         pass
+    return True
 
 
 def oom_kills():

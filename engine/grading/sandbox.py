@@ -508,8 +508,8 @@ class Sandbox:
                                  time.perf_counter() - start, 0.0, "exited",
                                  fences=self.fences)
             _LIVE.add(process.pid)
-        if self.oom_gate:
-            fences.raise_stopped_run(process.pid)
+        if self.oom_gate and not fences.raise_stopped_run(process.pid):
+            _kill_group(process.pid)
         self._running = process
         peak = [0]
         tree = processes.Tree(process.pid, spared)
