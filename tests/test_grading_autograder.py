@@ -57,12 +57,12 @@ def check_gradescope_schema(results):
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
-    """A Stake/Raid bundle: 8 visible cases, 4 hidden."""
+    """A Stake/Raid bundle: 8 visible cases, 4 hidden (the docs' example)."""
     folder = tmp_path_factory.mktemp("bundle")
-    for name, seed, count, more in (("visible", 3, 8, ()),
-                                    ("hidden", 4, 4, ("--exclude", str(folder / "visible")))):
+    # The default seed's edge cases visible, another seed's (none of them) hidden.
+    for name, seed, count in (("visible", 1, 8), ("hidden", 2, 4)):
         done = engine("grade", "cases", "stake_raid", "--count", str(count), "--seed",
-                      str(seed), "--out", str(folder / name), *more)
+                      str(seed), "--out", str(folder / name))
         assert done.returncode == 0, done.stderr
     done = engine("grade", "autograder", "stake_raid", "--cases", str(folder / "visible"),
                   "--hidden", str(folder / "hidden"), "--out", str(folder / "ag.zip"),

@@ -22,7 +22,7 @@ from engine.trace import Tracer
 @pytest.fixture(scope="module")
 def runs():
     """{program: [(case, outcome of our program)]}."""
-    return {program: [(case, run_in_process(case)) for case in generate_cases(program, 24, 5)]
+    return {program: [(case, run_in_process(case)) for case in generate_cases(program, 24, 1)]
             for program in PROGRAMS}
 
 

@@ -17,7 +17,7 @@ from engine.grading.generate import PROGRAMS, generate_cases
 from engine.grading.scoring import score
 from grading_mutants import make_mutant
 
-SEED = 2024
+SEED = 1        # the default seed: the one holding the edge cases
 
 
 @pytest.fixture(scope="module")

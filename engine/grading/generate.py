@@ -1,11 +1,13 @@
 """Seeded, valid, distinct cases for the four graded programs, with expected outputs.
 
 Contract: ``generate_cases(program, count, seed)`` returns ``count`` distinct
-:class:`~engine.grading.case.Case` objects (edge cases first, then random ones), the same
-for the same arguments on any machine and any Python; their expected outputs are what our
-own programs produce. ``PROGRAMS`` names the programs that can be graded;
-:func:`write_cases` stores cases as numbered case folders. Each assignment's candidates
-come from its module in engine.grading.assignments (named by engine.registry).
+:class:`~engine.grading.case.Case` objects (for the default seed 1, edge cases first;
+then random ones), the same for the same arguments on any machine and any Python; sets
+of seeds that differ modulo :data:`SHARES` share no case (see :func:`case_share`).
+The expected outputs are what our own programs produce. ``PROGRAMS`` names the programs
+that can be graded; :func:`write_cases` stores cases as numbered case folders. Each
+assignment's candidates come from its module in engine.grading.assignments (named by
+engine.registry).
 
 Determinism: every choice comes from one ``random.Random`` seeded with a string built
 from the program and the seed (string seeds are hashed with SHA-512, the same on every
@@ -37,6 +39,7 @@ Case families (the ``name`` of a case says which: ``001-blank-minimax``):
   budget allows.
 """
 
+import hashlib
 import io
 import os
 import random
@@ -79,19 +82,23 @@ def generate_cases(program, count, seed, runner=None, exclude=()):
     runner = runner or run_in_process
     rng = random.Random(f"engine.grading:{program}:{seed}")
     judge = assignment.judge_module()
-    families = (judge.edges, judge.random_candidate)
+    edges = judge.edges if seed == EDGE_SEED else (lambda _: ())
+    families = (edges, _owned(program, seed, judge.random_candidate))
     width = max(3, len(str(count)))
     seen = set()
     excluded = {case_key(case) for case in exclude}
     cases = []
     attempts = 0
-    for label, args, files in _candidates(families, rng):
+    for candidate in _candidates(families, rng):
         if len(cases) == count:
             break
         attempts += 1
-        if attempts > 200 * count + 1000:
-            raise UsageError(f"could not find {count} distinct {program} inputs "
-                             f"(found {len(cases)})")
+        if attempts > (200 * count + 1000) * SHARES:
+            raise UsageError(f"could not find {count} distinct {program} inputs of "
+                             f"seed {seed}'s share (found {len(cases)})")
+        if candidate is None:
+            continue            # drawn again: not of this seed's share
+        label, args, files = candidate
         key = (tuple(args), tuple(sorted(files.items())))
         if key in seen or (assignment.script, tuple(args), b"",
                            tuple(sorted(files.items()))) in excluded:
@@ -105,15 +112,60 @@ def generate_cases(program, count, seed, runner=None, exclude=()):
     return cases
 
 
+# Hidden means hidden: the edge cases (the same whatever the seed) belong to the default
+# seed only, and every random case to one share of SHARES, by a hash of the case; a seed
+# draws from its own share (seed mod SHARES). So two sets made with seeds that differ
+# modulo SHARES never hold the same case (command and files).
+EDGE_SEED = 1
+SHARES = 16
+
+
+def case_share(program, args, files):
+    """The share (0..SHARES-1) a candidate belongs to: a hash of its command and files,
+    the same on every machine and Python."""
+    key = repr((program, tuple(args), tuple(sorted(files.items())))).encode("utf-8")
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % SHARES
+
+
+def _owned(program, seed, random_candidate):
+    """``random_candidate`` drawing only candidates of ``seed``'s share, never one of the
+    default seed's edge cases."""
+    share = seed % SHARES
+    edges = _edge_keys(program) if seed != EDGE_SEED else frozenset()
+
+    def draw(rng):
+        candidate = random_candidate(rng)
+        if candidate is None:
+            return None
+        _, args, files = candidate
+        if case_share(program, args, files) != share or \
+                (tuple(args), tuple(sorted(files.items()))) in edges:
+            return None
+        return candidate
+    return draw
+
+
+_EDGE_KEYS = {}
+
+
+def _edge_keys(program):
+    """The (args, files) of the default seed's edge cases of ``program``."""
+    if program not in _EDGE_KEYS:
+        judge = registry.assignment(program).judge_module()
+        rng = random.Random(f"engine.grading:{program}:{EDGE_SEED}")
+        _EDGE_KEYS[program] = frozenset(
+            (tuple(args), tuple(sorted(files.items()))) for _, args, files in judge.edges(rng))
+    return _EDGE_KEYS[program]
+
+
 def _candidates(families, rng):
-    """The edge candidates in order, then random candidates for ever."""
+    """The edge candidates in order, then random candidates for ever (None for a draw
+    that gave none: the caller counts it as an attempt)."""
     edges, random_candidate = families
     for candidate in edges(rng):
         yield candidate
     while True:
-        candidate = random_candidate(rng)
-        if candidate is not None:
-            yield candidate
+        yield random_candidate(rng)
 
 
 def _with_expected(case, outcome):
