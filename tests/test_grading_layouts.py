@@ -195,3 +195,35 @@ def test_the_ambiguous_class_folder_is_one_line_and_exit_2(tmp_path):
         timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert run.returncode == 2 and run.stdout == ""
     assert len(run.stderr.strip().split("\n")) == 1 and "--layout" in run.stderr
+
+
+def test_every_export_layout_names_its_students_in_every_output(tmp_path):
+    """One run over an export of each form: every student, under the name the export
+    gives, in the console, the CSV, the JSON, the report and the Gradescope folder."""
+    write(tmp_path / "bb" / "HW1_bsmith_attempt_2024-02-03-09-30-00_homework.py")
+    write(tmp_path / "bb" / "HW1_bsmith_attempt_2024-02-03-09-30-00.txt",
+          "Name: Bob Smith (bsmith)\n")
+    write(tmp_path / "moodle" / "Amy Doe_5678_assignsubmission_file_" / "homework.py")
+    write(tmp_path / "gs" / "submission_111" / "homework.py")
+    write(tmp_path / "gs" / "submission_metadata.yml",
+          "submission_111:\n  :submitters:\n  - :name: Cy Lee\n    :sid: '7'\n")
+    for user in ("dee", "eve"):
+        write(tmp_path / "gh" / f"hw1-{user}" / "homework.py")
+        (tmp_path / "gh" / f"hw1-{user}" / ".git").mkdir()
+    run = subprocess.run(
+        [sys.executable, "-m", "engine", "grade", "run", "stake_raid", "bb", "moodle", "gs",
+         "gh", "--count", "1", "--isolation", "rlimits", "--quiet", "--json", "r.json",
+         "--csv", "r.csv", "--gradescope", "out", "--report", "r.html"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert run.returncode == 0, run.stderr
+    labels = ["bb/Bob Smith", "moodle/Amy Doe", "gs/Cy Lee", "gh/dee", "gh/eve"]
+    document = json.loads((tmp_path / "r.json").read_text())
+    assert [entry["submission"] for entry in document["submissions"]] == labels
+    csv = (tmp_path / "r.csv").read_text()
+    report = (tmp_path / "r.html").read_text()
+    for label in labels:
+        assert f"{label}:" in run.stdout and label in csv and label in report
+        assert "not graded" not in run.stdout
+    assert sorted(os.listdir(tmp_path / "out")) == sorted(
+        label.replace("/", "_") + ".json" for label in labels)
