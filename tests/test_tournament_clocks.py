@@ -120,8 +120,16 @@ def test_a_player_that_sleeps_forfeits_at_its_wall_time_for_the_game(tmp_path):
     assert outcome.forfeit is not None
     assert outcome.forfeit.side == X_SIDE and outcome.forfeit.reason == "timeout"
     assert "wall time for the game ran out (3 s in all" in outcome.forfeit.detail
-    # Wall time in which the calls could run (waiting for a CPU is not counted).
-    assert sum(result.wall - (result.waited or 0.0) for result in seat.results) < 3.0 + 0.5
+    # What the referee decided, not how fast a loaded machine killed the call: every
+    # call before the last ran to its end inside the budget (wall time in which the calls
+    # could run: waiting for a CPU is not counted), the last one was killed on it.
+    counted = [result.wall - (result.waited or 0.0) for result in seat.results]
+    assert all(result.ended == "exited" for result in seat.results[:-1])
+    assert sum(counted[:-1]) < 3.0
+    assert seat.results[-1].ended == "timeout"
+    # Unenforced, X's five moves would sleep 4 s; enforced, the killing call stops within
+    # the sandbox's check interval of its cap (loose: a loaded machine delays the check).
+    assert len(seat.results) < 5
     assert took < 60.0
 
 
@@ -168,7 +176,8 @@ def test_a_sleeping_build_is_eliminated_at_its_cap_with_a_progress_line(tmp_path
     assert took < 120.0
     assert "slowbuild: make agent (up to 2 s)" in lines
     [done] = [line for line in lines if line.startswith("slowbuild ")]
-    assert done.startswith("slowbuild eliminated ") and float(done.split()[-1]) < 10.0
+    # Stopped at its cap, far before the 600 s it sleeps (a loaded machine adds waiting).
+    assert done.startswith("slowbuild eliminated ") and float(done.split()[-1]) < 60.0
 
 
 # Leaves a System V message queue and files in the shared lock and temporary folders at
