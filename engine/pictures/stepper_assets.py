@@ -239,7 +239,7 @@ function esc(s) {
 }
 function show(b) { return b === null || b === undefined ? "" : b === "inf" ? "\u221e" : b === "-inf" ? "\u2212\u221e" : String(b); }
 function attr(b) { return b === null || b === undefined ? "" : String(b); }
-function name(n) { return (D.label && D.label[n]) || (D.moves && D.moves[n] ? "reached by " + D.moves[n] : "") || (n === 0 ? "the root" : path[n]); }
+function name(n) { return (D.label && D.label[n]) || (D.moves && D.moves[n]) || (n === 0 ? "the root" : path[n]); }
 function role(n) { return D.max[n] ? "MAX" : "MIN"; }
 function isLeafNode(n) {
   if (D.enter[n] >= 0) return D.kind[n] !== "i";
