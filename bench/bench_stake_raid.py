@@ -27,7 +27,8 @@ sys.path.insert(0, str(REPO))
 
 from measure import PYTHON, best_of  # noqa: E402
 
-from engine.programs.stake_raid.homework import parse_input, setup  # noqa: E402
+from engine.games.stake_raid_files import parse_input  # noqa: E402
+from engine.games.stake_raid_files import position as setup  # noqa: E402
 from engine.search import search  # noqa: E402
 
 # (name, N, MODE, DEPTH, fraction of squares filled, target CPU seconds)

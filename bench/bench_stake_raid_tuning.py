@@ -3,8 +3,9 @@
     python3 bench/bench_stake_raid_tuning.py [A [B]] [--time-a T] [--time-b T] [--pairs P]
         [--sizes 5,6,7,8] [--seed S] [--jobs J] [--set NAME=VALUE ...] [--only X|O]
 
-The arena (``python3 -m engine stake_raid arena``) is the measure that counts: real
-``homework.py`` processes, start-up included. But a run of homework.py costs about 0.09 s
+The tournament's referee (``python3 -m engine tournament sprt``, see
+bench/bench_stake_raid_strength.py) is the measure that counts: real ``homework.py``
+processes, sandboxed, start-up included. But a run of homework.py costs about 0.09 s
 before it searches, so short clocks measure start-up more than play, and long ones cost
 minutes a game. This series plays the same strategies in one process, charging each move
 its CPU time only (no start-up is reserved or charged), so 1 s a game is 1 s of search and
@@ -16,7 +17,7 @@ bench``); the series behind a decision used ``--pairs 40`` (80 games).
 ``--set NAME=VALUE`` changes a field of the agent's settings (engine.programs.stake_raid.
 agent.AgentSettings) for A only (e.g. ``--set beam=6 --set gain_weight=0.4``), so variants
 are tried without editing the code.
-Games come in colour-swapped pairs on the arena's boards (same seed, same values); a game
+Games come in colour-swapped pairs on seeded boards (same seed, same values); a game
 lost on time counts as a loss. ``--only O`` (or ``X``) plays only the game of each pair
 where A has that colour: half the time, where the other colour's games are not in doubt.
 Prints every game with A's CPU seconds, then A's points, by colour and by size (and
@@ -35,7 +36,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from engine.programs.stake_raid import agent as agents  # noqa: E402
 from engine.programs.stake_raid import player  # noqa: E402
 from engine.games.stake_raid import EMPTY, MAX, MIN, StakeRaid  # noqa: E402
-from engine.programs.stake_raid.arena import board_for  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_stake_raid_search import board_for  # noqa: E402
 
 SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
 

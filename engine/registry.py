@@ -45,7 +45,7 @@ PROGRAMS = (
             "Take-Stones alpha-beta trace: ./TakeStones n k s1..sk depth",
             page="take_stones.md", script="TakeStones"),
     Program("stake_raid", "engine.programs.stake_raid",
-            "Stake/Raid war game: homework.py (input.txt -> output.txt); 'stake_raid arena'",
+            "Stake/Raid war game: homework.py (input.txt -> output.txt)",
             page="stake_raid.md", script="homework.py"),
     Program("nqueens", "engine.programs.nqueens",
             "N-Queens game (A4): table, play, scenarios, solve, a4",

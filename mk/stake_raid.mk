@@ -1,4 +1,4 @@
-# Stake/Raid (homework.py): tests, speed benchmark, self-play and arena strength.
+# Stake/Raid (homework.py): tests, speed benchmark, self-play and tournament strength.
 .PHONY: test-stake-raid bench-stake-raid selfplay-stake-raid
 
 # tests/test_stake_raid*.py, then the program's golden cases.
@@ -13,15 +13,11 @@ bench-stake-raid:
 selfplay-stake-raid:
 	$(PYTHON) bench/bench_stake_raid_selfplay.py $(SELFPLAY_ARGS)
 
-# The COMPETITION agent against its sparring partners in the arena (real homework.py
-# processes, CPU time charged), both with the tournament's 30 s over N = 5..12: the
-# earlier agent at equal time, and the strong-opponent proxy (the earlier agent with 10x
-# the time, 300 s). About 2 hours of CPU, an hour with two games at a time.
+# The COMPETITION agent against its sparring partner through the tournament's sandboxed
+# referee (tournament sprt: CPU time charged, colour-swapped pairs): the earlier agent at
+# the tournament's 30 s over N = 5..12, up to 20 pairs (the test may stop sooner).
 # bench/bench_stake_raid_tuning.py plays quicker in-process series for tuning.
-STRENGTH_EQUAL_ARGS ?= --games 20 --sizes 5,6,7,8,9,10,11,12 --time 30 --opponents classic
-STRENGTH_PROXY_ARGS ?= --games 20 --sizes 5,6,7,8,9,10,11,12 --time 30 --proxy-factor 10 --opponents proxy
-STRENGTH_COMMON_ARGS ?= --seed 561 --jobs 2 --wall-factor 4
+STRENGTH_ARGS ?= --pairs 20 --sizes 5,6,7,8,9,10,11,12 --time 30 --opponents classic --seed 561 --jobs 2
 .PHONY: bench-stake-raid-strength
 bench-stake-raid-strength:
-	nice -n 10 $(PYTHON) bench/bench_stake_raid_strength.py $(STRENGTH_EQUAL_ARGS) $(STRENGTH_COMMON_ARGS)
-	nice -n 10 $(PYTHON) bench/bench_stake_raid_strength.py $(STRENGTH_PROXY_ARGS) $(STRENGTH_COMMON_ARGS)
+	nice -n 10 $(PYTHON) bench/bench_stake_raid_strength.py $(STRENGTH_ARGS)

@@ -14,7 +14,8 @@ from engine.games.morris import moves as morris_moves, solve
 from engine.games.tictactoe import TicTacToe, winner
 from engine.grading.diagnose import diagnose
 from engine.grading.generate import PROGRAMS, generate_cases, run_in_process
-from engine.programs.stake_raid.homework import parse_input, render, setup
+from engine.games.stake_raid_files import output_text, parse_input
+from engine.games.stake_raid_files import position as setup
 from engine.search import search
 from engine.trace import Tracer
 
@@ -410,7 +411,8 @@ def stake_raid_moves(case):
     problem = parse_input(case.files["input.txt"].decode())
     game, state = setup(problem)
     for action in game.actions(state):
-        yield action, render(problem, action, game.play(state, action)).encode(), \
+        yield action, output_text(problem.size, problem.player, action,
+                                  game.play(state, action)[0]).encode(), \
             search(game, game.play(state, action), prune=False, depth=problem.limit - 1).value
 
 

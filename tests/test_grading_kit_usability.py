@@ -25,7 +25,7 @@ from engine.grading.case import write_case
 from engine.grading.cli import gradescope_names, write_step_pages
 from engine.grading.generate import generate_cases
 from engine.grading.runner import find_submissions
-from engine.programs.stake_raid.arena import input_text
+from engine.games.stake_raid_files import input_text
 
 # The tie-break slip of a student's copy: the last of equal moves wins.
 SLIP = {"engine/search.py": ("if best is None or (cv > v if maximizing else cv < v):",
@@ -291,10 +291,10 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_grading(tmp_pat
 
 # --- the rest ------------------------------------------------------------------------------
 
-def test_the_arena_writes_times_plainly():
-    lines = input_text(3, [1] * 9, bytes(9), 1, 3.0).splitlines()
+def test_competition_input_writes_times_plainly():
+    lines = input_text(3, "COMPETITION", "X", 3.0, [1] * 9, ["..."] * 3).splitlines()
     assert lines[3] == "3"
-    assert input_text(3, [1] * 9, bytes(9), 1, 2.5).splitlines()[3] == "2.5"
+    assert input_text(3, "COMPETITION", "X", 2.5, [1] * 9, ["..."] * 3).splitlines()[3] == "2.5"
 
 
 def test_ctrl_c_in_a_human_game_keeps_the_trace(tmp_path):

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from engine.errors import UsageError
 from engine.games.stake_raid import (EMPTY, MAX, MIN, OCCUPIED, RAID, StakeRaid,
                                      code_digits)
-from engine.programs.stake_raid.homework import (Problem, move_name, parse_input, render,
-                                                setup)
+from engine.games.stake_raid import move_name
+from engine.games.stake_raid_files import Problem, output_text, parse_input
+from engine.games.stake_raid_files import position as setup
 from engine.search import search
 from golden import program_cases
 
@@ -103,7 +104,7 @@ def decide(n, mode, player, depth, values, board):
     problem = parse_input(problem_text(n, mode, player, depth, values, board))
     game, state = setup(problem)
     result = search(game, state, prune=mode == "ALPHABETA", depth=depth)
-    lines = render(problem, result.action, result.child).split("\n")
+    lines = output_text(problem.size, problem.player, result.action, result.child[0]).split("\n")
     return result.value, lines[0], lines[1:-1]
 
 
@@ -127,7 +128,7 @@ def test_successors_match_the_oracle_rules(position, flipless_raids):
     children = game.successors(state)
     assert [move_name(n, a) for a, _ in children] == [f"{m} {k}" for m, k, _ in expected]
     for (action, child), (_, _, grid) in zip(children, expected):
-        assert render(problem, action, child).split("\n")[1:-1] == grid
+        assert output_text(problem.size, problem.player, action, child[0]).split("\n")[1:-1] == grid
         assert child[1] == oracle_score(grid, values, player)
         assert child[2] == MIN
         assert child == game.result(state, action)

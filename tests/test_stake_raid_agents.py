@@ -197,6 +197,22 @@ def test_homework_strategy_from_option_and_environment(tmp_path):
     assert bad.returncode == 2 and "STAKE_RAID_STRATEGY" in bad.stderr
 
 
+def test_unknown_strategy_option_exits_2(tmp_path):
+    process = subprocess.run([sys.executable, os.path.join(ROOT, "homework.py"),
+                              "--strategy", "nope"], cwd=tmp_path, capture_output=True,
+                             text=True)
+    assert process.returncode == 2 and "unknown strategy 'nope'" in process.stderr
+
+
+def test_the_retired_arena_points_at_the_tournament(tmp_path):
+    """``stake_raid arena`` (the unsandboxed referee) is gone: one line naming its
+    replacement, exit 2, no traceback, nothing played."""
+    process = subprocess.run([sys.executable, "-m", "engine", "stake_raid", "arena", "agent",
+                              "greedy"], cwd=ROOT, capture_output=True, text=True)
+    assert process.returncode == 2
+    assert process.stderr.count("\n") == 1 and "tournament sprt stake_raid" in process.stderr
+
+
 def test_expand_hook_replaces_successors_and_order():
     """engine.selective's ``expand``: the same children give the same search; fewer
     children are all the search visits."""

@@ -185,7 +185,8 @@ class StakeRaidAdapter:
     label = None
 
     def parse(self, args):
-        from .stake_raid.homework import parse_input, setup
+        from ..games.stake_raid_files import parse_input
+        from ..games.stake_raid_files import position as setup
         if len(args) != 1:
             raise UsageError("stake_raid takes INPUT.txt (MINIMAX or ALPHABETA mode)")
         problem = parse_input(read_text(args[0]), args[0])

@@ -24,22 +24,21 @@ from typing import NamedTuple
 
 from ..games.line_em_up import WIN as LINE_WIN
 from ..games.line_em_up import LineEmUp, cell_name
-from ..games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, move_name
+from ..games.stake_raid import EMPTY, MAX, MIN, StakeRaid, move_name
+from ..games.stake_raid_files import board_rows, input_text, output_move, plain_number
+from ..errors import EngineError
 
 X_SIDE, O_SIDE = "x", "o"
-MARKS = {EMPTY: ".", MAX: "X", MIN: "O"}
 _SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
 _LINE_CELL = re.compile(r"^\s*([A-Za-z])\s*,?\s*(\d+)\s*$")
 
 
-def plain_seconds(seconds):
-    """``seconds`` as the plainest number that keeps its milliseconds: ``3`` for 3.0,
-    ``2.5``, ``0.125``; never negative (an agent may read it as an integer or a float)."""
-    text = f"{max(seconds, 0.0):.3f}".rstrip("0").rstrip(".")
-    return text or "0"
+# ``seconds`` as the plainest number that keeps its milliseconds (``3``, ``2.5``), as
+# both games' input.txt write it.
+plain_seconds = plain_number
 
 
-class SizeError(ValueError):
+class SizeError(EngineError, ValueError):
     """A board size that the game does not have (the message says why)."""
 
 
@@ -67,27 +66,13 @@ class StakeRaidBoard:
         return self.game.initial_state(own)
 
     def input_text(self, seconds):
-        size = self.size
-        lines = [str(size), "COMPETITION", self.side.upper(), plain_seconds(seconds)]
-        lines += [" ".join(str(v) for v in self.values[r * size:(r + 1) * size])
-                  for r in range(size)]
-        lines += self.rows()
-        return "\n".join(lines) + "\n"
+        return input_text(self.size, "COMPETITION", self.side.upper(), seconds, self.values,
+                          self.rows())
 
     def parse(self, text):
         """The action named on the first line, or None when it names no move of this
         board (garbled)."""
-        parts = text.split("\n", 1)[0].split()
-        if len(parts) != 2 or parts[1] not in ("Stake", "Raid") or len(parts[0]) < 2:
-            return None
-        column, row = parts[0][0], parts[0][1:]
-        if not ("A" <= column <= "Z" and row.isascii() and row.isdigit()):
-            return None
-        column, row = ord(column) - ord("A"), int(row) - 1
-        if not (0 <= column < self.size and 0 <= row < self.size):
-            return None
-        cell = row * self.size + column
-        return cell + RAID if parts[1] == "Raid" else cell
+        return output_move(text, self.size)
 
     def legal(self, action):
         return action in self.game.actions(self._state())
@@ -118,9 +103,7 @@ class StakeRaidBoard:
         return X_SIDE if x > o else O_SIDE if o > x else "draw"
 
     def rows(self):
-        size = self.size
-        return ["".join(MARKS[c] for c in self.board[r * size:(r + 1) * size])
-                for r in range(size)]
+        return board_rows(self.board, self.size, "X")     # X is MAX
 
 
 class StakeRaidRules:

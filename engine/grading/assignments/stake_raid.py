@@ -6,10 +6,10 @@ input.txt and the submission's output.txt are read here, independently of the pr
 under judgement (homework.py's own parser is not used).
 """
 
-import re
-from typing import List, NamedTuple
 
-from ...games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid, action_cell
+from ...games.stake_raid import RAID, action_cell, is_raid, move_name
+from ...games.stake_raid_files import (FileFormatError, input_text, parse_input, parse_output,
+                                       position)
 from ...search import search
 from ..detect import Plan, is_file, needs, ours
 from ..diagnose import fail, judge_text
@@ -28,41 +28,6 @@ def fits(case):
 def graded_files(case):
     """output.txt."""
     return ["output.txt"]
-
-
-class Input(NamedTuple):
-    """What a generated input.txt says: N, MODE, YOUPLAY, DEPTH, the values and the rows."""
-    size: int
-    mode: str
-    player: str
-    depth: int
-    values: List[int]
-    board: List[str]
-
-
-def read_input(data):
-    """The :class:`Input` of a case's input.txt (our own, generated: well formed)."""
-    lines = data.decode("utf-8").split()
-    size, mode, player, depth = int(lines[0]), lines[1], lines[2], int(lines[3])
-    values = [int(word) for word in lines[4:4 + size * size]]
-    board = lines[4 + size * size:4 + size * size + size]
-    return Input(size, mode, player, depth, values, board)
-
-
-def position(given):
-    """(game, state) of an :class:`Input`: the board from YOUPLAY's side, which moves."""
-    game = StakeRaid(given.size, given.values)
-    codes = {".": EMPTY, given.player: MAX, "XO"[given.player == "X"]: MIN}
-    cells = bytes(codes[mark] for row in given.board for mark in row)
-    return game, game.initial_state(cells, MAX)
-
-
-def stake_raid_input(size, mode, player, depth, values, board):
-    """The text of input.txt (LF line endings, as the assignment's examples)."""
-    lines = [str(size), mode, player, str(depth)]
-    lines += [" ".join(str(v) for v in values[r * size:(r + 1) * size]) for r in range(size)]
-    lines += board
-    return "\n".join(lines) + "\n"
 
 
 def stake_raid_estimate(board, depth):
@@ -98,8 +63,8 @@ def _random_board(size, rng, fill_percent):
 
 
 def _stake_raid_case(label, size, mode, player, depth, values, board):
-    return label, [], {"input.txt": stake_raid_input(size, mode, player, depth, values,
-                                                     board).encode()}
+    return label, [], {"input.txt": input_text(size, mode, player, depth, values,
+                                               board).encode()}
 
 
 def edges(rng):
@@ -166,9 +131,6 @@ def random_candidate(rng):
     return _stake_raid_case(label, size, mode, player, depth, values, board)
 
 
-_MOVE_LINE = re.compile(r"^([A-Z])([1-9][0-9]*) (Stake|Raid)$")
-
-
 def judge(case, outcome, lenient):
     expected = case.expected.get("output.txt")
     if expected is None:
@@ -188,37 +150,19 @@ def judge(case, outcome, lenient):
 
 
 def _problem(case):
-    given = read_input(case.files["input.txt"])
+    """(Problem, game, state) of a case's input.txt (our own, generated: well formed)."""
+    given = parse_input(case.files["input.txt"].decode("utf-8"), "input.txt")
     game, state = position(given)
     return given, game, state
 
 
 def _parse_output(case, data):
-    """(column, row, kind, board rows) of an output.txt, or a string saying what is wrong."""
+    """(action, board rows) of an output.txt, or a string saying what is wrong."""
     size = int(case.files["input.txt"].split()[0])
-    text = data.replace(b"\r\n", b"\n").decode("ascii", "replace")
-    lines = [line.rstrip(" \t") for line in text.split("\n")]
-    while lines and lines[-1] == "":
-        lines.pop()
-    if not lines:
-        return "the file is empty"
-    match = _MOVE_LINE.match(lines[0])
-    if not match:
-        return f"line 1 {lines[0][:60]!r} is not '<column><row> Stake|Raid'"
-    column, row = ord(match.group(1)) - ord("A"), int(match.group(2)) - 1
-    if column >= size or row >= size:
-        return f"square {match.group(1)}{row + 1} is off the {size}x{size} board"
-    board = lines[1:]
-    if len(board) != size:
-        return f"expected {size} board lines after the move, found {len(board)}"
-    for number, line in enumerate(board, 2):
-        if len(line) != size or any(c not in "XO." for c in line):
-            return f"line {number} {line[:60]!r} is not {size} characters from X, O, ."
-    return column, row, match.group(3), board
-
-
-def _action(size, column, row, kind):
-    return row * size + column + (RAID if kind == "Raid" else 0)
+    try:
+        return parse_output(data.decode("ascii", "replace"), size)
+    except FileFormatError as error:
+        return str(error)
 
 
 def _stake_raid_difference(case, expected, actual):
@@ -226,29 +170,28 @@ def _stake_raid_difference(case, expected, actual):
     size = problem.size
     want = _parse_output(case, expected)
     got = _parse_output(case, actual)
-    want_name = f"{chr(65 + want[0])}{want[1] + 1} {want[2]}"
-    got_name = f"{chr(65 + got[0])}{got[1] + 1} {got[2]}"
-    if want[:3] == got[:3]:
-        for number, (w, g) in enumerate(zip(want[3], got[3]), 2):
+    want_name, got_name = move_name(size, want[0]), move_name(size, got[0])
+    if want[0] == got[0]:
+        for number, (w, g) in enumerate(zip(want[1], got[1]), 2):
             if w != g:
                 return ("wrong board after the move",
                         f"output.txt: the move {got_name} is right, but board line "
                         f"{number} should be {w!r}, got {g!r} (a Raid flips every enemy "
                         "piece orthogonally next to the raided square)")
         return content_difference(expected, actual, "output.txt")
-    action = _action(size, got[0], got[1], got[2])
+    action = got[0]
     if action not in game.actions(state):
         why = ("the square is not empty" if state[0][action_cell(action)] else
                "no piece of yours is next to it")
         return (f"illegal move: {got_name}", f"output.txt: {got_name} is not legal ({why})")
     child = game.play(state, action)
-    want_child = game.play(state, _action(size, want[0], want[1], want[2]))
-    depth = problem.depth
+    want_child = game.play(state, want[0])
+    depth = problem.limit
     want_value = search(game, want_child, prune=True, depth=depth - 1).value
     got_value = search(game, child, prune=True, depth=depth - 1).value
     head = f"wrong move: expected {want_name}, got {got_name}"
     if want_value == got_value:
-        flipless = got[2] == "Raid" and child[0] == game.play(state, action - RAID)[0]
+        flipless = is_raid(action) and child[0] == game.play(state, action - RAID)[0]
         extra = (f" ({got_name} flips nothing: it is the same as the Stake, which comes "
                  "first)") if flipless else ""
         return (f"{head} (tie-break slip: both moves have value {want_value}; the grader "

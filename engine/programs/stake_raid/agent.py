@@ -4,8 +4,8 @@ Every strategy is a function ``(game, state, seconds_left, clock, spent) -> (act
 child)`` for a non-terminal ``state`` (MAX to move), with ``seconds_left`` the CPU time
 left for the whole game (line 4 of input.txt) and ``spent`` the CPU time this run used
 before the call. :data:`STRATEGIES` names them; homework.py picks one with
-``--strategy NAME`` or the ``STAKE_RAID_STRATEGY`` environment variable, so an arena can
-run every one of them as a real program:
+``--strategy NAME`` or the ``STAKE_RAID_STRATEGY`` environment variable, so the
+tournament (``ours:NAME``) can run every one of them as a real program:
 
 * ``agent``    (the default) the tournament agent: iterative-deepening alpha-beta over
                the engine's one search, selective (:mod:`engine.selective`): "swing"

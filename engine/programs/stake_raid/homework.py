@@ -1,7 +1,6 @@
 """homework.py: the Stake/Raid war game (docs/stake_raid.md).
 
     homework.py [--strategy NAME] [INPUT OUTPUT]
-    python3 -m engine stake_raid arena "CMD_A" "CMD_B" [OPTIONS]   (see arena --help)
 
 Reads input.txt in the current folder (or INPUT) and writes output.txt (or OUTPUT) with
 the move of the side to move and the board after it:
@@ -28,127 +27,24 @@ Bad input: one line on stderr naming the line, exit code 2, output file untouche
 """
 
 import gc
-import math
 import os
 import sys
 import time
-from typing import List, NamedTuple
 
 from ...errors import UsageError
-from ...games.stake_raid import EMPTY, MAX, MAX_SIZE, MIN, StakeRaid, move_name
+from ...games.stake_raid import move_name  # noqa: F401  (re-exported for tests)
+# The file format is read and written by engine.games.stake_raid_files, for homework.py,
+# the kit's judge and the tournament alike.
+from ...games.stake_raid_files import (Problem, output_text, parse_input,  # noqa: F401
+                                       position)
 from ...search import search
 from ...commandline import run_program, write_atomically
 from .agent import DEFAULT_STRATEGY, STRATEGIES
 
-MODES = ("MINIMAX", "ALPHABETA", "COMPETITION")
-PLAYERS = ("X", "O")
-MIN_VALUE, MAX_VALUE = 1, 99
-
-
-class Problem(NamedTuple):
-    """A parsed input.txt. ``limit`` is DEPTH (int) or, in COMPETITION, seconds (float).
-
-    ``board`` holds the N rows as strings of X, O and '.'.
-    """
-
-    size: int
-    mode: str
-    player: str
-    limit: object
-    values: List[int]
-    board: List[str]
-
-
-def parse_input(text, name="input.txt"):
-    """Parse the text of input.txt into a :class:`Problem`, or raise UsageError.
-
-    Lenient with CRLF, spaces around tokens and trailing blank lines (spec "input.txt");
-    every error message names the offending line.
-    """
-    lines = [line.strip() for line in text.splitlines()]
-    while lines and not lines[-1]:
-        lines.pop()
-
-    def line(number, what):
-        if number > len(lines):
-            raise UsageError(f"{name}: line {number} ({what}) is missing: the file has "
-                             f"{len(lines)} lines")
-        return lines[number - 1]
-
-    def fail(number, message):
-        raise UsageError(f"{name} line {number}: {message}")
-
-    size_text = line(1, "N")
-    if not (size_text.isascii() and size_text.isdigit()) or not 1 <= int(size_text) <= MAX_SIZE:
-        fail(1, f"N must be an integer from 1 to {MAX_SIZE}, not {size_text!r}")
-    size = int(size_text)
-    mode = line(2, "MODE")
-    if mode not in MODES:
-        fail(2, f"MODE must be one of {', '.join(MODES)}, not {mode!r}")
-    player = line(3, "YOUPLAY")
-    if player not in PLAYERS:
-        fail(3, f"YOUPLAY must be X or O, not {player!r}")
-    limit_text = line(4, "DEPTH" if mode != "COMPETITION" else "time left")
-    if mode == "COMPETITION":
-        try:
-            limit = float(limit_text)
-        except ValueError:
-            limit = math.nan
-        if not math.isfinite(limit) or limit < 0:
-            fail(4, f"the CPU time left must be a number of seconds >= 0, not {limit_text!r}")
-    else:
-        if not (limit_text.isascii() and limit_text.isdigit()) or int(limit_text) < 1:
-            fail(4, f"DEPTH must be a positive integer, not {limit_text!r}")
-        limit = int(limit_text)
-
-    values = []
-    for number in range(5, 5 + size):
-        words = line(number, f"row {number - 4} of the cell values").split()
-        if len(words) != size:
-            fail(number, f"expected {size} cell values, found {len(words)}")
-        for word in words:
-            if not (word.isascii() and word.isdigit()) or not MIN_VALUE <= int(word) <= MAX_VALUE:
-                fail(number, f"cell values must be integers from {MIN_VALUE} to "
-                             f"{MAX_VALUE}, not {word!r}")
-            values.append(int(word))
-    board = []
-    for number in range(5 + size, 5 + 2 * size):
-        row = line(number, f"row {number - 4 - size} of the board")
-        if len(row) != size:
-            fail(number, f"expected {size} board characters, found {len(row)}: {row!r}")
-        wrong = [c for c in row if c not in "XO."]
-        if wrong:
-            fail(number, f"board characters must be X, O or '.', not {wrong[0]!r}")
-        board.append(row)
-    if len(lines) > 4 + 2 * size:
-        fail(5 + 2 * size, f"unexpected extra line {lines[4 + 2 * size][:40]!r}: the file "
-                           f"should have {4 + 2 * size} lines for N = {size}")
-    if not any("." in row for row in board):
-        fail(5 + size, "the board is full: there is no move to make")
-    return Problem(size, mode, player, limit, values, board)
-
-
-def setup(problem):
-    """(game, state): the board from YOUPLAY's side (MAX = YOUPLAY, to move)."""
-    game = StakeRaid(problem.size, problem.values)
-    codes = {".": EMPTY, problem.player: MAX, "XO"[problem.player == "X"]: MIN}
-    cells = bytes(codes[c] for row in problem.board for c in row)
-    return game, game.initial_state(cells, MAX)
-
-
-def render(problem, action, child):
-    """The text of output.txt: the move, then the N board rows, '\\n' after each."""
-    marks = {EMPTY: ".", MAX: problem.player, MIN: "XO"[problem.player == "X"]}
-    cells = child[0]
-    size = problem.size
-    rows = ["".join(marks[c] for c in cells[r * size:(r + 1) * size]) for r in range(size)]
-    return move_name(size, action) + "\n" + "\n".join(rows) + "\n"
-
-
 def choose(problem, clock=time.process_time, strategy=DEFAULT_STRATEGY):
     """(action, child) for ``problem``: the grader's move, or the COMPETITION move of
     the strategy named ``strategy``."""
-    game, state = setup(problem)
+    game, state = position(problem)
     if problem.mode == "COMPETITION":
         # The line-4 time also pays for this run's start-up, already spent (CPU clock).
         def report(iteration):
@@ -195,10 +91,15 @@ def pick_strategy(argv):
     return name, argv
 
 
+# Games between two programs: the tournament's sandboxed referee (docs/tournament.md).
+RETIRED_ARENA = ("'stake_raid arena' was retired: play two programs with 'python3 -m engine "
+                 "tournament sprt stake_raid A B --elo0 0 --elo1 50' (ours:NAME for a "
+                 "strategy), sandboxed, see docs/tournament.md")
+
+
 def run(argv, fast_exit=False):
     if argv[:1] == ["arena"]:
-        from .arena import run_arena
-        return run_arena(argv[1:])
+        raise UsageError(RETIRED_ARENA)
     strategy, argv = pick_strategy(argv)
     if len(argv) not in (0, 2):
         raise UsageError(f"expected no arguments (or INPUT OUTPUT), got {len(argv)}; "
@@ -219,7 +120,7 @@ def run(argv, fast_exit=False):
         # written.
         gc.disable()
     action, child = choose(problem, strategy=strategy)
-    write_atomically(target, render(problem, action, child))
+    write_atomically(target, output_text(problem.size, problem.player, action, child[0]))
     if fast_exit and problem.mode == "COMPETITION":
         sys.stdout.flush()
         sys.stderr.flush()
