@@ -1,12 +1,22 @@
-"""Typed errors raised inside the engine and the programs.
+"""Typed errors raised inside the engine and the programs: one hierarchy.
 
-Programs turn a :class:`UsageError` into one line on stderr and exit code 2
-(see :func:`engine.commandline.run_program`).
+Every exception class of engine/ derives from :class:`EngineError` (tests/test_errors.py
+checks it; docs/engine.md, "Errors", lists them with their exit codes). Those that
+callers used to catch as ValueError (or OSError, RuntimeError) still are one too.
+Programs turn a :class:`UsageError` into one line on stderr and exit code 2 (see
+:func:`engine.commandline.run_program`); the kit's and the tournament's command lines do
+the same with their own errors.
 """
 
 
 class EngineError(Exception):
-    """Base class of every error the engine raises on purpose."""
+    """Base class of every error the engine raises on purpose.
+
+    ``exit_code``: what a command line exits with when this error ends it (after one
+    line on stderr saying what is wrong).
+    """
+
+    exit_code = 2
 
 
 class UsageError(EngineError):

@@ -34,6 +34,7 @@ from .exports import KIT_HINT, installed_stepper
 from .fences import IsolationError
 from .printable import printable
 from .results import write_atomically
+from ..errors import EngineError
 
 PACKAGE = Path(__file__).resolve().parent.parent
 LANGUAGES = {"python": ["python3"], "java": ["default-jdk-headless"],
@@ -81,7 +82,7 @@ exit 0
 """
 
 
-class BundleError(ValueError):
+class BundleError(EngineError, ValueError):
     """The bundle cannot be made (the message says why)."""
 
 

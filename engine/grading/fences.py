@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from . import landlock
+from ..errors import EngineError
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
@@ -25,7 +26,7 @@ SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"
 FENCE_ORDER = ("bwrap", "landlock", "seccomp", "cgroup", "cgroup2", "uid", "rlimits")
 
 
-class IsolationError(ValueError):
+class IsolationError(EngineError, ValueError):
     """An isolation that was asked for cannot run here (the message says why)."""
 
 

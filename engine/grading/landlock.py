@@ -22,6 +22,7 @@ the same numbers on every architecture (444-446).
 
 import ctypes
 import os
+from ..errors import EngineError
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
 CREATE_RULESET_VERSION = 1
@@ -60,7 +61,7 @@ READ_ONLY = EXECUTE | READ_FILE | READ_DIR
 READ_WRITE = (1 << 16) - 1
 
 
-class LandlockError(OSError):
+class LandlockError(EngineError, OSError):
     """Landlock is missing, disabled, or refused the ruleset."""
 
 

@@ -20,12 +20,13 @@ import subprocess
 import threading
 
 from . import landlock, seccomp
+from ..errors import EngineError
 
 PR_SET_NO_NEW_PRIVS = 38
 CLONE_NEWIPC = 0x08000000
 
 
-class LauncherError(OSError):
+class LauncherError(EngineError, OSError):
     """The launcher could not take a fence it was asked for."""
 
 

@@ -60,6 +60,7 @@ from .launcher import Launcher, LauncherError
 from .untrusted_files import (chmod_beneath, chown_beneath, new_folder, open_folder,
                               remove_contents, remove_owned_by, remove_tree)
 from .workspace import new_workspace, slot_folder
+from ..errors import EngineError
 
 # Devices a program may need; everything else under /dev stays out of reach.
 DEVICES = (("/dev/null", landlock.READ_FILE | landlock.WRITE_FILE),
@@ -180,7 +181,7 @@ def _signal_name(number):
         return str(number)
 
 
-class SandboxError(RuntimeError):
+class SandboxError(EngineError, RuntimeError):
     """The sandbox failed to start a run with its fences (the kit's trouble, not the
     submission's: the run did not happen as promised)."""
 

@@ -24,6 +24,7 @@ import shutil
 from pathlib import Path
 from typing import NamedTuple
 
+from ..errors import EngineError
 from ..grading.detect import (
     Build, Plan, build, detect, is_file, makefile_has_target, needs, submission_root)
 
@@ -39,7 +40,7 @@ OURS_PREFIX = "ours:"
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
 
-class EntrantError(ValueError):
+class EntrantError(EngineError, ValueError):
     """An entrant on the command line that cannot be taken (the message says why)."""
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from operator import mul
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from ..errors import EngineError
 
 #: d/dr of the natural-log odds: P = sigmoid(K (r_a - r_b)).
 K = math.log(10.0) / 400.0
@@ -56,7 +57,7 @@ class Rating(NamedTuple):
     high: float
 
 
-class RatingsError(ValueError):
+class RatingsError(EngineError, ValueError):
     """Input that cannot be rated (the message says which result or name is wrong)."""
 
 

@@ -17,6 +17,7 @@ from ..grading.printable import csv_cell
 from ..grading.results import write_atomically
 from . import schedule, standings
 from .games import rules_for
+from ..errors import EngineError
 
 # What decides the schedule: two documents disagreeing on one of these are different
 # tournaments (resume and merge refuse them).
@@ -29,7 +30,7 @@ CSV_FIELDS = ("place", "name", "staff", "kind", "points", "games", "wins", "draw
               "margin", "forfeits", "byes", "placing", "build_error", "path")
 
 
-class ResultsError(ValueError):
+class ResultsError(EngineError, ValueError):
     """A results file that cannot be read, or files that do not belong together."""
 
 

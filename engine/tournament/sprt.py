@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
+from ..errors import EngineError
 
 #: A's score in a colour-swapped pair of each pentanomial cell (pair points / 2).
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -38,7 +39,7 @@ Z95 = 1.96
 SCORE_MARGIN = 1e-6
 
 
-class SprtError(ValueError):
+class SprtError(EngineError, ValueError):
     """Arguments that make no test (the message says which and why)."""
 
 

@@ -29,7 +29,7 @@ human abandoned: no result and no end-of-game block).
 import os
 import re
 
-from ...errors import UsageError
+from ...errors import EngineError, UsageError
 from ...commandline import read_text_file
 
 COLUMNS = "ABCDEFGHIJ"
@@ -42,7 +42,7 @@ DEPTHS = r"(\{(?:\d+: \d+(?:, \d+: \d+)*)?\})"
 CELL = r"([A-J])(\d)"
 
 
-class LayoutError(Exception):
+class LayoutError(EngineError):
     """The line at ``number`` does not fit the layout; ``message`` says what was expected."""
 
     def __init__(self, number, message):

@@ -29,6 +29,7 @@ from ...games.take_stones import WIN, TakeStones
 from ...search import search
 from ...commandline import run_program
 from .listing import RecordLayout, RecordListing, TextListing
+from ...errors import EngineError
 
 USAGE = "usage: TakeStones n k s1 .. sk depth"
 INVALID = "Invalid input"
@@ -39,8 +40,10 @@ BOUNDS = (-1000, 1000)
 MAX_STONES = 1000
 
 
-class InvalidInput(Exception):
+class InvalidInput(EngineError):
     """Input the original program answers with "Invalid input" (exit 0); message = reason."""
+
+    exit_code = 0
 
 
 def parse_arguments(argv):
