@@ -202,6 +202,9 @@ def test_no_run_reaches_a_unix_socket_by_path_or_by_name(isolation, tmp_path):
         said = result.stdout.decode().split()
         assert "pair:x" in said, (said, result.stderr)       # socketpair stays allowed
         assert not [word for word in said if word.endswith(":sent")], said
+        # Every isolation carries the filter where it exists, bwrap too (bwrap installs
+        # it after its own setup): the refusals below are seccomp's, not a namespace's.
+        assert ("seccomp" in result.fences) == seccomp.supported(), result.fences
         if "seccomp" in result.fences:
             # Refused by the filter: the program is told, nothing is killed.
             assert all(word.endswith(("Operation_not_permitted",))
@@ -382,6 +385,11 @@ def test_an_ordinary_users_kit_keeps_runs_apart_too(place, isolation):  # noqa: 
         assert "pair:x" in report["said"], report
         assert not [word for word in report["said"] if word.endswith(":sent")], report
         assert report["received"] == 0, report
+        # Under bwrap too, without root: bwrap installs the filter after its setup.
+        assert ("seccomp" in report["fences"]) == seccomp.supported(), report
+        if seccomp.supported():
+            assert all(word.endswith("Operation_not_permitted")
+                       for word in report["said"] if not word.startswith("pair:")), report
     finally:
         for folder in ("/run/lock", "/tmp", "/var/tmp", "/dev/shm"):
             if os.path.lexists(f"{folder}/{name}"):

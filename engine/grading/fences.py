@@ -40,9 +40,6 @@ def parse_isolation(spec):
         raise IsolationError(f"unknown isolation {spec!r}: use auto, or fences joined by "
                              "'+' from bwrap, landlock, rlimits, seccomp, cgroup, cgroup2, "
                              "uid")
-    if "bwrap" in words and "seccomp" in words:
-        raise IsolationError("bwrap and seccomp exclude each other here: bwrap needs "
-                             "netlink sockets to set up its network namespace")
     file_fences = [word for word in words if word in ("bwrap", "landlock")]
     if len(file_fences) > 1:
         raise IsolationError("bwrap and landlock exclude each other: bwrap cannot start "

@@ -19,6 +19,9 @@ The fences (``Sandbox.fences`` names those that run; ``isolation`` can insist on
   memory counting everything the run holds (shared mappings and tmpfs pages included), a
   process limit, one core, exact CPU time of every process of the run (killed ones
   included); see :mod:`engine.grading.cgroups`.
+* ``seccomp`` (x86-64, AArch64; :mod:`engine.grading.seccomp`): no sockets but stream
+  pairs, no IPC that outlives the run, no new namespaces, no ptrace or bpf...; taken by
+  the launcher thread, or under bwrap installed by bwrap after its own set-up.
 * IPC (root, without bwrap, which has its own): each run starts in a System V IPC
   namespace of its own (:mod:`engine.grading.launcher`), gone with its last process;
   where the kernel refuses one, seccomp refuses IPC and the run uid's objects are
@@ -264,8 +267,10 @@ class Sandbox:
             raise IsolationError("Landlock is not available in this kernel")
         if file_fence == "auto" and not (self.use_bwrap or self.use_landlock):
             raise IsolationError(fences.refusal(root))
-        # bwrap sets up its network namespace through netlink: no seccomp under it.
-        self.use_seccomp = not self.use_bwrap and seccomp.supported()
+        # Under bwrap the filter is bwrap's to install (--seccomp), after it has set up
+        # its namespaces (through netlink sockets and clone flags the filter refuses);
+        # elsewhere the launcher thread takes it.
+        self.use_seccomp = seccomp.supported()
         if "seccomp" in required and not self.use_seccomp:
             raise IsolationError(f"no seccomp filter for this machine "
                                  f"({os.uname().machine})")
@@ -291,7 +296,7 @@ class Sandbox:
         try:
             # As root, each run gets an IPC namespace of its own (bwrap makes its own).
             self.launcher = Launcher(self._landlock_rules(), self.cpu, f"slot-{slot}",
-                                     use_seccomp=self.use_seccomp,
+                                     use_seccomp=self.use_seccomp and not self.use_bwrap,
                                      ipc_namespaces=root and not self.use_bwrap)
         except LauncherError as error:
             raise IsolationError(f"cannot fence the launcher: {error}") from None
@@ -317,7 +322,7 @@ class Sandbox:
 
     @property
     def isolation(self):
-        """The fences as one word, e.g. ``bwrap+cgroup+uid+rlimits``."""
+        """The fences as one word, e.g. ``bwrap+seccomp+cgroup+uid+rlimits``."""
         return "+".join(self.fences)
 
     def _landlock_rules(self):
@@ -428,8 +433,9 @@ class Sandbox:
             ("--core", 0, 0),
         )
 
-    def _command(self, argv, timeout, read_only, groups):
-        """The exec chain: join the cgroup, take the uid, set the limits, enter bwrap."""
+    def _command(self, argv, timeout, read_only, groups, seccomp_fd=None):
+        """The exec chain: join the cgroup, take the uid, set the limits, enter bwrap
+        (which installs the seccomp filter it reads from ``seccomp_fd``, when given)."""
         chain = []
         if self.group is not None:
             # A run that cannot join its group must not run outside it.
@@ -446,10 +452,10 @@ class Sandbox:
         chain += [self.prlimit] + [f"{option}={soft}:{hard}" for option, soft, hard
                                    in self._rlimits(timeout)] + ["--"]
         if self.use_bwrap:
-            chain += self._bwrap_prefix(read_only)
+            chain += self._bwrap_prefix(read_only, seccomp_fd)
         return chain + list(argv)
 
-    def _bwrap_prefix(self, read_only):
+    def _bwrap_prefix(self, read_only, seccomp_fd=None):
         """bwrap's options: the system and the folders ``read_only`` read-only with our
         own files masked, /tmp and /dev/shm private and size-capped, the run folder the
         only writable."""
@@ -471,6 +477,9 @@ class Sandbox:
                     "--size", size, "--tmpfs", "/dev/shm"]
         for path in read_only:
             options += ["--ro-bind", path, path]
+        if seccomp_fd is not None:
+            # Installed by bwrap right before it starts the command, after its own setup.
+            options += ["--seccomp", str(seccomp_fd)]
         options += ["--bind", self.folder, self.folder, "--chdir", self.folder, "--"]
         return options
 
@@ -485,7 +494,11 @@ class Sandbox:
         timeout = self.limits.timeout if timeout is None else timeout
         if self._aborted:
             return RunResult(None, b"", b"", 0.0, 0.0, "aborted", fences=self.fences)
-        command = self._command(argv, timeout, read_only, groups)
+        # Under bwrap, the filter goes to bwrap on a descriptor of its own for this run
+        # (the run has its own IPC namespace there: IPC stays allowed).
+        seccomp_fd = (seccomp.program_fd(deny_ipc=False)
+                      if self.use_bwrap and self.use_seccomp else None)
+        command = self._command(argv, timeout, read_only, groups, seccomp_fd)
         counters = self.group.start() if self.group is not None else None
         # Found by descent (no uid, no cgroup): the children we have now are not the
         # run's, whatever becomes of it (see processes.Tree).
@@ -502,12 +515,16 @@ class Sandbox:
                 process = self.launcher.popen(
                     args=command, cwd=self.folder, env=self.environment(),
                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE, start_new_session=True, close_fds=True)
+                    stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+                    pass_fds=() if seccomp_fd is None else (seccomp_fd,))
             except OSError as error:
                 return RunResult(127, b"",
                                  f"cannot run {argv[0]}: {error.strerror}\n".encode(),
                                  time.perf_counter() - start, 0.0, "exited",
                                  fences=self.fences)
+            finally:
+                if seccomp_fd is not None:
+                    os.close(seccomp_fd)     # the run holds its own copy until bwrap reads it
             _LIVE.add(process.pid)
         if self.oom_gate and not fences.raise_stopped_run(process.pid):
             _kill_group(process.pid)

@@ -36,10 +36,14 @@ network socket, and can say so; nothing is killed silently):
   setting clocks, host and domain names, ``acct``, ``syslog``, ``quotactl``, ``vhangup``,
   ``lookup_dcookie``, and on x86-64 ``iopl``, ``ioperm``, ``modify_ldt``.
 
-Everything else is allowed: a denylist, not an allowlist. The filter is the launcher
-thread's (:mod:`engine.grading.launcher`), taken once per slot, and every command of the
-slot inherits it: the kit's own exec chain (``sh``, ``setpriv``, ``prlimit``), builds
-(``make``, ``g++``, ``javac``, a JVM) and runs of every language alike. An allowlist
+Everything else is allowed: a denylist, not an allowlist. Without bwrap the filter is
+the launcher thread's (:mod:`engine.grading.launcher`), taken once per slot, and every
+command of the slot inherits it. Under bwrap, bwrap installs it (``--seccomp FD``, a
+descriptor from :func:`program_fd` per run) right before it starts the command, after its
+own set-up, which needs what the filter refuses (netlink sockets, ``clone`` with namespace
+flags); the run has its own IPC namespace there, so IPC is not refused. Either way it
+holds builds (``make``, ``g++``, ``javac``, a JVM) and runs of every language alike, and
+without bwrap the kit's own exec chain (``sh``, ``setpriv``, ``prlimit``) too. An allowlist
 tight enough to matter for CPython and native programs (DMOJ's per-runtime lists) would
 refuse what ``make``, the compilers and the JVM need, so it needs a filter per command
 (per run, in the exec chain), which this module does not do yet.
@@ -51,6 +55,7 @@ AArch64; elsewhere :func:`supported` is False and the sandbox goes without.
 
 import ctypes
 import errno
+import os
 import platform
 import struct
 
@@ -170,13 +175,42 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
+def compiled(deny_ipc=True):
+    """The filter as the kernel takes it: an array of ``struct sock_filter`` in this
+    machine's byte order (what bwrap's ``--seccomp FD`` reads)."""
+    return b"".join(struct.pack("=HBBI", *instruction)
+                    for instruction in program(deny_ipc))
+
+
+def program_fd(deny_ipc=True):
+    """A new file descriptor (close-on-exec: pass it on with ``pass_fds``) reading the
+    :func:`compiled` filter from its start, for one bwrap to read once. The caller
+    closes it."""
+    blob = compiled(deny_ipc)
+    fd = os.memfd_create("seccomp", os.MFD_CLOEXEC) if hasattr(os, "memfd_create") \
+        else _unlinked_file()
+    try:
+        os.write(fd, blob)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _unlinked_file():
+    import tempfile
+    fd, path = tempfile.mkstemp(prefix="seccomp-")
+    os.unlink(path)
+    return fd
+
+
 def restrict_thread(deny_ipc=True):
     """Install the filter on the calling thread (and set no_new_privs, which it needs).
     Raises OSError when the kernel refuses."""
-    instructions = program(deny_ipc)
-    blob = b"".join(struct.pack("=HBBI", *instruction) for instruction in instructions)
+    blob = compiled(deny_ipc)
     buffer = ctypes.create_string_buffer(blob, len(blob))
-    fprog = _SockFprog(len(instructions), ctypes.cast(buffer, ctypes.c_void_p))
+    fprog = _SockFprog(len(blob) // 8, ctypes.cast(buffer, ctypes.c_void_p))
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         number = ctypes.get_errno()
