@@ -24,10 +24,8 @@ Standard library only, so that a cluster node needs nothing but the checkout.
 
 import json
 import os
-import shutil
 import socket
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -35,6 +33,7 @@ import urllib.request
 
 from ..grading.printable import printable
 from ..grading.untrusted_files import remove_tree
+from ..grading.workspace import new_workspace
 from ..tournament import entrants as entrants_module
 from ..tournament.director import Director
 from ..tournament.games import rules_for
@@ -111,7 +110,9 @@ class Worker:
         settings = client.patient("GET", "/api/work/settings")
         self.settings = settings
         self.rules = rules_for(settings["game"])
-        self.cache = tempfile.mkdtemp(prefix="ladder-worker-")
+        # A kit workspace (grade-<pid>-...): one left by a worker killed outright is
+        # removed by the next kit run once its process is gone, as the kit's own are.
+        self.cache = new_workspace(in_memory=False)
         os.chmod(self.cache, 0o700)
         self.director = None
         try:
@@ -129,7 +130,7 @@ class Worker:
         if self.director is not None:
             self.director.close()
             self.director = None
-        shutil.rmtree(self.cache, ignore_errors=True)
+        remove_tree(self.cache)
 
     # --- entrants -----------------------------------------------------------------------
 
