@@ -5,13 +5,15 @@
           [--command CMD] [--jobs J] [--timeout SEC] [--memory MB] [--json FILE]
           [--gradescope FILE] [--csv FILE] [--report FILE.html] [--shard I/K] [--resume]
           [--lenient] [--isolation auto|bwrap|rlimits] [--prairielearn FILE]
+          [--layout auto|single|folders|canvas|blackboard|moodle|gradescope|classroom]
   python3 -m engine grade merge SHARD.json... --json FILE [--csv FILE] [--report FILE]
           [--gradescope FILE] [--prairielearn FILE]
   python3 -m engine grade autograder PROGRAM --cases DIR [--hidden DIR] [--out FILE.zip]
           [--languages python,java,cpp] [--timeout SEC] [--memory MB] [--leaderboard]
 
-PROGRAM is tictactoe, tmmorris, take_stones or stake_raid. A SUBMISSION is a folder (or a
-class folder holding one folder per student). `grade run` builds each submission once,
+PROGRAM is tictactoe, tmmorris, take_stones or stake_raid. A SUBMISSION is a folder, or a
+class folder (one folder per student, or an LMS export: --layout), every entry of which is
+graded or listed with the reason. `grade run` builds each submission once,
 runs every case in a sandbox, prints a summary (and, for a single submission, why each
 failed case failed) and writes the requested files. `grade autograder` makes a Gradescope
 autograder zip (visible and hidden cases; its run_autograder calls `grade gradescope-run`).
