@@ -73,11 +73,13 @@ def test_canvas_flat_export(tmp_path):
     write(export / "doeamy_late_4321_8765_homework-1.py")
     write(export / "doeamy_late_4321_8766_notes.txt", "notes")
     write(export / "README.txt", "hello")
+    write(export / "LATE_leecy_9012_8801_homework.py")
     staging = tmp_path / "staging"
     staging.mkdir()
     used, found = rows(export, staging=staging)
     assert used == ["canvas"]
-    assert sorted(found) == ["README.txt", "doeamy", "smithbob"]
+    assert sorted(found) == ["README.txt", "doeamy", "leecy", "smithbob"]
+    assert os.listdir(found["leecy"].folder) == ["homework.py"]
     assert sorted(os.listdir(found["doeamy"].folder)) == ["homework.py", "notes.txt"]
     assert found["smithbob"].ids == ("user 1234",)
     assert found["README.txt"].folder is None

@@ -13,7 +13,8 @@ Layouts (``--layout``; ``auto`` recognises each by its own marks):
                 no entry point and names that differ only in case are listed with why.
 ``canvas``      Canvas's "Download Submissions": loose files named
                 ``name[_late]_USERID_ATTACHMENTID_FILE`` (``smithbob_1234_5678_tictactoe.py``;
-                Canvas numbers a re-uploaded file ``tictactoe-1.py``).
+                ``LATE_`` in front also read; Canvas numbers a re-uploaded file
+                ``tictactoe-1.py``).
 ``blackboard``  Blackboard's "Download Assignment": ``ASSIGNMENT_USER_attempt_DATE_FILE``
                 per file and ``ASSIGNMENT_USER_attempt_DATE.txt``, a receipt whose
                 ``Name: First Last (user)`` line names the student and whose ``Original
@@ -52,7 +53,7 @@ FILE_CAP = 64 << 20
 # Entries that zip tools and file managers leave: never a student's.
 NOISE = ("__MACOSX",)
 
-CANVAS = re.compile(r"^(?P<name>[A-Za-z0-9-]+?)(?:_(?:late|LATE))?_(?P<user>\d+)"
+CANVAS = re.compile(r"^(?:LATE_)?(?P<name>[A-Za-z0-9-]+?)(?:_(?:late|LATE))?_(?P<user>\d+)"
                     r"_(?P<attachment>\d+)_(?P<file>.+)$")
 CANVAS_COPY = re.compile(r"^(?P<stem>.+?)-\d+(?P<ext>\.[^.]*)?$")
 BLACKBOARD = re.compile(r"^(?P<assignment>.+?)_(?P<user>[^_]+)_attempt_"
