@@ -22,7 +22,8 @@ help:
 	@echo "make test-under-load  the everyday suite $(LOAD_RUNS) times in a row beside"
 	@echo "                  $(LOAD_PER_CORE) spinning processes per CPU (LOAD_MARKERS='not cluster': all)"
 	@echo "make test-cluster the job scripts of cluster/ on a real one-node Slurm (installs it)"
-	@echo "make lint         ruff (installed in $(VENV) from requirements-lint.txt; ruff.toml)"
+	@echo "make lint         ruff and mypy (installed in $(VENV) from requirements-lint.txt;"
+	@echo "                  ruff.toml, mypy.ini)"
 	@echo "make test-golden GOLDEN_PYTHON=pypy3   replay the golden cases under another Python"
 	@echo "make update-goldens   after a REVIEWED change: rewrite our YAML golden cases"
 	@echo "                      (fixtures/*/*.yml; official samples are never rewritten)"
@@ -95,10 +96,11 @@ tictactoe: tictactoe.bin
 tictactoe.bin: tictactoe.py $(ENGINE_SOURCES) tools/build_zipapp.py
 	$(PYTHON) tools/build_zipapp.py tictactoe.py $@
 
-# ruff, with the settings of ruff.toml; installed in the venv only for this target, so
+# ruff (ruff.toml) and mypy (mypy.ini); installed in the venv only for this target, so
 # that `make test` does not wait for it.
 lint: $(VENV)/.lint-ready
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy --config-file mypy.ini
 
 $(VENV)/.lint-ready: requirements-lint.txt
 	[ -x $(VPY) ] || $(PYTHON) -m venv $(VENV)

@@ -14,9 +14,10 @@ deadline.
 
 import time
 from collections import namedtuple
+from typing import Any, Callable, Optional, Tuple
 
 from .errors import SearchTimeout
-from .search import INF, Statistics, TranspositionTable, search
+from .search import INF, Statistics, TimeLimit, TranspositionTable, search
 
 
 class Iteration(namedtuple("Iteration", "depth result seconds")):
@@ -41,9 +42,16 @@ class DeepeningResult(namedtuple("DeepeningResult",
     __slots__ = ()
 
 
-def iterative_deepening(game, state, *, max_depth, time_limit=None, table=None, order=None,
-                        window=(-INF, INF), tracer_factory=None, stats=None, min_depth=1,
-                        on_iteration=None, prune=True, stop_when=None, selective=None):
+def iterative_deepening(game: Any, state: Any, *, max_depth: int,
+                        time_limit: Optional[TimeLimit] = None,
+                        table: Optional[TranspositionTable] = None,
+                        order: Optional[Callable] = None,
+                        window: Tuple[float, float] = (-INF, INF),
+                        tracer_factory: Optional[Callable] = None,
+                        stats: Optional[Statistics] = None, min_depth: int = 1,
+                        on_iteration: Optional[Callable] = None, prune: bool = True,
+                        stop_when: Optional[Callable] = None,
+                        selective: Any = None) -> DeepeningResult:
     """Deepen from ``min_depth`` to ``max_depth`` until ``time_limit`` (a
     :class:`engine.search.TimeLimit`; its clock also times the iterations).
 

@@ -25,7 +25,7 @@ pay nothing for them.
 
 import time
 from collections import namedtuple
-from typing import Callable, NamedTuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from .errors import SearchOptionError
 # The names programs import from here (kinds, flags, the table, the tracer) are defined
@@ -53,17 +53,17 @@ class Statistics:
     __slots__ = ("nodes", "evaluations", "evaluations_by_depth", "terminals", "cutoffs",
                  "table_hits", "memo_hits", "elapsed")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.nodes = 0
         self.evaluations = 0
-        self.evaluations_by_depth = {}
+        self.evaluations_by_depth: Dict[float, int] = {}
         self.terminals = 0
         self.cutoffs = 0
         self.table_hits = 0
         self.memo_hits = 0
         self.elapsed = 0.0
 
-    def add(self, counts, limit, seconds):
+    def add(self, counts: Counts, limit: float, seconds: float) -> None:
         """Add one search's :class:`engine.searchparts.Counts` (its evaluations were made
         at the cut-off ``limit``) and the ``seconds`` it took."""
         self.nodes += counts.nodes
@@ -77,7 +77,7 @@ class Statistics:
             by_depth[limit] = by_depth.get(limit, 0) + counts.evaluations
         self.elapsed += seconds
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"Statistics({fields})"
 
@@ -105,9 +105,12 @@ class SearchResult(namedtuple("SearchResult", "value action child root_values st
     __slots__ = ()
 
 
-def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=None,
-           stats=None, memo=None, memo_key=None, table=None, order=None, time_limit=None,
-           selective=None) -> SearchResult:
+def search(game: Any, state: Any, *, prune: bool = True, depth: Optional[int] = None,
+           window: Tuple[float, float] = (-INF, INF), tracer: Optional[Tracer] = None,
+           stats: Optional["Statistics"] = None, memo: Optional[dict] = None,
+           memo_key: Optional[Callable] = None, table: Optional[TranspositionTable] = None,
+           order: Optional[Callable] = None, time_limit: Optional[TimeLimit] = None,
+           selective: Any = None) -> SearchResult:
     """Search ``state`` of ``game``; return a :class:`SearchResult`.
 
     Arguments (all but the first two are keywords, and optional):
@@ -176,7 +179,9 @@ def search(game, state, *, prune=True, depth=None, window=(-INF, INF), tracer=No
     return SearchResult(value, action, child, root_values, stats)
 
 
-def _exact_node(game, prune, limit, tracer, order, horizon, memo, memo_key):
+def _exact_node(game: Any, prune: bool, limit: float, tracer: Any,
+                order: Optional[Callable], horizon: Optional[Callable], memo: Optional[dict],
+                memo_key: Optional[Callable]) -> Tuple[Callable, Callable[[], Counts]]:
     """(node function of the exact search, ``counts()`` of its :class:`Counts`): with
     ``horizon`` (``game.horizon_values``) the children on the cut-off are valued in bulk
     (:func:`horizon_piece`); a ``memo`` wraps the node (:func:`memoised`)."""
@@ -191,7 +196,7 @@ def _exact_node(game, prune, limit, tracer, order, horizon, memo, memo_key):
     cut, cut_count = cut_piece(tracer if report_cut else None)
     nodes = evaluations = terminals = 0
 
-    def node(state, action, d, alpha, beta):
+    def node(state: Any, action: Any, d: int, alpha: float, beta: float) -> float:
         """AIMA's MAX-VALUE / MIN-VALUE: the value of ``state`` (reached by ``action``,
         at depth ``d``) searched with window (alpha, beta)."""
         nonlocal nodes, evaluations, terminals
@@ -243,7 +248,7 @@ def _exact_node(game, prune, limit, tracer, order, horizon, memo, memo_key):
             leave(state, action, d, v, alpha, beta, kind)
         return v
 
-    def counts():
+    def counts() -> Counts:
         hits, replayed_nodes, replayed_evaluations = memo_counts()
         valued, bulk_cuts = bulk_counts()     # the children valued in bulk are nodes too
         return Counts(nodes + valued + replayed_nodes, evaluations + valued
@@ -256,8 +261,11 @@ def _exact_node(game, prune, limit, tracer, order, horizon, memo, memo_key):
     return visit, counts
 
 
-def _search_root(game, state, visit, prune, limit, window, tracer, table, order, expand,
-                 root_cut):
+def _search_root(game: Any, state: Any, visit: Callable, prune: bool, limit: float,
+                 window: Tuple[float, float], tracer: Optional[Tracer],
+                 table: Optional[TranspositionTable],
+                 order: Optional[Callable], expand: Optional[Callable],
+                 root_cut: bool) -> Tuple[float, Any, Any, List[Tuple[Any, float]]]:
     """The root: like an interior node, but it never cuts and it remembers the move.
 
     The root keeps the FIRST child whose value is strictly better than every earlier
@@ -285,7 +293,7 @@ def _search_root(game, state, visit, prune, limit, window, tracer, table, order,
     children = ordered(game.successors, order, expand, state, hint, 0)
     maximizing = game.is_maxs_turn(state)
     root_values = []
-    best = None
+    best: Any = None
     v = -INF if maximizing else INF
     for a, child in children:
         cv = visit(child, a, 1, alpha, beta)
@@ -308,11 +316,11 @@ def _search_root(game, state, visit, prune, limit, window, tracer, table, order,
     return v, best[0], best[1], root_values
 
 
-def minimax(game, state, **options) -> SearchResult:
+def minimax(game: Any, state: Any, **options: Any) -> SearchResult:
     """Plain minimax: :func:`search` with ``prune=False``."""
     return search(game, state, prune=False, **options)
 
 
-def alphabeta(game, state, **options) -> SearchResult:
+def alphabeta(game: Any, state: Any, **options: Any) -> SearchResult:
     """Alpha-beta: :func:`search` with ``prune=True``."""
     return search(game, state, prune=True, **options)

@@ -26,17 +26,18 @@ class Tracer:
     """No-op observer; subclasses override the events they need (engine.trace holds the
     recorders)."""
 
-    def enter(self, state, action, depth, alpha, beta):
+    def enter(self, state: Any, action: Any, depth: int, alpha: float, beta: float) -> None:
         """Called before ``state`` (reached by ``action``; None at the root) is examined."""
 
-    def leave(self, state, action, depth, value, alpha, beta, kind):
+    def leave(self, state: Any, action: Any, depth: int, value: float, alpha: float,
+              beta: float, kind: str) -> None:
         """Called just before the node returns ``value`` (post-order).
 
         ``alpha``/``beta`` are the node's final bounds (a leaf's: those it was called
         with). ``kind`` is engine.search.INTERIOR, TERMINAL, EVALUATED or TRANSPOSITION.
         """
 
-    def pruned(self, state, depth, actions):
+    def pruned(self, state: Any, depth: int, actions: List[Any]) -> None:
         """Called when a cut at ``state`` skips the children reached by ``actions``
         (only when it skipped any; right before that node's ``leave``)."""
 
@@ -148,7 +149,8 @@ def bulk_value(values: Iterable[float], prune: bool, maximizing: bool, alpha: fl
     return v, index, visited
 
 
-def horizon_piece(horizon: Optional[Callable], prune: bool, leaves: Optional[Callable]):
+def horizon_piece(horizon: Any, prune: bool,
+                  leaves: Optional[Callable]) -> Tuple[Any, Callable]:
     """The bulk-horizon piece of the exact node: ``bulk(state, d1, maximizing, alpha,
     beta)``, the value of a node whose children (at depth ``d1``) sit on the cut-off, from
     the game's ``horizon_values`` (the child loop's tests on precomputed values; a
@@ -156,7 +158,7 @@ def horizon_piece(horizon: Optional[Callable], prune: bool, leaves: Optional[Cal
     valued, cuts)``. (None, counts) without ``horizon``."""
     valued = cuts = 0
 
-    def bulk(state, d1, maximizing, alpha, beta):
+    def bulk(state: Any, d1: int, maximizing: bool, alpha: float, beta: float) -> float:
         nonlocal valued, cuts
         v, _, visited = bulk_value(horizon(state)[1], prune, maximizing, alpha, beta)
         cuts += visited < 0
@@ -169,13 +171,13 @@ def horizon_piece(horizon: Optional[Callable], prune: bool, leaves: Optional[Cal
     return (bulk if horizon is not None else None), lambda: (valued, cuts)
 
 
-def cut_piece(tracer: Any):
+def cut_piece(tracer: Any) -> Tuple[Callable, Callable[[], int]]:
     """What a node does when its child loop is cut: ``cut(state, depth, rest)`` counts
     it and, with a ``tracer`` (one that overrides ``pruned``), reports the children
     ``rest`` still holds. Returns ``(cut, count)``, ``count()`` the cuts so far."""
     cuts = 0
 
-    def cut(state, depth, rest):
+    def cut(state: Any, depth: int, rest: Iterable[Tuple[Any, Any]]) -> None:
         nonlocal cuts
         cuts += 1
         if tracer is not None:
@@ -204,7 +206,7 @@ def hint_first(children: Iterable[Tuple[Any, Any]], hint: Any) -> List[Tuple[Any
 
 
 def ordered(successors: Callable, order: Optional[Callable], expand: Optional[Callable],
-            state: Any, hint: Any, depth: int):
+            state: Any, hint: Any, depth: int) -> Iterable[Tuple[Any, Any]]:
     """A node's (action, child) pairs in visit order: the agent's ``expand``, else
     ``game.successors`` put in order by ``order`` (with the table's ``hint``), else with
     the hint's child first."""
@@ -235,7 +237,8 @@ def deadline_check(deadline: float, clock: Callable[[], float],
 
 
 def memoised(node: Callable, evaluations: Callable[[], int], memo: dict,
-             memo_key: Optional[Callable], limit: float, tracer: Any):
+             memo_key: Optional[Callable], limit: float,
+             tracer: Any) -> Tuple[Callable, Callable]:
     """The memo piece: ``node`` (a node function) wrapped so that a whole subtree is
     searched once per (key, levels left, alpha, beta) and replayed on later visits.
 
@@ -250,11 +253,13 @@ def memoised(node: Callable, evaluations: Callable[[], int], memo: dict,
     """
     bounded = limit != INF   # without a cut-off the levels left are 0 (an int: no float
     hits = seen = replayed_nodes = replayed_evaluations = 0   # made and hashed at every node)
-    mark = capture = replay = None
+    mark: Any = None
+    capture: Any = None
+    replay: Any = None
     if tracer is not None:
         mark, capture, replay = tracer.mark, tracer.capture, tracer.replay
 
-    def visit(state, action, d, alpha, beta):
+    def visit(state: Any, action: Any, d: int, alpha: float, beta: float) -> float:
         nonlocal hits, seen, replayed_nodes, replayed_evaluations
         key = (state if memo_key is None else memo_key(state),
                limit - d if bounded else 0, alpha, beta)

@@ -37,7 +37,7 @@ nodes with at least ``cut_from`` levels left, after the table probe, and the red
 the child loop of nodes where reductions apply.
 """
 
-from typing import Callable, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Iterable, NamedTuple, Optional, Tuple
 
 INF = float("inf")
 
@@ -53,12 +53,12 @@ class Selective(NamedTuple):
     # --- what engine.search reads ------------------------------------------------------
 
     @property
-    def reduce_plies(self):
+    def reduce_plies(self) -> int:
         """Plies a late child is reduced by (0: no reductions)."""
         return self.reduce[1] if self.reduce is not None else 0
 
     @property
-    def cut_from(self):
+    def cut_from(self) -> float:
         """Levels left from which :meth:`cut` may act (none: an infinite level)."""
         if self.bounds is not None:
             return 1
@@ -66,7 +66,8 @@ class Selective(NamedTuple):
             return self.probcut[0]
         return INF
 
-    def pieces(self, visit: Callable, limit: float, table: Optional[dict], prune: bool):
+    def pieces(self, visit: Callable, limit: float, table: Optional[dict],
+               prune: bool) -> Tuple[Any, ...]:
         """What engine.tablenode's node needs, bound to one search: (expand, cut,
         cut_from, reduce, reduce_plies), the cutter and reducer None (and their levels 0)
         when not used. Without pruning only ``expand`` applies."""
@@ -92,7 +93,8 @@ class Selective(NamedTuple):
         bounds = self.bounds
         min_left, plies, margin = self.probcut if self.probcut is not None else (INF, 0, 0)
 
-        def cut(state, action, d, alpha, beta, maximizing, key, entry):
+        def cut(state: Any, action: Any, d: int, alpha: float, beta: float, maximizing: bool,
+                key: Any, entry: Any) -> Optional[float]:
             if bounds is not None:
                 low, high = bounds(state)
                 if high <= alpha:
@@ -124,10 +126,12 @@ class Selective(NamedTuple):
         search's node function: ``reduce(children, d1, alpha, beta, maximizing)`` ->
         (value, best action, 1 if it cut else 0). Children after the first ``after``
         are searched at depth ``d1 + plies`` first, and again at ``d1`` when that value
-        would improve the node's bound."""
+        would improve the node's bound. Only for a Selective with ``reduce``."""
+        assert self.reduce is not None
         after, plies = self.reduce
 
-        def reduce(children, d1, alpha, beta, maximizing):
+        def reduce(children: Iterable[Tuple[Any, Any]], d1: int, alpha: float, beta: float,
+                   maximizing: bool) -> Tuple[float, Any, int]:
             v, best = (-INF if maximizing else INF), None
             for index, (a, child) in enumerate(children):
                 if index >= after:

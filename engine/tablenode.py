@@ -40,14 +40,16 @@ def table_node(game: Any, prune: bool, limit: float, tracer: Any, order: Optiona
     leaves = getattr(tracer, "leaves", None)
     report_enter = tracer is not None and overrides(tracer, "enter")
     report_cut = tracer is not None and overrides(tracer, "pruned")
-    check = deadline_check(*time_limit) if time_limit is not None else None
+    check: Any = deadline_check(*time_limit) if time_limit is not None else None
     next_check = time_limit.check_every if time_limit is not None else INF
     loop_cut, cut_count = cut_piece(tracer if report_cut else None)
-    expand = cut = reduce = None
+    expand: Any = None
+    cut: Any = None
+    reduce: Any = None
     cut_from = reduce_plies = 0
     nodes = evaluations = terminals = cutoffs = table_hits = 0
 
-    def node(state, action, d, alpha, beta):
+    def node(state: Any, action: Any, d: int, alpha: float, beta: float) -> float:
         """The exact node's value of ``state``, with the pieces at the marked points."""
         nonlocal nodes, evaluations, terminals, cutoffs, table_hits, next_check
         nodes += 1
@@ -145,6 +147,6 @@ def table_node(game: Any, prune: bool, limit: float, tracer: Any, order: Optiona
         expand, cut, cut_from, reduce, reduce_plies = selective.pieces(visit, limit, table,
                                                                         prune)
 
-    def counts():
+    def counts() -> Counts:
         return Counts(nodes, evaluations, terminals, cutoffs + cut_count(), table_hits, 0)
     return visit, counts

@@ -36,6 +36,8 @@ The search checks ``is_terminal`` first and ``cutoff_test`` only after it (engin
 does exactly that: ``terminal_value`` before the depth test).
 """
 
+from typing import Optional
+
 from ..game import Game
 
 VARIATIONS = ("1a", "1b", "2")
@@ -65,7 +67,7 @@ class NQueens(Game):
     ``eval`` (an alias of ``evaluate``, the name engine.search uses).
     """
 
-    variation = None
+    variation: Optional[str] = None
 
     def __init__(self, size):
         if size < 1:

@@ -16,7 +16,7 @@ message names the line and says what is wrong.
 
 import math
 import re
-from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import List, NamedTuple, NoReturn, Optional, Sequence, Tuple, Union
 
 from ..errors import UsageError
 from .stake_raid import EMPTY, MAX, MAX_SIZE, MIN, RAID, StakeRaid, move_name
@@ -107,13 +107,13 @@ def parse_input(text: str, name: str = "input.txt") -> Problem:
     while lines and not lines[-1]:
         lines.pop()
 
-    def line(number, what):
+    def line(number: int, what: str) -> str:
         if number > len(lines):
             raise FileFormatError(f"{name}: line {number} ({what}) is missing: the file has "
                              f"{len(lines)} lines")
         return lines[number - 1]
 
-    def fail(number, message):
+    def fail(number: int, message: str) -> NoReturn:
         raise FileFormatError(f"{name} line {number}: {message}")
 
     size_text = line(1, "N")
