@@ -14,10 +14,8 @@ SCRIPTS = ("tictactoe.py", "tmmorris.py", "TakeStones", "homework.py")
 
 SEARCH_MAX_CUT = """\
                         if prune:
-                            if v >= beta:
-                                cutoffs += 1
-                                if report_pruned:
-                                    _report_pruned(tracer, state, d, children)
+                            if v >= beta:           # the cut test, BEFORE the update
+                                cut(state, d, children)
                                 break
                             if v > alpha:
                                 alpha = v
@@ -27,17 +25,13 @@ SEARCH_MAX_CUT_AFTER_UPDATE = """\
                             if v > alpha:
                                 alpha = v
                             if v >= beta:
-                                cutoffs += 1
-                                if report_pruned:
-                                    _report_pruned(tracer, state, d, children)
+                                cut(state, d, children)
                                 break
 """
 SEARCH_MIN_CUT = """\
                         if prune:
                             if v <= alpha:
-                                cutoffs += 1
-                                if report_pruned:
-                                    _report_pruned(tracer, state, d, children)
+                                cut(state, d, children)
                                 break
                             if v < beta:
                                 beta = v
@@ -47,9 +41,7 @@ SEARCH_MIN_CUT_AFTER_UPDATE = """\
                             if v < beta:
                                 beta = v
                             if v <= alpha:
-                                cutoffs += 1
-                                if report_pruned:
-                                    _report_pruned(tracer, state, d, children)
+                                cut(state, d, children)
                                 break
 """
 
@@ -93,9 +85,9 @@ MUTANTS = {
          "        stakes = len(self.empties(cells))\n"
          "        return children[stakes:] + children[:stakes]\n", 1)],
     "missing final newline": [
-        ("engine/programs/stake_raid/homework.py",
-         'return move_name(size, action) + "\\n" + "\\n".join(rows) + "\\n"',
-         'return move_name(size, action) + "\\n" + "\\n".join(rows)', 1)],
+        ("engine/games/stake_raid_files.py",
+         'return "\\n".join([move_name(size, action)] + board_rows(cells, size, player)) + "\\n"',
+         'return "\\n".join([move_name(size, action)] + board_rows(cells, size, player))', 1)],
 }
 
 
