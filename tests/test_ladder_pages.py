@@ -31,6 +31,7 @@ def log_in(page, url, token):
     page.wait_for_selector("#upload")
 
 
+@pytest.mark.browser
 def test_upload_from_me_the_leaderboard_updates_a_replay_steps(tmp_path):
     ladder = Ladder(["ann", "eve"], workers=2)
     try:
