@@ -61,7 +61,7 @@ from . import cgroups, fences, landlock, processes, seccomp, uid_leases
 from .fences import FENCE_ORDER, SAFE_PATH, SYSTEM_FOLDERS, IsolationError, parse_isolation
 from .launcher import Launcher, LauncherError
 from .untrusted_files import (chmod_beneath, chown_beneath, new_folder, open_folder,
-                              remove_contents, remove_owned_by, remove_tree)
+                              read_regular, remove_contents, remove_owned_by, remove_tree)
 from .workspace import new_workspace, slot_folder
 from ..errors import EngineError
 
@@ -121,6 +121,29 @@ class Limits(NamedTuple):
         return self.wall if self.wall is not None else 2 * timeout + 2
 
 
+# Interpreters whose runs get the seccomp allowlist (see syscall_filter).
+_PYTHON = ("python3", "pypy3", "pypy")
+
+
+def syscall_filter(argv, folder_fd):
+    """The seccomp filter a run of ``argv`` gets under bwrap, where the filter is chosen
+    per command: "allowlist" for CPython and PyPy (``argv[0]`` named python3, python3.N,
+    pypy3 or pypy) and for a native program of the run folder (``./NAME``, an ELF file,
+    read through ``folder_fd`` without following links), "denylist" for everything else:
+    the JVM (a wide, version-dependent set of calls), ``make``, compilers, shells and
+    scripts, where an allowlist is too tight (see :mod:`engine.grading.seccomp`)."""
+    if not argv or not seccomp.allowlist_supported():
+        return "denylist"
+    name = os.path.basename(argv[0])
+    if name in _PYTHON or (name.startswith("python3.") and name[8:].isdigit()):
+        return "allowlist"
+    if argv[0].startswith("./") and "/" not in argv[0][2:]:
+        got = read_regular(argv[0][2:], dir_fd=folder_fd, cap=4)
+        if got is not None and got[0] == b"\x7fELF":
+            return "allowlist"
+    return "denylist"
+
+
 class RunResult(NamedTuple):
     """What a sandboxed run did. ``exit`` is None when a signal ended it (``signal`` then
     names it); ``ended`` is one of ``ENDINGS``; ``cpu`` is user+system seconds of every
@@ -128,7 +151,8 @@ class RunResult(NamedTuple):
     time: a tournament's clock); ``memory`` the peak bytes seen (None: not measured);
     ``fences`` the fences that held it; ``waited`` the seconds of wall time in which it
     waited for a CPU that other work held, left out of its wall-clock cap (None: this
-    kernel does not count them, and the cap was on plain wall time)."""
+    kernel does not count them, and the cap was on plain wall time); ``syscalls`` the
+    seccomp filter it ran under ("allowlist", "denylist", None: none)."""
     exit: Optional[int]
     stdout: bytes
     stderr: bytes
@@ -140,6 +164,7 @@ class RunResult(NamedTuple):
     fences: Tuple[str, ...] = ()
     user: float = 0.0
     waited: Optional[float] = None
+    syscalls: Optional[str] = None
 
     def describe(self, limits, timeout=None, wall=None):
         """A one-line verdict reason for a run that did not end by itself (``timeout``
@@ -496,8 +521,18 @@ class Sandbox:
             return RunResult(None, b"", b"", 0.0, 0.0, "aborted", fences=self.fences)
         # Under bwrap, the filter goes to bwrap on a descriptor of its own for this run
         # (the run has its own IPC namespace there: IPC stays allowed).
-        seccomp_fd = (seccomp.program_fd(deny_ipc=False)
-                      if self.use_bwrap and self.use_seccomp else None)
+        # The filter is chosen per command there (see syscall_filter); without bwrap the
+        # launcher thread's denylist holds every command.
+        syscalls = "denylist" if self.use_seccomp else None
+        seccomp_fd = None
+        if self.use_bwrap and self.use_seccomp:
+            folder_fd = open_folder(self.folder)
+            try:
+                syscalls = syscall_filter(argv, folder_fd)
+            finally:
+                os.close(folder_fd)
+            seccomp_fd = seccomp.program_fd(deny_ipc=False,
+                                            allowlist=syscalls == "allowlist")
         command = self._command(argv, timeout, read_only, groups, seccomp_fd)
         counters = self.group.start() if self.group is not None else None
         # Found by descent (no uid, no cgroup): the children we have now are not the
@@ -584,7 +619,7 @@ class Sandbox:
             killed_for = "cpu"
         ended = killed_for or self._ending(exit_code, signal_number, stderr)
         return RunResult(exit_code, stdout, stderr, wall, cpu, ended, signal_number,
-                         memory, self.fences, user, clock.waited)
+                         memory, self.fences, user, clock.waited, syscalls)
 
     def _sweep_temporary(self):
         """Without bwrap or Landlock the run could write into the machine's shared

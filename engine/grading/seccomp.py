@@ -36,17 +36,38 @@ network socket, and can say so; nothing is killed silently):
   setting clocks, host and domain names, ``acct``, ``syslog``, ``quotactl``, ``vhangup``,
   ``lookup_dcookie``, and on x86-64 ``iopl``, ``ioperm``, ``modify_ldt``.
 
-Everything else is allowed: a denylist, not an allowlist. Without bwrap the filter is
-the launcher thread's (:mod:`engine.grading.launcher`), taken once per slot, and every
-command of the slot inherits it. Under bwrap, bwrap installs it (``--seccomp FD``, a
+Everything else is allowed: the denylist. Under bwrap, runs of CPython, PyPy and native
+(C, C++) programs get the allowlist instead (``program(allowlist=True)``): the same rules
+for ``socket``, ``socketpair``, ``clone``, ``clone3`` and ``unshare``, then only the calls
+of :data:`ALLOWED` (DMOJ's judge keeps such a list per runtime; ours is the union of its
+native and Python lists, the file calls a program makes in its own folder, and what
+CPython and PyPy were seen to call), every other call failing with EPERM. Which runs get
+which is :func:`engine.grading.sandbox.syscall_filter`'s choice, by the command:
+
+* allowlist: ``python3``, ``python3.N``, ``pypy3``, ``pypy`` and ``./NAME`` when NAME is an
+  ELF file of the run folder;
+* denylist: the JVM (``java``: it calls a wide set that changes between versions, and an
+  allowlist that misses one call breaks every Java submission), builds (``make``,
+  ``gcc``, ``g++``, ``javac``; the kit's ``python3 -m compileall`` step is a Python run
+  and gets the allowlist), shells and scripts (``./run.sh`` may start anything), and
+  every run without bwrap.
+
+Without bwrap the denylist is the only filter: it is the launcher thread's and holds the
+kit's exec chain (``sh``, ``setpriv``, ``prlimit``) as well, which an allowlist would
+have to name; a per-command filter there needs a step in the exec chain that installs it
+right before the program starts, which is not done. On an architecture without numbers
+here (:func:`allowlist_supported`) every run gets the denylist, and the run's
+``RunResult.syscalls`` says which filter held it. Refused calls are not logged (an
+``SECCOMP_RET_ERRNO`` return leaves no trace; the program sees EPERM and can say so).
+
+Where the filter is installed: without bwrap it is the launcher thread's
+(:mod:`engine.grading.launcher`), taken once per slot, and every command of the slot
+inherits it. Under bwrap, bwrap installs it (``--seccomp FD``, a
 descriptor from :func:`program_fd` per run) right before it starts the command, after its
 own set-up, which needs what the filter refuses (netlink sockets, ``clone`` with namespace
 flags); the run has its own IPC namespace there, so IPC is not refused. Either way it
 holds builds (``make``, ``g++``, ``javac``, a JVM) and runs of every language alike, and
-without bwrap the kit's own exec chain (``sh``, ``setpriv``, ``prlimit``) too. An allowlist
-tight enough to matter for CPython and native programs (DMOJ's per-runtime lists) would
-refuse what ``make``, the compilers and the JVM need, so it needs a filter per command
-(per run, in the exec chain), which this module does not do yet.
+without bwrap the kit's own exec chain (``sh``, ``setpriv``, ``prlimit``) too.
 
 System calls of another ABI than the kit's own (32-bit calls on x86-64) are refused
 outright, so that nothing slips past under another number. Supported: x86-64 and
@@ -106,6 +127,55 @@ _ARCHES = {
     "aarch64": (0xC00000B7, _AARCH64, 0),
 }
 
+# The allowlist (:func:`program` with ``allowlist``): what CPython, PyPy and a C or C++
+# program compiled with glibc call, by name (below, numbered per architecture): DMOJ's
+# judge's base list for its native and Python runtimes (memory, signals, time, threads,
+# processes, descriptors, reading files), the file calls a program makes in its own
+# folder (its mounts fence the paths: bwrap), and what we saw CPython 3 and PyPy 3 call
+# running tictactoe.py and a thread, a multiprocessing pool and a subprocess (strace -f).
+ALLOWED = """read write readv writev pread64 pwrite64 preadv pwritev open openat close
+close_range stat fstat lstat newfstatat statx statfs fstatfs access faccessat faccessat2
+readlink readlinkat getdents getdents64 lseek mmap munmap mprotect mremap madvise brk msync
+mincore rt_sigaction rt_sigprocmask rt_sigreturn rt_sigsuspend rt_sigtimedwait sigaltstack
+ioctl fcntl dup dup2 dup3 pipe pipe2 getpid getppid gettid getuid geteuid getgid getegid
+getgroups getresuid getresgid getpgrp getpgid getsid setpgid setsid clock_gettime
+clock_getres clock_nanosleep nanosleep gettimeofday time times getrusage getrlimit
+prlimit64 sysinfo uname futex set_robust_list get_robust_list set_tid_address rseq
+arch_prctl prctl getrandom sched_yield sched_getaffinity sched_getparam sched_getscheduler
+sched_get_priority_min sched_get_priority_max exit exit_group wait4 waitid kill tgkill
+tkill fork vfork execve execveat poll ppoll select pselect6 epoll_create epoll_create1
+epoll_ctl epoll_wait epoll_pwait eventfd eventfd2 timerfd_create timerfd_settime
+timerfd_gettime timer_create timer_settime timer_gettime timer_delete alarm setitimer
+getitimer getcwd chdir fchdir mkdir mkdirat unlink unlinkat rename renameat renameat2 rmdir
+link linkat symlink symlinkat ftruncate truncate fsync fdatasync chmod fchmod fchmodat
+umask utimensat flock fallocate sendfile copy_file_range restart_syscall membarrier
+sendmsg recvmsg sendto recvfrom shutdown getsockopt setsockopt getsockname
+getpeername""".split()
+# Their numbers (x86-64: asm/unistd_64.h; AArch64: asm-generic/unistd.h, which has no
+# open, stat, pipe, fork, poll... of old: its C library uses the *at and newer calls).
+# socket, socketpair, clone, clone3 and unshare are not here: the rules decide them.
+_ALLOWED_NUMBERS = {
+    "x86_64": (
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+        23, 24, 25, 26, 27, 28, 32, 33, 35, 36, 37, 38, 39, 40, 44, 45, 46, 47, 48, 51,
+        52, 54, 55, 57, 58, 59, 60, 61, 62, 63, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81,
+        82, 83, 84, 86, 87, 88, 89, 90, 91, 95, 96, 97, 98, 99, 100, 102, 104, 107, 108,
+        109, 110, 111, 112, 115, 118, 120, 121, 124, 128, 130, 131, 137, 138, 143, 145,
+        146, 147, 157, 158, 186, 200, 201, 202, 204, 213, 217, 218, 219, 222, 223, 224,
+        226, 228, 229, 230, 231, 232, 233, 234, 247, 257, 258, 262, 263, 264, 265, 266,
+        267, 268, 269, 270, 271, 273, 274, 280, 281, 283, 284, 285, 286, 287, 290, 291,
+        292, 293, 295, 296, 302, 316, 318, 322, 324, 326, 332, 334, 436, 439),
+    "aarch64": (
+        17, 19, 20, 21, 22, 23, 24, 25, 29, 32, 34, 35, 36, 37, 38, 43, 44, 45, 46, 47,
+        48, 49, 50, 52, 53, 56, 57, 59, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72,
+        73, 78, 79, 80, 82, 83, 85, 86, 87, 88, 93, 94, 95, 96, 98, 99, 100, 101, 102,
+        103, 107, 108, 110, 111, 113, 114, 115, 120, 121, 123, 124, 125, 126, 128, 129,
+        130, 131, 132, 133, 134, 135, 137, 139, 148, 150, 153, 154, 155, 156, 157, 158,
+        160, 163, 165, 166, 167, 169, 172, 173, 174, 175, 176, 177, 178, 179, 204, 205,
+        206, 207, 208, 209, 210, 211, 212, 214, 215, 216, 221, 222, 226, 227, 232, 233,
+        260, 261, 276, 278, 281, 283, 285, 291, 293, 436, 439),
+}
+
 _LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
 _AND_K = 0x54
 # seccomp_data: nr at 0, arch at 4, args[i] at 16 + 8 i (low word first, little end).
@@ -121,9 +191,16 @@ def _ret(action):
     return [(_RET_K, 0, 0, action)]
 
 
-def program(deny_ipc=True):
+def allowlist_supported():
+    """True when this machine's architecture has the allowlist's numbers here."""
+    return platform.machine() in _ALLOWED_NUMBERS
+
+
+def program(deny_ipc=True, allowlist=False):
     """The filter as a list of (code, jt, jf, k) BPF instructions (see the module
-    docstring); ``deny_ipc`` refuses System V IPC and POSIX message queues too."""
+    docstring); ``deny_ipc`` refuses System V IPC and POSIX message queues too;
+    ``allowlist`` refuses every call neither the rules nor :data:`ALLOWED` let through
+    (EPERM), instead of allowing them."""
     arch, numbers, x32_bit = _ARCHES[platform.machine()]
     refuse = RET_ERRNO | errno.EPERM
     no_family = RET_ERRNO | errno.EAFNOSUPPORT
@@ -165,6 +242,11 @@ def program(deny_ipc=True):
     for number, block in rules:
         code.append((_JEQ_K, 0, len(block), number))
         code += block
+    if allowlist:
+        # Only what is listed gets through; everything else, refused or unknown, fails.
+        for number in _ALLOWED_NUMBERS[platform.machine()]:
+            code += [(_JEQ_K, 0, 1, number), (_RET_K, 0, 0, RET_ALLOW)]
+        return code + _ret(refuse)
     for number in refused:
         code += [(_JEQ_K, 0, 1, number), (_RET_K, 0, 0, refuse)]
     code += _ret(RET_ALLOW)
@@ -175,18 +257,18 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def compiled(deny_ipc=True):
+def compiled(deny_ipc=True, allowlist=False):
     """The filter as the kernel takes it: an array of ``struct sock_filter`` in this
     machine's byte order (what bwrap's ``--seccomp FD`` reads)."""
     return b"".join(struct.pack("=HBBI", *instruction)
-                    for instruction in program(deny_ipc))
+                    for instruction in program(deny_ipc, allowlist))
 
 
-def program_fd(deny_ipc=True):
+def program_fd(deny_ipc=True, allowlist=False):
     """A new file descriptor (close-on-exec: pass it on with ``pass_fds``) reading the
     :func:`compiled` filter from its start, for one bwrap to read once. The caller
     closes it."""
-    blob = compiled(deny_ipc)
+    blob = compiled(deny_ipc, allowlist)
     fd = os.memfd_create("seccomp", os.MFD_CLOEXEC) if hasattr(os, "memfd_create") \
         else _unlinked_file()
     try:
