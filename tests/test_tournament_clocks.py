@@ -127,9 +127,8 @@ def test_a_player_that_sleeps_forfeits_at_its_wall_time_for_the_game(tmp_path):
     assert all(result.ended == "exited" for result in seat.results[:-1])
     assert sum(counted[:-1]) < 3.0
     assert seat.results[-1].ended == "timeout"
-    # Unenforced, X's five moves would sleep 4 s; enforced, the killing call stops within
-    # the sandbox's check interval of its cap (loose: a loaded machine delays the check).
-    assert len(seat.results) < 5
+    # Unenforced, X would play its five moves (4 s of sleep) and the game would end
+    # without a forfeit; how many calls fit depends on the waiting a loaded machine adds.
     assert took < 60.0
 
 
