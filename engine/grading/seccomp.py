@@ -265,26 +265,29 @@ def compiled(deny_ipc=True, allowlist=False):
 
 
 def program_fd(deny_ipc=True, allowlist=False):
-    """A new file descriptor (close-on-exec: pass it on with ``pass_fds``) reading the
-    :func:`compiled` filter from its start, for one bwrap to read once. The caller
-    closes it."""
+    """A new file descriptor (not inherited: pass it on with ``pass_fds``) reading the
+    :func:`compiled` filter from its start to its end, for one bwrap to read once: a
+    memfd, or where Python has none, a pipe's read end (the program, a few KB, fits in
+    the pipe). The caller closes it."""
     blob = compiled(deny_ipc, allowlist)
-    fd = os.memfd_create("seccomp", os.MFD_CLOEXEC) if hasattr(os, "memfd_create") \
-        else _unlinked_file()
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("seccomp", os.MFD_CLOEXEC)
+        try:
+            os.write(fd, blob)
+            os.lseek(fd, 0, os.SEEK_SET)
+        except OSError:
+            os.close(fd)
+            raise
+        return fd
+    reading, writing = os.pipe()
     try:
-        os.write(fd, blob)
-        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(writing, blob)
     except OSError:
-        os.close(fd)
+        os.close(reading)
         raise
-    return fd
-
-
-def _unlinked_file():
-    import tempfile
-    fd, path = tempfile.mkstemp(prefix="seccomp-")
-    os.unlink(path)
-    return fd
+    finally:
+        os.close(writing)
+    return reading
 
 
 def restrict_thread(deny_ipc=True):
