@@ -55,7 +55,7 @@ def summary(opponent, result):
             f"({agent['wins']}W {agent['draws']}D {agent['losses']}L of {agent['games']}), "
             f"forfeits {sum(agent['forfeits'].values())} (opponent "
             f"{sum(other['forfeits'].values())}), agent cpu/game {agent['cpu_per_game']:.2f} s, "
-            f"margin {agent['margin']:+.1f}; SPRT {test.get('decision')} after "
+            f"margin {agent['margin']:+.1f}; SPRT {test.get('decision') or 'undecided'} after "
             f"{test.get('pairs')} pairs (LLR {test.get('llr', 0):.2f})")
 
 
