@@ -182,3 +182,34 @@ def test_a_folder_swapped_for_a_link_in_a_loop_never_leads_outside(tmp_path, res
         os.close(folder)
     assert list(outside.iterdir()) == []
     assert written + refused == 3000
+
+
+@pytest.mark.parametrize("refused_by_os_link", [False, True])
+def test_hard_link_links_a_link_itself_even_where_os_link_refuses_the_flag(
+        tmp_path, monkeypatch, refused_by_os_link):
+    # PyPy's os.link(follow_symlinks=False) fails with EINVAL: the libc fallback must
+    # make the same link, and a symbolic link is linked as itself, never its target.
+    import errno
+
+    from engine.grading import untrusted_files
+    if refused_by_os_link:
+        def refuse(*args, **kwargs):
+            raise OSError(errno.EINVAL, "Invalid argument")
+        monkeypatch.setattr(untrusted_files.os, "link", refuse)
+    source, target = tmp_path / "source", tmp_path / "target"
+    source.mkdir()
+    target.mkdir()
+    (tmp_path / "secret").write_text("root's")
+    (source / "plain").write_text("mine")
+    os.symlink(tmp_path / "secret", source / "pointer")
+    source_fd = os.open(source, os.O_RDONLY | os.O_DIRECTORY)
+    target_fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        untrusted_files.hard_link("plain", source_fd, target_fd)
+        untrusted_files.hard_link("pointer", source_fd, target_fd)
+    finally:
+        os.close(source_fd)
+        os.close(target_fd)
+    assert os.path.samefile(source / "plain", target / "plain")
+    assert (target / "pointer").is_symlink()
+    assert os.stat(tmp_path / "secret").st_nlink == 1

@@ -23,6 +23,7 @@ the same numbers on every architecture (444-446).
 import ctypes
 import os
 from ..errors import EngineError
+from .untrusted_files import O_PATH
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
 CREATE_RULESET_VERSION = 1
@@ -54,8 +55,6 @@ FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1          # ABI 4
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
 
-# O_PATH (010000000 on Linux): PyPy's os module does not name it.
-O_PATH = getattr(os, "O_PATH", 0o10000000)
 
 READ_ONLY = EXECUTE | READ_FILE | READ_DIR
 READ_WRITE = (1 << 16) - 1

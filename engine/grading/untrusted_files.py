@@ -35,6 +35,8 @@ import stat
 import struct
 from typing import NamedTuple
 
+# O_PATH (010000000 on Linux): PyPy's os module does not name it.
+O_PATH = getattr(os, "O_PATH", 0o10000000)
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | _NOFOLLOW
@@ -350,7 +352,7 @@ def chown_beneath(relative, dir_fd, uid, gid):
 def chmod_beneath(relative, dir_fd, mode):
     """``chmod`` the file or folder ``relative`` below ``dir_fd`` through a descriptor of
     its own (a link, a FIFO or a device is left alone: OSError)."""
-    descriptor = open_beneath(relative, dir_fd, os.O_PATH)
+    descriptor = open_beneath(relative, dir_fd, O_PATH)
     try:
         _chmod_descriptor(descriptor, mode, relative)
     finally:
@@ -421,8 +423,25 @@ def move_out(run_folder, destination, home):
 def hard_link(name, source_fd, target_fd):
     """Hard-link the entry ``name`` of the open folder ``source_fd`` as ``name`` in the
     open folder ``target_fd`` (a link is linked itself, never its target)."""
-    os.link(_single(name), name, src_dir_fd=source_fd, dst_dir_fd=target_fd,
-            follow_symlinks=False)
+    try:
+        os.link(_single(name), name, src_dir_fd=source_fd, dst_dir_fd=target_fd,
+                follow_symlinks=False)
+    except OSError as error:
+        # PyPy passes AT_SYMLINK_NOFOLLOW to linkat, which refuses it (EINVAL); linkat
+        # with no flag is the same call: it never follows a link either.
+        if error.errno != errno.EINVAL:
+            raise
+        _linkat_no_flags(name, source_fd, target_fd)
+
+
+def _linkat_no_flags(name, source_fd, target_fd):
+    """linkat(source_fd, name, target_fd, name, 0) through libc."""
+    linkat = ctypes.CDLL(None, use_errno=True).linkat
+    encoded = ctypes.c_char_p(os.fsencode(name))
+    if linkat(ctypes.c_int(source_fd), encoded, ctypes.c_int(target_fd), encoded,
+              ctypes.c_int(0)) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, os.strerror(number), name)
 
 
 def make_link(target, name, dir_fd):
@@ -476,7 +495,7 @@ def _remove_entry(parent, name):
 
 def _chmod_folder(name, parent, mode):
     """chmod the folder ``name`` of ``parent`` by a descriptor (never a link)."""
-    folder = os.open(name, os.O_PATH | os.O_DIRECTORY | _NOFOLLOW, dir_fd=parent)
+    folder = os.open(name, O_PATH | os.O_DIRECTORY | _NOFOLLOW, dir_fd=parent)
     try:
         _chmod_descriptor(folder, mode, name)
     finally:
