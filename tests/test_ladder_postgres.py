@@ -13,7 +13,8 @@ pytest.importorskip("starlette")
 psycopg = pytest.importorskip("psycopg")
 
 from ladder_helpers import AGENTS, Ladder, Postgres, request  # noqa: E402
-from test_ladder_server import (check_hostile, check_kill, check_leaderboard,  # noqa: E402
+from test_ladder_server import (check_hostile, check_kill, check_killed_game_settled,  # noqa: E402
+                                check_leaderboard,
                                 check_refusals, check_replays, check_tokens)
 
 pytestmark = [pytest.mark.slow,
@@ -48,9 +49,10 @@ def test_a_ladder_on_postgresql_with_a_remote_worker():
         killed = check_kill(ladder, lambda: remote.send_signal(signal.SIGKILL), "remote-1",
                             rows)
         with psycopg.connect(database.url) as connection:
-            attempts, state = connection.execute(
-                "select attempts, state from games where id = %s", (killed,)).fetchone()
-            assert (attempts, state) == (2, "done")
+            attempts, state, worker = connection.execute(
+                "select attempts, state, worker from games where id = %s",
+                (killed,)).fetchone()
+            check_killed_game_settled(attempts, state, worker, "remote-1")
         check_hostile(ladder, ids)
         ladder.stop()
         ladder.start(workers=0)
