@@ -8,6 +8,7 @@ homework.py) that call the same ``main``.
 
 import os
 import sys
+from typing import List, Optional
 
 from .commandline import invoked_as, shadowing_engine
 from .registry import PROGRAMS, program, program_names
@@ -18,7 +19,7 @@ from .registry import PROGRAMS, program, program_names
 OUR_SEARCH = ("picture", "tree")
 
 
-def usage():
+def usage() -> str:
     command = invoked_as()
     lines = [f"usage: {command} PROGRAM [ARGS...]", "", "programs:"]
     for entry in PROGRAMS:
@@ -28,7 +29,7 @@ def usage():
     return "\n".join(lines)
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help", "help"):
         try:

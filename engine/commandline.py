@@ -6,6 +6,7 @@ import shlex
 import signal
 import sys
 from pathlib import Path
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 from .errors import UsageError
 
@@ -15,14 +16,15 @@ from .errors import UsageError
 DEBUG_VARIABLE = "ENGINE_DEBUG"
 
 
-def _debug_traceback():
+def _debug_traceback() -> None:
     """Under ENGINE_DEBUG=1, print the traceback of the exception being handled."""
     if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
         import traceback  # only then: no run without the switch pays for the import
         traceback.print_exc(file=sys.stderr)
 
 
-def run_program(name, body, argv, help_text=None):
+def run_program(name: str, body: Callable[[List[str]], Optional[int]], argv: List[str],
+                help_text: Optional[str] = None) -> int:
     """Run ``body(argv)`` with the project's error contract and return the exit code.
 
     ``-h``/``--help`` as the first argument prints ``help_text`` and exits 0.
@@ -59,7 +61,7 @@ def run_program(name, body, argv, help_text=None):
         return 2
 
 
-def write_atomically(path, data):
+def write_atomically(path: Union[str, "os.PathLike[str]"], data: Union[str, bytes]) -> None:
     """Write ``data`` (str or bytes) to ``path`` all at once: temp file, then rename.
 
     A reader never sees a half-written file, and ``path`` is left untouched if writing
@@ -96,14 +98,14 @@ def write_atomically(path, data):
         raise UsageError(f"cannot write {path}: {error.strerror}") from None
 
 
-def parse_positive_int(text, what):
+def parse_positive_int(text: str, what: str) -> int:
     """``int(text)`` if it is a positive decimal integer, else UsageError naming ``what``."""
     if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise UsageError(f"{what} must be a positive integer, not {text!r}")
     return int(text)
 
 
-def read_text_file(path, what="file"):
+def read_text_file(path: Union[str, "os.PathLike[str]"], what: str = "file") -> str:
     """The UTF-8 text of ``path``; UsageError naming ``what`` when it cannot be read."""
     try:
         with open(path, encoding="utf-8") as handle:
@@ -114,30 +116,30 @@ def read_text_file(path, what="file"):
         raise UsageError(f"{what}: cannot read {path}: {error}") from None
 
 
-def terminate_as_interrupt():
+def terminate_as_interrupt() -> None:
     """From now on SIGTERM (a scheduler preempting or cancelling a task, ``kill``)
     stops this process as Ctrl-C does: long runs keep what they finished and exit 130.
     Call from the main thread."""
 
-    def interrupt(number, frame):
+    def interrupt(number: int, frame: Any) -> None:
         raise KeyboardInterrupt()
 
     signal.signal(signal.SIGTERM, interrupt)
 
 
-def invoked_as():
+def invoked_as() -> str:
     """How the user called us: ``python3 -m engine``, or the installed command's name
     (``game-search``)."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     return "python3 -m engine" if name in ("", "__main__.py", "-c") else name
 
 
-def package_parent():
+def package_parent() -> str:
     """The folder holding the ``engine`` package running now."""
     return str(Path(__file__).resolve().parent.parent)
 
 
-def command_words():
+def command_words() -> str:
     """The start of a command line that runs this engine from any folder, as the user
     called us: the installed command (its script imports the installed package, never a
     copy in the current folder), else ``PYTHONPATH=<the package's folder> python3 -m
@@ -149,7 +151,8 @@ def command_words():
     return f"PYTHONPATH={shlex.quote(package_parent())} python3 -m engine"
 
 
-def shadowing_engine(pythonpath=None, loaded=None):
+def shadowing_engine(pythonpath: Optional[str] = None,
+                     loaded: Union[str, Path, None] = None) -> Optional[Tuple[Path, Path]]:
     """``(loaded, wanted)`` package folders when the ``engine`` package running now is not
     the one PYTHONPATH names (else None).
 

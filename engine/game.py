@@ -24,46 +24,48 @@ the same work with fewer calls per node (e.g. one win test instead of two):
 and ``key(state)``, the transposition-table key (a canonical form under symmetry).
 """
 
+from typing import Any, Iterable, Optional, Tuple
+
 
 class Game:
     """Base class stating the contract; concrete games override what they need."""
 
     # --- the assignments' interface -------------------------------------------------
-    def actions(self, state):
+    def actions(self, state: Any) -> Iterable[Any]:
         """Legal actions in visit order (this order is also the tie-break order)."""
         raise NotImplementedError
 
-    def result(self, state, action):
+    def result(self, state: Any, action: Any) -> Any:
         """The state reached by playing ``action`` in ``state``."""
         raise NotImplementedError
 
-    def is_terminal(self, state):
+    def is_terminal(self, state: Any) -> bool:
         """True when the game is over in ``state``."""
         raise NotImplementedError
 
-    def utility(self, state):
+    def utility(self, state: Any) -> float:
         """Value of the terminal ``state`` from Max's point of view."""
         raise NotImplementedError
 
-    def is_maxs_turn(self, state):
+    def is_maxs_turn(self, state: Any) -> bool:
         """True when Max is the side to move in ``state``."""
         raise NotImplementedError
 
-    def is_mins_turn(self, state):
+    def is_mins_turn(self, state: Any) -> bool:
         """True when Min is the side to move in ``state``."""
         return not self.is_maxs_turn(state)
 
-    def evaluate(self, state):
+    def evaluate(self, state: Any) -> float:
         """Heuristic value of a non-terminal ``state`` (Max's view) for depth cut-offs."""
         raise NotImplementedError(f"{type(self).__name__} has no evaluation function")
 
     # --- hot path used by engine.search ---------------------------------------------
-    def successors(self, state):
+    def successors(self, state: Any) -> Iterable[Tuple[Any, Any]]:
         """(action, child) pairs in visit order. Called only on non-terminal states."""
         result = self.result
         return [(action, result(state, action)) for action in self.actions(state)]
 
-    def terminal_value(self, state):
+    def terminal_value(self, state: Any) -> Optional[float]:
         """``utility(state)`` if ``state`` is terminal, else None.
 
         This is the value the search gives a terminal node; a game variant whose
@@ -82,6 +84,6 @@ class Game:
     # it into a list), in which case ``actions`` need only support ``actions[index]``.
     # Not defined here so that the search can tell whether a game offers it.
 
-    def key(self, state):
+    def key(self, state: Any) -> Any:
         """Transposition-table key of ``state``; override to merge symmetric states."""
         return state

@@ -13,6 +13,8 @@ depth <= ``drawn_depth`` (the largest depth whose levels fit, the root always), 
 kept node counts in ``hidden`` the visited descendants that were not kept.
 """
 
+from typing import Any, List, Optional
+
 from .search import INTERIOR
 from .trace import Tracer
 
@@ -33,25 +35,29 @@ class SearchNode:
     __slots__ = ("state", "action", "depth", "is_max", "value", "alpha", "beta", "kind",
                  "children", "pruned", "hidden", "order", "parent")
 
-    def __init__(self, state, action, depth, is_max, parent, order):
+    def __init__(self, state: Any, action: Any, depth: int, is_max: bool,
+                 parent: Optional["SearchNode"], order: int) -> None:
         self.state = state
         self.action = action
         self.depth = depth
         self.is_max = is_max
         self.parent = parent
         self.order = order
-        self.value = self.alpha = self.beta = self.kind = None
-        self.children = []
-        self.pruned = []
+        self.value: Optional[float] = None
+        self.alpha: Optional[float] = None
+        self.beta: Optional[float] = None
+        self.kind: Optional[str] = None
+        self.children: List[SearchNode] = []
+        self.pruned: List[Any] = []
         self.hidden = 0
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> bool:
         """True when the node's value did not come from children (terminal, cut-off,
         or a transposition-table answer)."""
         return self.kind is not None and self.kind != INTERIOR
 
-    def best_child(self):
+    def best_child(self) -> Optional["SearchNode"]:
         """The child that set this node's value: the first whose value equals it (the
         search keeps the FIRST strictly better child), or None."""
         for child in self.children:
@@ -63,21 +69,21 @@ class SearchNode:
 class SearchTreeRecorder(Tracer):
     """Records the visited tree of one search (see the module docstring)."""
 
-    def __init__(self, game, max_nodes=None):
+    def __init__(self, game: Any, max_nodes: Optional[int] = None) -> None:
         self.is_max = game.is_maxs_turn
         self.max_nodes = max_nodes
-        self.root = None
-        self.levels = []            # levels[d]: the recorded nodes of depth d
+        self.root: Optional[SearchNode] = None
+        self.levels: List[List[SearchNode]] = []  # levels[d]: the recorded nodes of depth d
         self.recorded = 0
         self.visited = 0            # every node the search entered, recorded or not
-        self.drawn_depth = None     # None: no level dropped
-        self.open = []              # open[d]: the node of depth d on the current path
+        self.drawn_depth: Optional[int] = None  # None: no level dropped
+        self.open: List[SearchNode] = []  # open[d]: the node of depth d on the current path
 
     @property
-    def capped(self):
+    def capped(self) -> bool:
         return self.drawn_depth is not None
 
-    def enter(self, state, action, depth, alpha, beta):
+    def enter(self, state: Any, action: Any, depth: int, alpha: float, beta: float) -> None:
         self.visited += 1
         limit = self.drawn_depth
         if limit is not None and depth > limit:
@@ -96,43 +102,46 @@ class SearchTreeRecorder(Tracer):
         self.levels[depth].append(node)
         self.recorded += 1
         if self.max_nodes is not None and self.recorded > self.max_nodes and depth:
-            self._drop_deepest_level()
+            self._drop_deepest_level(self.max_nodes)
 
-    def _drop_deepest_level(self):
+    def _drop_deepest_level(self, max_nodes: int) -> None:
         """Forget the deepest recorded level (keeping the root); count it as hidden."""
-        while self.recorded > self.max_nodes and len(self.levels) > 1:
+        while self.recorded > max_nodes and len(self.levels) > 1:
             level = self.levels.pop()
             self.recorded -= len(level)
             for node in level:
-                node.parent.hidden += 1 + node.hidden
+                parent = node.parent
+                assert parent is not None  # only the root (level 0, never dropped) has none
+                parent.hidden += 1 + node.hidden
             for node in self.levels[-1]:
                 node.children = []
                 node.pruned = []
             self.drawn_depth = len(self.levels) - 1
 
-    def leave(self, state, action, depth, value, alpha, beta, kind):
+    def leave(self, state: Any, action: Any, depth: int, value: float, alpha: float,
+              beta: float, kind: str) -> None:
         limit = self.drawn_depth
         if limit is not None and depth > limit:
             return
         node = self.open[depth]
         node.value, node.alpha, node.beta, node.kind = value, alpha, beta, kind
 
-    def pruned(self, state, depth, actions):
+    def pruned(self, state: Any, depth: int, actions: List[Any]) -> None:
         limit = self.drawn_depth
         if limit is not None and depth >= limit:
             return
         self.open[depth].pruned.extend(actions)
 
-    def nodes(self):
+    def nodes(self) -> List[SearchNode]:
         """Every recorded node in visit (pre-)order."""
         return sorted((node for level in self.levels for node in level),
                       key=lambda node: node.order)
 
-    def chosen_path(self, root_action):
+    def chosen_path(self, root_action: Any) -> List[SearchNode]:
         """The recorded nodes of the chosen line: the root's chosen child (``root_action``
         from SearchResult.action), then each node's best child (:meth:`best_child`)."""
-        path = []
-        node = self.root
+        path: List[SearchNode] = []
+        node: Optional[SearchNode] = self.root
         if node is None or root_action is None:
             return path
         node = next((child for child in node.children if child.action == root_action), None)

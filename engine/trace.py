@@ -12,6 +12,8 @@ this is what makes the 549,945-line tic-tac-toe listing cheap.
 
 # The observer protocol (Tracer) belongs to the search that calls it; it is re-exported
 # here because every tracer of this module and of the programs derives from it.
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
 from .search import EVALUATED, TERMINAL, TRANSPOSITION, Tracer
 
 __all__ = ["Tracer", "Tracers", "TraceRecorder", "VisitedListing", "RecursionDepthTracer"]
@@ -20,18 +22,18 @@ __all__ = ["Tracer", "Tracers", "TraceRecorder", "VisitedListing", "RecursionDep
 class Tracers(Tracer):
     """Fan-out: forwards every event to each tracer in order (not replayable)."""
 
-    def __init__(self, *tracers):
+    def __init__(self, *tracers: Tracer) -> None:
         self.tracers = tracers
 
-    def enter(self, *event):
+    def enter(self, *event: Any) -> None:
         for tracer in self.tracers:
             tracer.enter(*event)
 
-    def leave(self, *event):
+    def leave(self, *event: Any) -> None:
         for tracer in self.tracers:
             tracer.leave(*event)
 
-    def pruned(self, *event):
+    def pruned(self, *event: Any) -> None:
         for tracer in self.tracers:
             tracer.pruned(*event)
 
@@ -48,9 +50,9 @@ class TraceRecorder(Tracer):
     only segments of at most ``max_segment`` characters are kept for replay.
     """
 
-    def __init__(self, sink=None, flush_chunks=8192, flush_chars=1 << 20,
-                 max_segment=1 << 18):
-        self.chunks = []
+    def __init__(self, sink: Optional[Callable[[str], Any]] = None, flush_chunks: int = 8192,
+                 flush_chars: int = 1 << 20, max_segment: int = 1 << 18) -> None:
+        self.chunks: List[str] = []
         self.sink = sink
         self.flush_chunks = flush_chunks
         self.flush_chars = flush_chars
@@ -59,14 +61,14 @@ class TraceRecorder(Tracer):
         self.pending_chars = 0       # replayed characters not yet flushed
 
     # --- replay protocol used by engine.search -----------------------------------
-    def mark(self, state=None):
+    def mark(self, state: Any = None) -> Tuple[int, int]:
         """An opaque position in the trace, taken before the subtree of ``state`` starts.
 
         The search matches every ``mark`` with one ``capture``, innermost first.
         """
         return self.generation, len(self.chunks)
 
-    def capture(self, position):
+    def capture(self, position: Tuple[int, int]) -> Optional[str]:
         """The text emitted since ``position`` as one segment, or None if not kept.
 
         The chunks since ``position`` are replaced by the joined segment, so the text is
@@ -86,7 +88,7 @@ class TraceRecorder(Tracer):
             self.flush()
         return segment if len(segment) <= self.max_segment else None
 
-    def replay(self, segment, state=None):
+    def replay(self, segment: str, state: Any = None) -> None:
         """Emit a segment captured earlier, for a subtree with the same memo key as
         ``state`` (the same state unless the game defines ``subtree_key``)."""
         self.chunks.append(segment)
@@ -96,7 +98,7 @@ class TraceRecorder(Tracer):
                 self.flush()
 
     # --- output ----------------------------------------------------------------------
-    def flush(self):
+    def flush(self) -> None:
         """Write pending text to the sink (no-op without a sink)."""
         if self.sink is None or not self.chunks:
             return
@@ -105,7 +107,7 @@ class TraceRecorder(Tracer):
         self.pending_chars = 0
         self.generation += 1
 
-    def text(self):
+    def text(self) -> str:
         """All text recorded and not yet flushed."""
         return "".join(self.chunks)
 
@@ -123,13 +125,13 @@ class RecursionDepthTracer(Tracer):
     It accepts bulk horizon values (``leaves``): every such child is a leaf at ``depth``.
     """
 
-    def __init__(self, count_terminals=False):
-        self.stack = []
+    def __init__(self, count_terminals: bool = False) -> None:
+        self.stack: List[List[float]] = []
         self.root_ard = 0.0
-        self.evaluation_depths = {}
+        self.evaluation_depths: Dict[int, int] = {}
         self.counted_kinds = (EVALUATED, TERMINAL) if count_terminals else (EVALUATED,)
 
-    def leaves(self, state, depth, count):
+    def leaves(self, state: Any, depth: int, count: int) -> None:
         counts = self.evaluation_depths
         counts[depth] = counts.get(depth, 0) + count
         if self.stack:
@@ -137,10 +139,11 @@ class RecursionDepthTracer(Tracer):
             parent[0] += depth * count
             parent[1] += count
 
-    def enter(self, state, action, depth, alpha, beta):
+    def enter(self, state: Any, action: Any, depth: int, alpha: float, beta: float) -> None:
         self.stack.append([0.0, 0])
 
-    def leave(self, state, action, depth, value, alpha, beta, kind):
+    def leave(self, state: Any, action: Any, depth: int, value: float, alpha: float,
+              beta: float, kind: str) -> None:
         total, count = self.stack.pop()
         if kind in self.counted_kinds:
             counts = self.evaluation_depths
@@ -165,11 +168,12 @@ class VisitedListing(TraceRecorder):
     state is the board string itself.
     """
 
-    def __init__(self, board=None, **options):
+    def __init__(self, board: Optional[Callable[[Any], str]] = None, **options: Any) -> None:
         super().__init__(**options)
         self.board = board
 
-    def leave(self, state, action, depth, value, alpha, beta, kind):
+    def leave(self, state: Any, action: Any, depth: int, value: float, alpha: float,
+              beta: float, kind: str) -> None:
         if depth:
             board = state if self.board is None else self.board(state)
             self.chunks.append(f"{board} {value}\n")
