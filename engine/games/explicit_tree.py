@@ -16,6 +16,8 @@ indices in left-to-right order (the exercises' visit order); a leaf is terminal 
 utility is its number. Rules only: the search is engine.search.
 """
 
+from typing import Any, Iterable, List, NoReturn, Optional, Tuple, cast
+
 from ..errors import UsageError
 from ..game import Game
 
@@ -27,7 +29,7 @@ DIGITS = "0123456789"
 class TreeSyntaxError(UsageError):
     """Malformed tree text; the message names the line and column (1-based)."""
 
-    def __init__(self, message, line, column):
+    def __init__(self, message: str, line: int, column: int) -> None:
         super().__init__(f"line {line}, column {column}: {message}")
         self.line = line
         self.column = column
@@ -39,40 +41,41 @@ class TreeNode:
 
     __slots__ = ("label", "value", "children")
 
-    def __init__(self, label=None, value=None, children=None):
+    def __init__(self, label: Optional[str] = None, value: Optional[int] = None,
+                 children: Optional[List["TreeNode"]] = None) -> None:
         self.label = label
         self.value = value
         self.children = children
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> bool:
         return self.children is None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         head = f"{self.label}:" if self.label else ""
         if self.is_leaf:
             return f"{head}{self.value}"
-        return head + "(" + " ".join(map(repr, self.children)) + ")"
+        return head + "(" + " ".join(map(repr, cast(List[TreeNode], self.children))) + ")"
 
 
 class _Reader:
     """Character cursor over the tree text that knows line and column for errors."""
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.text = text
         self.position = 0
 
-    def where(self, position=None):
+    def where(self, position: Optional[int] = None) -> Tuple[int, int]:
         position = self.position if position is None else position
         before = self.text[:position]
         line = before.count("\n") + 1
         column = position - (before.rfind("\n") + 1) + 1
         return line, column
 
-    def fail(self, message, position=None):
+    def fail(self, message: str, position: Optional[int] = None) -> NoReturn:
         raise TreeSyntaxError(message, *self.where(position))
 
-    def skip_space(self):
+    def skip_space(self) -> None:
         text, i = self.text, self.position
         while i < len(text):
             if text[i].isspace():
@@ -84,21 +87,22 @@ class _Reader:
                 break
         self.position = i
 
-    def peek(self):
+    def peek(self) -> str:
         return self.text[self.position] if self.position < len(self.text) else ""
 
 
-def _describe(char):
+def _describe(char: str) -> str:
     return "end of input" if not char else repr(char)
 
 
-def parse_tree(text):
+def parse_tree(text: str) -> TreeNode:
     """The TreeNode that ``text`` spells; TreeSyntaxError naming line and column if not.
 
     Iterative (an explicit stack), so a very deep tree cannot overflow Python's stack.
     """
     reader = _Reader(text)
-    stack = []        # open '(' nodes: (node, position of its '(')
+    # open '(' nodes: (node, position of its '('); their children lists are never None
+    stack: List[Tuple[Any, int]] = []
     root = None
     while True:
         reader.skip_space()
@@ -155,7 +159,7 @@ def parse_tree(text):
             return root
 
 
-def _read_label(reader):
+def _read_label(reader: _Reader) -> Optional[str]:
     """A ``Name:`` prefix at the cursor (consumed, name returned) or None (nothing read)."""
     text, i = reader.text, reader.position
     if i >= len(text) or text[i] not in LABEL_START:
@@ -171,7 +175,7 @@ def _read_label(reader):
                 f"(a label is written {word}: right before its node)", i)
 
 
-def _read_integer(reader):
+def _read_integer(reader: _Reader) -> int:
     text, i = reader.text, reader.position
     j = i + 1 if text[i] in "+-" else i
     k = j
@@ -185,15 +189,15 @@ def _read_integer(reader):
     return int(text[i:k])
 
 
-def node_at(root, path):
+def node_at(root: TreeNode, path: Tuple[int, ...]) -> TreeNode:
     """The node reached from ``root`` by the child indices of ``path``."""
     node = root
     for index in path:
-        node = node.children[index]
+        node = cast(List[TreeNode], node.children)[index]
     return node
 
 
-def path_text(path):
+def path_text(path: Iterable[int]) -> str:
     """The issue's path notation: indices joined by '.', the root is ``""``."""
     return ".".join(map(str, path))
 
@@ -201,37 +205,38 @@ def path_text(path):
 class ExplicitTree(Game):
     """The game played on an explicit tree: states are paths (tuples of child indices)."""
 
-    def __init__(self, root, min_root=False):
+    def __init__(self, root: TreeNode, min_root: bool = False) -> None:
         self.root = root
         self.min_root = min_root
 
-    def initial_state(self):
+    def initial_state(self) -> Tuple[int, ...]:
         return ()
 
-    def node(self, path):
+    def node(self, path: Tuple[int, ...]) -> TreeNode:
         return node_at(self.root, path)
 
     # --- the assignments' interface -----------------------------------------------
-    def actions(self, path):
-        return list(range(len(self.node(path).children)))
+    def actions(self, path: Tuple[int, ...]) -> List[int]:
+        return list(range(len(cast(List[TreeNode], self.node(path).children))))
 
-    def result(self, path, index):
+    def result(self, path: Tuple[int, ...], index: int) -> Tuple[int, ...]:
         return path + (index,)
 
-    def is_terminal(self, path):
+    def is_terminal(self, path: Tuple[int, ...]) -> bool:
         return self.node(path).is_leaf
 
-    def utility(self, path):
-        return self.node(path).value
+    def utility(self, path: Tuple[int, ...]) -> int:
+        return cast(int, self.node(path).value)          # a leaf's value is never None
 
-    def is_maxs_turn(self, path):
+    def is_maxs_turn(self, path: Tuple[int, ...]) -> bool:
         # Levels alternate from the root: even depths belong to the root's side.
         return (len(path) % 2 == 0) != self.min_root
 
     # --- hot path ---------------------------------------------------------------------
-    def successors(self, path):
-        return [(index, path + (index,)) for index in range(len(self.node(path).children))]
+    def successors(self, path: Tuple[int, ...]) -> List[Tuple[int, Tuple[int, ...]]]:
+        children = cast(List[TreeNode], self.node(path).children)
+        return [(index, path + (index,)) for index in range(len(children))]
 
-    def terminal_value(self, path):
+    def terminal_value(self, path: Tuple[int, ...]) -> Optional[int]:
         node = self.node(path)
         return node.value if node.children is None else None

@@ -39,14 +39,19 @@ Terminal values are ``±(WIN + empty cells left)`` so that a quicker win is pref
 a slower loss is preferred; a draw is 0.
 """
 
+from typing import Any, Iterable, Iterator, List, Optional, Tuple
+
 from ..game import Game
+
+# (x, o, x_to_move, terminal value or None, score, x threats, o threats): see above.
+State = Tuple[Any, ...]
 
 WIN = 10 ** 12
 HEURISTICS = ("e1", "e2")
 HEURISTIC_NAMES = {"e1": "simple", "e2": "threats"}
 
 
-def popcount(value):
+def popcount(value: int) -> int:
     """Number of set bits (``int.bit_count`` needs Python 3.10)."""
     return bin(value).count("1")
 
@@ -58,17 +63,17 @@ class _StoneCounts(dict):
     most 2**s distinct values per window, so the table stays small.
     """
 
-    def __missing__(self, key):
+    def __missing__(self, key: int) -> int:
         value = self[key] = bin(key).count("1")
         return value
 
 
-def cell_name(cell, n):
+def cell_name(cell: int, n: int) -> str:
     """``'C2'`` for column 2 (C), row 2: column letter, then row number."""
     return "ABCDEFGHIJ"[cell % n] + str(cell // n)
 
 
-def window_masks(n, s, blocs=()):
+def window_masks(n: int, s: int, blocs: Iterable[Tuple[int, int]] = ()) -> List[int]:
     """Every window of s aligned cells without a bloc, as bitmasks, in a fixed order."""
     bloc_mask = 0
     for column, row in blocs:
@@ -96,7 +101,8 @@ class LineEmUp(Game):
     Max is X. Actions are cell indices, visited centre first (ties by index).
     """
 
-    def __init__(self, n, s, blocs=(), heuristic="e2"):
+    def __init__(self, n: int, s: int, blocs: Iterable[Tuple[int, int]] = (),
+                 heuristic: str = "e2") -> None:
         if not 3 <= n <= 10:
             raise ValueError(f"n must be 3..10, not {n}")
         if not 3 <= s <= n:
@@ -123,14 +129,15 @@ class LineEmUp(Game):
         self.threat_bonus = 4 * self.weights[s - 1]
         self.counts = _StoneCounts()
         self._child = self._child_e2 if heuristic == "e2" else self._child_e1
-        self.evaluate = self._evaluate_e2 if heuristic == "e2" else self._evaluate_e1
+        self.evaluate = (  # type: ignore[method-assign]  # the heuristic's, bound once
+            self._evaluate_e2 if heuristic == "e2" else self._evaluate_e1)
 
     # --- building states -------------------------------------------------------------
-    def initial_state(self):
+    def initial_state(self) -> State:
         """The empty board (blocs only), X to move."""
         return self.state_from(0, 0, True)
 
-    def state_from(self, x, o, x_to_move):
+    def state_from(self, x: int, o: int, x_to_move: bool) -> State:
         """The state for bitboards ``x``/``o``, everything recomputed from scratch.
 
         Terminal when a line of s exists (the side that has one won: a legal game stops
@@ -165,7 +172,7 @@ class LineEmUp(Game):
                 o_threats += os_ == s - 1
         return (x, o, x_to_move, terminal, score, x_threats, o_threats)
 
-    def _child_e1(self, state, cell):
+    def _child_e1(self, state: State, cell: int) -> State:
         """The state after the side to move plays on the empty, non-bloc ``cell`` (e1)."""
         x, o, x_to_move, _, score, _, _ = state
         bit = 1 << cell
@@ -193,7 +200,7 @@ class LineEmUp(Game):
             terminal = 0
         return (x, o, not x_to_move, terminal, score, 0, 0)
 
-    def _child_e2(self, state, cell):
+    def _child_e2(self, state: State, cell: int) -> State:
         """The state after the side to move plays on the empty, non-bloc ``cell`` (e2)."""
         x, o, x_to_move, _, score, x_threats, o_threats = state
         bit = 1 << cell
@@ -233,11 +240,11 @@ class LineEmUp(Game):
         return (x, me | bit, True, terminal, score - gain, other_threats, my_threats)
 
     # --- heuristics at a cut-off -------------------------------------------------------
-    def _evaluate_e1(self, state):
+    def _evaluate_e1(self, state: State) -> int:
         """e1: open windows of X minus open windows of O (module docstring)."""
         return state[4]
 
-    def _evaluate_e2(self, state):
+    def _evaluate_e2(self, state: State) -> int:
         """e2: weighted open windows, plus the threat rule (module docstring)."""
         _, _, x_to_move, _, score, x_threats, o_threats = state
         if x_to_move:
@@ -253,38 +260,38 @@ class LineEmUp(Game):
         return score
 
     # --- the assignments' interface ------------------------------------------------------
-    def actions(self, state):
+    def actions(self, state: State) -> List[int]:
         """Empty cells, centre first (empty if the game is over)."""
         if state[3] is not None:
             return []
         occupied = state[0] | state[1] | self.bloc_mask
         return [c for c in self.cell_order if not occupied >> c & 1]
 
-    def result(self, state, action):
+    def result(self, state: State, action: int) -> State:
         occupied = state[0] | state[1] | self.bloc_mask
         if not 0 <= action < self.n * self.n or occupied >> action & 1 or state[3] is not None:
             raise ValueError(f"illegal move {action}")
         return self._child(state, action)
 
-    def is_terminal(self, state):
+    def is_terminal(self, state: State) -> bool:
         return state[3] is not None
 
-    def utility(self, state):
+    def utility(self, state: State) -> int:
         return state[3]
 
-    def is_maxs_turn(self, state):
+    def is_maxs_turn(self, state: State) -> bool:
         return state[2]
 
     # --- hot path -------------------------------------------------------------------------
-    def successors(self, state):
+    def successors(self, state: State) -> List[Tuple[int, State]]:
         occupied = state[0] | state[1] | self.bloc_mask
         child = self._child
         return [(c, child(state, c)) for c in self.cell_order if not occupied >> c & 1]
 
-    def terminal_value(self, state):
+    def terminal_value(self, state: State) -> Optional[int]:
         return state[3]
 
-    def horizon_values(self, state):
+    def horizon_values(self, state: State) -> Tuple[List[int], Iterator[float]]:
         """Values of the children on the cut-off, in visit order (engine.game contract).
 
         The values are a generator: alpha-beta stops reading at a cut, so the children
@@ -294,13 +301,14 @@ class LineEmUp(Game):
         actions = [c for c in self.cell_order if not occupied >> c & 1]
         return actions, self._leaf_values(state, actions)
 
-    def _leaf_values(self, state, actions):
+    def _leaf_values(self, state: State, actions: List[int]) -> Iterator[float]:
         child, evaluate = self._child, self.evaluate
         for c in actions:
             after = child(state, c)
             yield after[3] if after[3] is not None else evaluate(after)
 
-    def order_moves(self, state, children, hint, depth):
+    def order_moves(self, state: State, children: List[Tuple[int, State]], hint: Optional[int],
+                    depth: int) -> List[Tuple[int, State]]:
         """Move ordering for engine.search's ``order`` hook: strongest-looking first.
 
         Children are sorted by their incremental score for the side to move (wins carry
@@ -322,7 +330,7 @@ class LineEmUp(Game):
         return ranked
 
 
-def _child_rank(pair):
+def _child_rank(pair: Tuple[int, State]) -> int:
     """Sort key of an (action, child) pair: the child's terminal value, else its score."""
     child = pair[1]
     return child[3] if child[3] is not None else child[4]

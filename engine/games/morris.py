@@ -22,7 +22,15 @@ program searches: its nodes also carry their depth and the positions on their pa
 that repetition, "sooner wins score higher" and the evaluation can be stated per node.
 """
 
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Union, cast
+
 from ..game import Game
+
+# A placement is the cell (int), a slide ``(origin, destination)``; a position is
+# ``(board, turn)``, a node of MorrisLookahead ``(board, turn, depth, path)``.
+Action = Union[int, Tuple[int, int]]
+Position = Tuple[str, str]
+Node = Tuple[str, str, int, FrozenSet[str]]
 
 ROWS_AND_COLUMNS = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8))
 # Orthogonal neighbours of each cell, in raster order (so slides come out in spec order).
@@ -41,7 +49,7 @@ EVAL_LIMIT = 500
 DRAW = 0
 
 
-def line_owner(board):
+def line_owner(board: str) -> Optional[str]:
     """``'x'``/``'o'`` if that side has three in a row or column, ``'both'``, or None."""
     owner = None
     for a, b, c in ROWS_AND_COLUMNS:
@@ -53,12 +61,12 @@ def line_owner(board):
     return owner
 
 
-def moves(board, turn):
+def moves(board: str, turn: str) -> List[Tuple[Action, str]]:
     """Legal ``(action, child_board)`` pairs for ``turn`` in spec order (no terminal test)."""
     if board.count(turn) < PIECES:
         return [(cell, board[:cell] + turn + board[cell + 1:])
                 for cell in range(9) if board[cell] == "-"]
-    result = []
+    result: List[Tuple[Action, str]] = []
     for origin in range(9):
         if board[origin] != turn:
             continue
@@ -70,7 +78,7 @@ def moves(board, turn):
     return result
 
 
-def check_board(board):
+def check_board(board: str) -> Optional[str]:
     """None if ``board`` is a legal STATE for the spec, else a one-line reason."""
     if len(board) != 9 or any(c not in MARKS for c in board):
         return f"STATE must be 9 characters from 'x', 'o', '-', not {board!r}"
@@ -88,36 +96,36 @@ class Morris(Game):
     move (it loses). Utility is +1 / 0 / -1 from x's view.
     """
 
-    def actions(self, position):
+    def actions(self, position: Position) -> List[Action]:
         return [action for action, _ in moves(*position)]
 
-    def result(self, position, action):
+    def result(self, position: Position, action: Action) -> Position:
         board, turn = position
         for candidate, child in moves(board, turn):
             if candidate == action:
                 return child, OTHER[turn]
         raise ValueError(f"illegal action {action!r} in {position!r}")
 
-    def is_terminal(self, position):
+    def is_terminal(self, position: Position) -> bool:
         board, turn = position
         return line_owner(board) is not None or not moves(board, turn)
 
-    def utility(self, position):
+    def utility(self, position: Position) -> int:
         board, turn = position
         owner = line_owner(board)
         if owner is None:
             owner = OTHER[turn]          # the side to move is blocked and loses
         return {"x": 1, "o": -1, "both": 0}[owner]
 
-    def is_maxs_turn(self, position):
+    def is_maxs_turn(self, position: Position) -> bool:
         return position[1] == "x"
 
-    def successors(self, position):
+    def successors(self, position: Position) -> List[Tuple[Action, Position]]:
         board, turn = position
         other = OTHER[turn]
         return [(action, (child, other)) for action, child in moves(board, turn)]
 
-    def terminal_value(self, position):
+    def terminal_value(self, position: Position) -> Optional[int]:
         if self.is_terminal(position):
             return self.utility(position)
         return None
@@ -125,7 +133,7 @@ class Morris(Game):
 
 # --- exact values -----------------------------------------------------------------------
 
-def all_positions():
+def all_positions() -> List[Position]:
     """Every position with at most 3 pieces per side, either side to move (13,598)."""
     boards = [""]
     for _ in range(9):
@@ -134,10 +142,10 @@ def all_positions():
     return [(board, turn) for board in boards for turn in "xo"]
 
 
-_SOLVED = None
+_SOLVED: Optional[Dict[str, Tuple[int, int]]] = None
 
 
-def predecessors(key):
+def predecessors(key: str) -> List[str]:
     """Keys ``board + turn`` of the positions with a move leading to ``key``.
 
     The previous mover is the side not to move now: it placed a piece (it has one on
@@ -161,7 +169,7 @@ def predecessors(key):
     return result
 
 
-def solve():
+def solve() -> Dict[str, Tuple[int, int]]:
     """Exact value of every position: ``{board + turn: (outcome, plies)}``.
 
     ``outcome`` is +1 when the side to move wins, -1 when it loses, 0 for a draw;
@@ -175,8 +183,8 @@ def solve():
     if _SOLVED is not None:
         return _SOLVED
     keys = [board + turn for board, turn in all_positions()]
-    solved = {}
-    frontier = []
+    solved: Dict[str, Tuple[int, int]] = {}
+    frontier: List[str] = []
     for key in keys:
         board, turn = key[:9], key[9]
         owner = line_owner(board)
@@ -190,7 +198,7 @@ def solve():
     # Breadth-first by game length over predecessors: a position is won as soon as one
     # child is lost for the opponent (shortest win first), lost once every child is won
     # for the opponent (the last one resolved is the longest defence).
-    unresolved_children = {}
+    unresolved_children: Dict[str, int] = {}
     while frontier:
         next_frontier = []
         for key in frontier:
@@ -220,7 +228,7 @@ def solve():
     return solved
 
 
-def exact_value(board, turn):
+def exact_value(board: str, turn: str) -> Tuple[int, int]:
     """``(outcome, plies)`` of :func:`solve` for one position (outcome for ``turn``)."""
     return solve()[board + turn]
 
@@ -271,12 +279,12 @@ class MorrisLookahead(Game):
     ``min(PLY, DECISIVE_HORIZON)``.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.solved = solve()
-        self._moves = {}
+        self._moves: Dict[str, List[Tuple[Action, str]]] = {}
 
     # --- helpers ---------------------------------------------------------------------
-    def legal_moves(self, board, turn):
+    def legal_moves(self, board: str, turn: str) -> List[Tuple[Action, str]]:
         """Cached :func:`moves` (positions recur all over the tree)."""
         key = board + turn
         found = self._moves.get(key)
@@ -285,7 +293,7 @@ class MorrisLookahead(Game):
         return found
 
     @staticmethod
-    def root(board, turn, history=()):
+    def root(board: str, turn: str, history: Iterable[str] = ()) -> Node:
         """The root node for ``board`` with ``turn`` to move.
 
         ``history``: positions ``board + turn`` played before the root in this game
@@ -294,25 +302,25 @@ class MorrisLookahead(Game):
         return (board, turn, 0, frozenset(history))
 
     # --- the assignments' interface ------------------------------------------------------
-    def actions(self, node):
+    def actions(self, node: Node) -> List[Action]:
         return [action for action, _ in self.legal_moves(node[0], node[1])]
 
-    def result(self, node, action):
+    def result(self, node: Node, action: Action) -> Node:
         for candidate, child in self.successors(node):
             if candidate == action:
                 return child
         raise ValueError(f"illegal action {action!r}")
 
-    def is_terminal(self, node):
+    def is_terminal(self, node: Node) -> bool:
         return self.terminal_value(node) is not None
 
-    def utility(self, node):
-        return self.terminal_value(node)
+    def utility(self, node: Node) -> int:
+        return cast(int, self.terminal_value(node))      # not None: ``node`` is terminal
 
-    def is_maxs_turn(self, node):
+    def is_maxs_turn(self, node: Node) -> bool:
         return node[1] == "x"
 
-    def evaluate(self, node):
+    def evaluate(self, node: Node) -> int:
         board, turn, depth, _ = node
         outcome, plies = self.solved[board + turn]
         if outcome:
@@ -327,7 +335,7 @@ class MorrisLookahead(Game):
         return traps if turn == "o" else -traps
 
     # --- hot path ----------------------------------------------------------------------
-    def successors(self, node):
+    def successors(self, node: Node) -> List[Tuple[Action, Node]]:
         board, turn, depth, path = node
         path = path | {board + turn}
         other = OTHER[turn]
@@ -335,7 +343,7 @@ class MorrisLookahead(Game):
         return [(action, (child, other, depth, path))
                 for action, child in self.legal_moves(board, turn)]
 
-    def terminal_value(self, node):
+    def terminal_value(self, node: Node) -> Optional[int]:
         board, turn, depth, path = node
         owner = line_owner(board)
         if owner is not None:

@@ -36,15 +36,19 @@ The search checks ``is_terminal`` first and ``cutoff_test`` only after it (engin
 does exactly that: ``terminal_value`` before the depth test).
 """
 
-from typing import Optional
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple, Union
 
 from ..game import Game
+
+# See above: tuples of ints; an action is ``(mark, row)`` (1a/1b) or ``(mark, row, col)``.
+State = Tuple[Any, ...]
+Action = Tuple[Any, ...]
 
 VARIATIONS = ("1a", "1b", "2")
 MARKS = ("X", "O")          # MARKS[number of queens placed % 2] is the side to move
 
 
-def winner_value(queens_placed, scaled):
+def winner_value(queens_placed: int, scaled: bool) -> int:
     """Utility of a finished game with ``queens_placed`` queens, Player 1's view.
 
     The last placer wins; Player 1 places the odd-numbered queens (assignment rule).
@@ -54,7 +58,7 @@ def winner_value(queens_placed, scaled):
     return magnitude if queens_placed % 2 else -magnitude
 
 
-def reverse_bits(value, width):
+def reverse_bits(value: int, width: int) -> int:
     """``value`` with its ``width`` low bits in reverse order (mirror row r <-> width-1-r)."""
     return int(format(value, "0%db" % width)[::-1], 2) if width else 0
 
@@ -69,12 +73,17 @@ class NQueens(Game):
 
     variation: Optional[str] = None
 
-    def __init__(self, size):
+    def __init__(self, size: int) -> None:
         if size < 1:
             raise ValueError("board size must be at least 1")
         self.size = size
 
-    def cutoff_test(self, state, depth, limit=None):
+    @staticmethod
+    def queens_placed(state: State) -> int:
+        """The number of queens placed in ``state`` (each variation reads its own state)."""
+        raise NotImplementedError
+
+    def cutoff_test(self, state: State, depth: int, limit: Optional[float] = None) -> bool:
         """True when the search must stop at ``state`` reached at ``depth`` (root = 0).
 
         The assignment's contract: a terminal state is always cut off (it is valued by
@@ -85,27 +94,27 @@ class NQueens(Game):
         """
         return self.is_terminal(state) or (limit is not None and depth >= limit)
 
-    def eval(self, state):
+    def eval(self, state: State) -> float:
         """The assignment's name of :meth:`evaluate`."""
         return self.evaluate(state)
 
-    def mark_to_move(self, state):
+    def mark_to_move(self, state: State) -> str:
         """``'X'`` or ``'O'``: the side that places the next queen."""
         return MARKS[self.queens_placed(state) % 2]
 
-    def is_maxs_turn(self, state):
+    def is_maxs_turn(self, state: State) -> bool:
         """Player 1 (Max, 'X') moves when an even number of queens is placed."""
         return self.queens_placed(state) % 2 == 0
 
-    def is_mins_turn(self, state):
+    def is_mins_turn(self, state: State) -> bool:
         """Player 2 (Min, 'O') moves when an odd number of queens is placed."""
         return self.queens_placed(state) % 2 == 1
 
-    def is_terminal(self, state):
+    def is_terminal(self, state: State) -> bool:
         """True when the side to move cannot place a queen (or every column is full)."""
         return self.terminal_value(state) is not None
 
-    def utility(self, state):
+    def utility(self, state: State) -> int:
         """+1 / -1 (1a, 2) or +k / -k (1b): Player 1 wins iff the final k is odd."""
         return winner_value(self.queens_placed(state), self.variation == "1b")
 
@@ -126,7 +135,7 @@ class ColumnByColumn(NQueens):
     # Bit tables (popcount, mirror) are precomputed up to this size (2^N entries each).
     TABLE_LIMIT = 20
 
-    def __init__(self, size, variation="1a", solver=False):
+    def __init__(self, size: int, variation: str = "1a", solver: bool = False) -> None:
         """``solver=True``: the exact solver's instance. Its ``successors`` lists the
         moves leaving the opponent the fewest free rows first (see :meth:`solver_order`)
         instead of the assignment's top-first order; values are the same."""
@@ -137,12 +146,13 @@ class ColumnByColumn(NQueens):
         self.scaled = variation == "1b"
         self.full = (1 << size) - 1
         self.solver = solver
-        self._reverse = {}
-        self._popcount = None
+        # mirror table: a dict filled on demand, or (solver, small boards) a full list
+        self._reverse: Union[Dict[int, int], List[int]] = {}
+        self._popcount: Optional[List[int]] = None
         # Shared action tuples: _actions[queens placed % 2][row].
         self._actions = [[(mark, row) for row in range(size)] for mark in MARKS]
         if solver:
-            self.successors = self._successors_fewest_replies_first
+            self.successors = self._successors_fewest_replies_first  # type: ignore[method-assign]
             if size <= self.TABLE_LIMIT:
                 popcount, mirror = [0] * (1 << size), [0] * (1 << size)
                 top = size - 1
@@ -152,20 +162,20 @@ class ColumnByColumn(NQueens):
                 self._popcount = popcount
                 self._reverse = mirror
 
-    def initial_state(self):
+    def initial_state(self) -> State:
         return ((), 0, 0, 0)
 
     @staticmethod
-    def queens_placed(state):
+    def queens_placed(state: State) -> int:
         return len(state[0])
 
-    def free_rows(self, state):
+    def free_rows(self, state: State) -> int:
         """Bit mask of the rows of the next column that no queen attacks."""
         _, occupied, down, up = state
         return ~(occupied | down | up) & self.full
 
     # --- the assignment's interface ---------------------------------------------------
-    def actions(self, state):
+    def actions(self, state: State) -> List[Action]:
         """The free rows of the left-most empty column as ('X'|'O', row), top row first;
         [] once the game is over."""
         if self.is_terminal(state):
@@ -174,7 +184,7 @@ class ColumnByColumn(NQueens):
         free = self.free_rows(state)
         return [(mark, row) for row in range(self.size) if free >> row & 1]
 
-    def result(self, state, action):
+    def result(self, state: State, action: Action) -> State:
         """The state after a queen goes on row ``action[1]`` of the left-most empty
         column; ValueError if that square is attacked or the board is full."""
         rows, occupied, down, up = state
@@ -185,7 +195,7 @@ class ColumnByColumn(NQueens):
         return (rows + (row,), occupied | bit, ((down | bit) << 1) & self.full,
                 (up | bit) >> 1)
 
-    def evaluate(self, state):
+    def evaluate(self, state: State) -> float:
         """E(s) for a depth cut-off (see the class docstring), Player 1's view."""
         _, occupied, down, up = state
         placed = len(state[0])
@@ -194,7 +204,7 @@ class ColumnByColumn(NQueens):
             total += self._greedy_value(placed, occupied, down, up, top_first)
         return total / 4  # mean of two completions, halved
 
-    def _greedy_value(self, placed, occupied, down, up, top_first):
+    def _greedy_value(self, placed: int, occupied: int, down: int, up: int, top_first: bool) -> int:
         full, size = self.full, self.size
         while placed < size:
             free = ~(occupied | down | up) & full
@@ -208,7 +218,7 @@ class ColumnByColumn(NQueens):
         return winner_value(placed, self.scaled)
 
     # --- hot path ---------------------------------------------------------------------
-    def successors(self, state):
+    def successors(self, state: State) -> List[Tuple[Action, State]]:
         rows, occupied, down, up = state
         full = self.full
         free = ~(occupied | down | up) & full
@@ -222,7 +232,7 @@ class ColumnByColumn(NQueens):
                                            ((down | bit) << 1) & full, (up | bit) >> 1)))
         return children
 
-    def terminal_value(self, state):
+    def terminal_value(self, state: State) -> Optional[int]:
         rows, occupied, down, up = state
         placed = len(rows)
         if placed < self.size and ~(occupied | down | up) & self.full:
@@ -230,7 +240,7 @@ class ColumnByColumn(NQueens):
         magnitude = placed if self.scaled else 1
         return magnitude if placed % 2 else -magnitude
 
-    def key(self, state):
+    def key(self, state: State) -> Tuple[int, int, int]:
         """(occupied, down, up), merged with its mirror (rows reversed, diagonals swapped).
 
         The number of queens is the number of bits of ``occupied``, so the key also fixes
@@ -245,12 +255,12 @@ class ColumnByColumn(NQueens):
         plain = (occupied, down, up)
         return plain if plain <= mirror else mirror
 
-    def key_weight(self, key):
+    def key_weight(self, key: Tuple[int, int, int]) -> int:
         """Columns still to fill at the state of ``key``: a rough measure of the work a
         table entry saves (the solver's bounded table evicts the lightest first)."""
         return self.size - bin(key[0]).count("1")
 
-    def _mirror(self, value):
+    def _mirror(self, value: int) -> int:
         cache = self._reverse
         try:
             return cache[value]
@@ -260,7 +270,7 @@ class ColumnByColumn(NQueens):
                 cache[value] = mirrored
             return mirrored
 
-    def _successors_fewest_replies_first(self, state):
+    def _successors_fewest_replies_first(self, state: State) -> List[Tuple[Action, State]]:
         """The solver's successors: fewest free rows left to the opponent first, ties
         top row first (a child with none is an immediate win)."""
         rows, occupied, down, up = state
@@ -281,16 +291,17 @@ class ColumnByColumn(NQueens):
         scored.sort()
         return [item[1] for item in scored]
 
-    def mirror_action(self, action):
+    def mirror_action(self, action: Action) -> Action:
         """The action seen in the mirror (row r <-> N-1-r)."""
         return (action[0], self.size - 1 - action[1])
 
-    def board(self, state):
+    def board(self, state: State) -> Dict[Tuple[int, int], str]:
         """{(row, col): mark} of the queens on the board."""
         return {(row, col): MARKS[col % 2] for col, row in enumerate(state[0])}
 
     # --- exact solver support (nqueens solve) -------------------------------------------
-    def solver_order(self, state, children, hint, depth):
+    def solver_order(self, state: State, children: List[Tuple[Action, State]],
+                     hint: Optional[Action], depth: int) -> List[Tuple[Action, State]]:
         """engine.search ``order`` hook for exact solving: a move believed best first.
 
         The transposition table's best move (``hint``) goes first; the others by how
@@ -306,7 +317,7 @@ class ColumnByColumn(NQueens):
             return children
         full = self.full
 
-        def replies(pair):
+        def replies(pair: Tuple[Action, State]) -> int:
             action, (_, occupied, down, up) = pair
             if action == hint:
                 return -1
@@ -314,14 +325,14 @@ class ColumnByColumn(NQueens):
 
         return sorted(children, key=replies)
 
-    def opening_classes(self):
+    def opening_classes(self) -> List[Tuple[Action, Set[Action]]]:
         """[(representative opening, {openings with the same value})] under the mirror."""
         last = self.size - 1
         return [(("X", row), {("X", row), ("X", last - row)})
                 for row in range((self.size + 1) // 2)]
 
 
-def _square_transforms(size):
+def _square_transforms(size: int) -> Tuple[Callable[[int, int], Tuple[int, int]], ...]:
     """The 8 symmetries of the size x size board as functions (row, col) -> (row, col)."""
     last = size - 1
     return (lambda r, c: (r, c), lambda r, c: (r, last - c),
@@ -343,7 +354,7 @@ class AnySquare(NQueens):
 
     variation = "2"
 
-    def __init__(self, size, symmetry=False):
+    def __init__(self, size: int, symmetry: bool = False) -> None:
         super().__init__(size)
         self.symmetry = symmetry
         squares = size * size
@@ -367,26 +378,26 @@ class AnySquare(NQueens):
                        for s in range(squares)] for t in transforms]
         self.images = len(transforms) if symmetry else 1
 
-    def initial_state(self):
+    def initial_state(self) -> State:
         return (0, 0) + (self.all_squares,) * self.images
 
     @staticmethod
-    def queens_placed(state):
+    def queens_placed(state: State) -> int:
         return state[0]
 
-    def _place(self, state, square):
+    def _place(self, state: State, square: int) -> State:
         keep, image = self.keep, self.image
         return (state[0] + 1, state[1] | 1 << square) + tuple(
             free & keep[image[t][square]] for t, free in enumerate(state[2:]))
 
     # --- the assignment's interface ---------------------------------------------------
-    def actions(self, state):
+    def actions(self, state: State) -> List[Action]:
         """Every free square as ('X'|'O', row, col), row-major from the top left."""
         mark = self.mark_to_move(state)
         free, size = state[2], self.size
         return [(mark,) + divmod(s, size) for s in range(self.squares) if free >> s & 1]
 
-    def result(self, state, action):
+    def result(self, state: State, action: Action) -> State:
         """The state after a queen goes on (row, col); ValueError if it is not free."""
         _, row, col = action
         if not (0 <= row < self.size and 0 <= col < self.size):
@@ -396,7 +407,7 @@ class AnySquare(NQueens):
             raise ValueError("illegal move %r" % (action,))
         return self._place(state, square)
 
-    def evaluate(self, state):
+    def evaluate(self, state: State) -> float:
         """E(s) for a depth cut-off (see the class docstring), Player 1's view."""
         placed, free = state[0], state[2]
         keep = self.keep
@@ -411,7 +422,7 @@ class AnySquare(NQueens):
         return total / 4
 
     # --- hot path ---------------------------------------------------------------------
-    def successors(self, state):
+    def successors(self, state: State) -> List[Tuple[Action, State]]:
         placed, queens, free = state[0], state[1], state[2]
         size, keep = self.size, self.keep
         mark = MARKS[placed % 2]
@@ -444,13 +455,13 @@ class AnySquare(NQueens):
             children = [item[2] for item in scored]
         return children
 
-    def terminal_value(self, state):
+    def terminal_value(self, state: State) -> Optional[int]:
         if state[2]:
             return None
         placed = state[0]
         return 1 if placed % 2 else -1
 
-    def key(self, state):
+    def key(self, state: State) -> Tuple[int, int]:
         """(parity of queens, the least of the 8 images of the free squares).
 
         The rest of the game depends only on the free squares (Node Kayles); the parity
@@ -458,18 +469,19 @@ class AnySquare(NQueens):
         """
         return (state[0] & 1, min(state[2:]))
 
-    def key_weight(self, key):
+    def key_weight(self, key: Tuple[int, int]) -> int:
         """Free squares left at the state of ``key``: a rough measure of the work a table
         entry saves (the solver's bounded table evicts the lightest first)."""
         return bin(key[1]).count("1")
 
-    def orbit(self, row, col):
+    def orbit(self, row: int, col: int) -> List[Tuple[int, int]]:
         """The distinct squares (row, col) maps to under the board's symmetries."""
         size = self.size
         return sorted({divmod(self.image[t][row * size + col], size) for t in range(8)})
 
     # --- exact solver support (nqueens solve) -------------------------------------------
-    def solver_order(self, state, children, hint, depth):
+    def solver_order(self, state: State, children: List[Tuple[Action, State]],
+                     hint: Optional[Action], depth: int) -> List[Tuple[Action, State]]:
         """engine.search ``order`` hook for exact solving: a move believed best first.
 
         The transposition table's best move (``hint``) goes first; the others by how many
@@ -484,17 +496,18 @@ class AnySquare(NQueens):
                         return [pair] + children[:index] + children[index + 1:]
             return children
 
-        def left(pair):
+        def left(pair: Tuple[Action, State]) -> int:
             if pair[0] == hint:
                 return -1
             return bin(pair[1][2]).count("1")
 
         return sorted(children, key=left)
 
-    def opening_classes(self):
+    def opening_classes(self) -> List[Tuple[Action, Set[Action]]]:
         """[(representative opening, {openings with the same value})]: one class per
         orbit of squares under the 8 symmetries, represented by its first square."""
-        classes, seen = [], set()
+        classes: List[Tuple[Action, Set[Action]]] = []
+        seen: Set[int] = set()
         for square in range(self.squares):
             if square in seen:
                 continue
@@ -504,13 +517,13 @@ class AnySquare(NQueens):
                             {("X", r, c) for r, c in orbit}))
         return classes
 
-    def board(self, state):
+    def board(self, state: State) -> Dict[Tuple[int, int], str]:
         """{(row, col): mark}. The marks of Variation 2 are not stored in the state."""
         queens, size = state[1], self.size
         return {divmod(s, size): "Q" for s in range(self.squares) if queens >> s & 1}
 
 
-def make_game(variation, size, symmetry=False):
+def make_game(variation: str, size: int, symmetry: bool = False) -> NQueens:
     """The game object of ``variation`` ('1a', '1b' or '2') on a ``size`` board.
 
     ``symmetry=True`` gives the exact solver's instance: symmetric transposition keys

@@ -27,8 +27,13 @@ raided square. This order is the tie-break order of the root.
 """
 
 from itertools import compress
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, cast
 
 from ..game import Game
+
+# A state is ``(cells, score, mover)``: the board as one byte per cell (EMPTY, MAX, MIN)
+# in row-major order, MAX's score, the side to move.
+State = Tuple[bytes, int, int]
 
 EMPTY, MAX, MIN = 0, 1, 2
 RAID = 1 << 10          # actions >= RAID are Raids (N*N <= 676 < 1024)
@@ -48,30 +53,30 @@ _SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
 _OCCUPIED_FLAGS = bytes(0 if code == EMPTY else OCCUPIED for code in range(256))
 
 
-def code_digits(code):
+def code_digits(code: int) -> Tuple[int, int, int, int]:
     """The (up, left, right, down) digits of a neighbourhood code (0 empty or off the
     board, 1 the mover's piece, 2 the other side's; see StakeRaid.neighbourhoods)."""
     return code // 27 % 3, code // 9 % 3, code // 3 % 3, code % 3
 
 
-def code_table(wanted):
+def code_table(wanted: Callable[[bool, Tuple[int, int, int, int]], Any]) -> bytes:
     """A bytes.translate table: a neighbourhood code -> 1 if ``wanted(occupied, digits)``
     is true (``digits`` as code_digits gives them), else 0."""
     return bytes(1 if wanted(code >= OCCUPIED, code_digits(code)) else 0
                  for code in range(256))
 
 
-def is_raid(action):
+def is_raid(action: int) -> bool:
     """True for a Raid action, False for a Stake."""
     return action >= RAID
 
 
-def action_cell(action):
+def action_cell(action: int) -> int:
     """The square an action puts a piece on."""
     return action - RAID if action >= RAID else action
 
 
-def move_name(size, action):
+def move_name(size: int, action: int) -> str:
     """The move as the rules write it, ``<col><row> <Stake|Raid>``: column letter A..,
     row number 1.. on a ``size`` x ``size`` board."""
     row, column = divmod(action_cell(action), size)
@@ -95,7 +100,7 @@ class StakeRaid(Game):
     ``itertools.compress`` instead of Python loops over the board.
     """
 
-    def __init__(self, size, values, flipless_raids=False):
+    def __init__(self, size: int, values: Sequence[int], flipless_raids: bool = False) -> None:
         if not 1 <= size <= MAX_SIZE:
             raise ValueError(f"board size must be 1..{MAX_SIZE}, not {size}")
         if len(values) != size * size:
@@ -134,7 +139,7 @@ class StakeRaid(Game):
         self._bytes_not_first_column = self._not_first_column * 0xFF
 
     # --- states ----------------------------------------------------------------------
-    def initial_state(self, cells, mover=MAX):
+    def initial_state(self, cells: Iterable[int], mover: int = MAX) -> State:
         """The state of a board given as N*N codes (EMPTY/MAX/MIN), ``mover`` to move."""
         cells = bytes(cells)
         if len(cells) != self.area or any(c not in (EMPTY, MAX, MIN) for c in cells):
@@ -144,11 +149,11 @@ class StakeRaid(Game):
         score -= sum(values[i] for i in range(self.area) if cells[i] == MIN)
         return (cells, score, mover)
 
-    def empties(self, cells):
+    def empties(self, cells: bytes) -> List[int]:
         """Empty cells in row-major order (the Stakes)."""
         return list(compress(self.cell_range, cells.translate(_ONLY[EMPTY])))
 
-    def raid_targets(self, cells, mover, flipless=None):
+    def raid_targets(self, cells: bytes, mover: int, flipless: Optional[bool] = None) -> List[int]:
         """Raided squares in row-major order: empty cells orthogonally adjacent to a
         piece of ``mover`` and, unless ``flipless`` (default: the game's
         ``flipless_raids``), to an enemy piece too."""
@@ -166,7 +171,7 @@ class StakeRaid(Game):
             return []
         return list(compress(self.cell_range, near.to_bytes(self.area, "little")))
 
-    def neighbourhoods(self, cells, mover):
+    def neighbourhoods(self, cells: bytes, mover: int) -> bytes:
         """For every cell (one byte each, row-major), who holds its four neighbours as
         ``mover`` sees them: up*27 + left*9 + right*3 + down, each 0 (empty or off the
         board), 1 (``mover``'s piece) or 2 (the other side's), plus OCCUPIED when the
@@ -182,18 +187,19 @@ class StakeRaid(Game):
         occupied = int.from_bytes(cells.translate(_OCCUPIED_FLAGS), "little")
         return ((code & whole) + occupied).to_bytes(self.area, "little")
 
-    def values_by_holder(self, cell, code):
+    def values_by_holder(self, cell: int, code: int) -> Tuple[int, int]:
         """(mine, theirs): the values of ``cell``'s neighbours held by the mover and by
         the other side, ``code`` being the cell's neighbourhood code."""
         mine = theirs = 0
         for near, digit in zip(self.neighbours_by_side(cell), code_digits(code)):
+            # a digit 1 or 2 is a piece, so ``near`` is on the board (not None)
             if digit == 1:
-                mine += self.values[near]
+                mine += self.values[cast(int, near)]
             elif digit == 2:
-                theirs += self.values[near]
+                theirs += self.values[cast(int, near)]
         return mine, theirs
 
-    def neighbours_by_side(self, cell):
+    def neighbours_by_side(self, cell: int) -> Tuple[Optional[int], ...]:
         """The cells up, left, right and down of ``cell`` (None off the board): the
         order of a neighbourhood code's digits."""
         size = self.size
@@ -202,13 +208,13 @@ class StakeRaid(Game):
                 cell + 1 if column < size - 1 else None,
                 cell + size if row < size - 1 else None)
 
-    def _near(self, pieces):
+    def _near(self, pieces: int) -> int:
         """The cells orthogonally adjacent to ``pieces`` (one byte per cell, see init)."""
         return (((pieces & self._not_last_column) << 8)
                 | ((pieces & self._not_first_column) >> 8)
                 | (pieces << self._row_shift) | (pieces >> self._row_shift))
 
-    def play(self, state, action):
+    def play(self, state: State, action: int) -> State:
         """The state after ``action`` (same as ``result``)."""
         cells, score, mover = state
         if action < RAID:
@@ -226,25 +232,25 @@ class StakeRaid(Game):
         return (bytes(board), score + gain if mover == MAX else score - gain, enemy)
 
     # --- the assignments' interface ----------------------------------------------------
-    def actions(self, state):
+    def actions(self, state: State) -> List[int]:
         """Every legal move in visit order, flipless Raids included."""
         cells, _, mover = state
         targets = self.raid_targets(cells, mover, flipless=True)
         return self.empties(cells) + [t + RAID for t in targets]
 
-    def result(self, state, action):
+    def result(self, state: State, action: int) -> State:
         return self.play(state, action)
 
-    def is_terminal(self, state):
+    def is_terminal(self, state: State) -> bool:
         return EMPTY not in state[0]
 
-    def utility(self, state):
+    def utility(self, state: State) -> int:
         return state[1]
 
-    def is_maxs_turn(self, state):
+    def is_maxs_turn(self, state: State) -> bool:
         return state[2] == MAX
 
-    def score_bounds(self, state):
+    def score_bounds(self, state: State) -> Tuple[int, int]:
         """(low, high): the least and the most score (MAX's view) of any position
         reachable from ``state``, whoever plays what. An empty square can still go
         either way (its value at most); a piece can flip only by a Raid on an empty
@@ -262,12 +268,12 @@ class StakeRaid(Game):
         at_risk_min = sum(compress(values, exposed_min.to_bytes(area, "little")))
         return (score - empty_sum - 2 * at_risk_max, score + empty_sum + 2 * at_risk_min)
 
-    def evaluate(self, state):
+    def evaluate(self, state: State) -> int:
         """The spec's cut-off value: the score from YOUPLAY's (MAX's) side."""
         return state[1]
 
     # --- hot path ----------------------------------------------------------------------
-    def successors(self, state):
+    def successors(self, state: State) -> List[Tuple[int, State]]:
         cells, score, mover = state
         piece = _PIECE[mover]
         signed = self.signed[mover]
@@ -280,10 +286,10 @@ class StakeRaid(Game):
                      for target in self.raid_targets(cells, mover)]
         return children
 
-    def terminal_value(self, state):
+    def terminal_value(self, state: State) -> Optional[int]:
         return None if EMPTY in state[0] else state[1]
 
-    def horizon_values(self, state):
+    def horizon_values(self, state: State) -> Tuple["HorizonActions", Iterator[int]]:
         """(actions, values) of every child on the cut-off: its score, in visit order.
 
         A child's value (terminal or evaluated alike) is the parent's score plus the
@@ -294,7 +300,7 @@ class StakeRaid(Game):
         actions = HorizonActions(self, cells, mover, self.empties(cells))
         return actions, self._horizon_iter(actions, score)
 
-    def _horizon_iter(self, actions, score):
+    def _horizon_iter(self, actions: "HorizonActions", score: int) -> Iterator[int]:
         cells, mover, empties = actions.cells, actions.mover, actions.empties
         signed = self.signed[mover]
         for cell in empties:
@@ -316,16 +322,16 @@ class HorizonActions:
 
     __slots__ = ("game", "cells", "mover", "empties", "targets")
 
-    def __init__(self, game, cells, mover, empties):
+    def __init__(self, game: StakeRaid, cells: bytes, mover: int, empties: List[int]) -> None:
         self.game, self.cells, self.mover, self.empties = game, cells, mover, empties
-        self.targets = None
+        self.targets: Optional[List[int]] = None
 
-    def raid_targets(self):
+    def raid_targets(self) -> List[int]:
         if self.targets is None:
             self.targets = self.game.raid_targets(self.cells, self.mover)
         return self.targets
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> int:
         stakes = len(self.empties)
         if index < stakes:
             return self.empties[index]

@@ -25,13 +25,14 @@ printed stone lists differ. Use :meth:`TakeStones.state`, :meth:`available`,
 
 from functools import partial
 from operator import and_
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..game import Game
 
 WIN = 100  # the assignment's value of a won game (Max's view: +100 when Min cannot move)
 
 
-def smallest_prime_factors(limit):
+def smallest_prime_factors(limit: int) -> List[int]:
     """List ``spf`` with ``spf[m]`` the smallest prime factor of m for 2 <= m <= limit."""
     spf = list(range(limit + 1))
     for p in range(2, int(limit ** 0.5) + 1):
@@ -42,7 +43,7 @@ def smallest_prime_factors(limit):
     return spf
 
 
-def largest_prime_factor(m, spf):
+def largest_prime_factor(m: int, spf: Sequence[int]) -> int:
     """Largest prime factor of ``m`` >= 2, using the table of :func:`smallest_prime_factors`."""
     while spf[m] != m:
         m //= spf[m]
@@ -53,12 +54,12 @@ class UnionTable(dict):
     """``table[chunk]``: the union of ``masks[offset + i]`` over the bits i set in ``chunk``
     (a 16-bit slice of a stone set), computed on first use from a smaller chunk."""
 
-    def __init__(self, masks, offset):
+    def __init__(self, masks: Sequence[int], offset: int) -> None:
         super().__init__({0: 0})
         self.masks = masks
         self.offset = offset
 
-    def __missing__(self, chunk):
+    def __missing__(self, chunk: int) -> int:
         low = chunk & -chunk
         index = self.offset + low.bit_length() - 1
         union = self[chunk] = self[chunk ^ low] | (self.masks[index]
@@ -66,12 +67,12 @@ class UnionTable(dict):
         return union
 
 
-def union_tables(masks):
+def union_tables(masks: Sequence[int]) -> List[UnionTable]:
     """One :class:`UnionTable` per 16 stones of ``masks`` (see :func:`union_of`)."""
     return [UnionTable(masks, offset) for offset in range(0, len(masks), 16)]
 
 
-def union_of(tables, stones):
+def union_of(tables: Sequence[UnionTable], stones: int) -> int:
     """The union of ``masks[s]`` over the stones s in the set ``stones``."""
     union = 0
     for table in tables:
@@ -82,7 +83,7 @@ def union_of(tables, stones):
     return union
 
 
-def union_lists(masks, count, bits=11):
+def union_lists(masks: Sequence[int], count: int, bits: int = 11) -> List[List[int]]:
     """``count`` lists, ``lists[j][chunk]`` the union of ``masks[bits * j + i]`` over the
     bits i set in ``chunk``, for every ``chunk`` below ``2**bits`` (masks past the end of
     ``masks`` count as empty): the union over a set of up to ``count * bits`` stones is
@@ -102,7 +103,7 @@ def union_lists(masks, count, bits=11):
     return lists
 
 
-def popcount(mask):
+def popcount(mask: int) -> int:
     """Number of set bits (int.bit_count needs Python 3.10; we support 3.8)."""
     return bin(mask).count("1")
 
@@ -120,7 +121,7 @@ class TakeStones(Game):
     when the stones evaluations read must be kept).
     """
 
-    def __init__(self, n, evaluations=True, split=True):
+    def __init__(self, n: int, evaluations: bool = True, split: bool = True) -> None:
         if n < 1:
             raise ValueError(f"n must be at least 1, not {n}")
         self.n = n
@@ -162,14 +163,14 @@ class TakeStones(Game):
         self._prepare_hot_path()
 
     # --- states ------------------------------------------------------------------------
-    def state(self, available, last_move, max_to_move):
+    def state(self, available: int, last_move: int, max_to_move: bool) -> int:
         """The state with stones ``available`` (a bit mask), ``last_move`` (0 = none)."""
         key_stones = self.key_stones(available, last_move)
         others = available & ~key_stones
         return (((others << self.width | key_stones) << self.shift | last_move) << 1
                 | (1 if max_to_move else 0))
 
-    def key_stones(self, available, last_move):
+    def key_stones(self, available: int, last_move: int) -> int:
         """The stones of ``available`` the game after ``last_move`` can depend on.
 
         Those reachable from the last move by chains of factors and multiples through
@@ -181,7 +182,7 @@ class TakeStones(Game):
         reachable, seen, _ = self._reach(last_move, available)
         return reachable | (available & seen)
 
-    def varying_stones(self, state):
+    def varying_stones(self, state: int) -> int:
         """The stones that may be on the table or not among the states with the key of
         ``state`` (:meth:`subtree_key`); every other stone's presence the key fixes.
 
@@ -201,7 +202,7 @@ class TakeStones(Game):
         _, seen, neighbours = self._reach(last, key_stones)
         return self.all_stones & ~(key_stones | 1 << last | neighbours | seen)
 
-    def _reach(self, start, available):
+    def _reach(self, start: int, available: int) -> Tuple[int, int, int]:
         """(stones of ``available`` reachable from ``start``, stones the evaluations with
         ``start`` or one of them as last move read, stones related to any of them).
 
@@ -229,28 +230,28 @@ class TakeStones(Game):
         seen = self.seen_by[start] | union_of(seen_of, reached) if seen_of else 0
         return reached, seen, neighbours
 
-    def initial_state(self):
+    def initial_state(self) -> int:
         """A new game: every stone on the table, no last move, Max to move."""
         return self.state(self.all_stones, 0, True)
 
-    def available(self, state):
+    def available(self, state: int) -> int:
         """Bit mask of the stones still on the table (bit s = stone s)."""
         stones = state >> (self.shift + 1)
         return (stones & self.stones_mask) | (stones >> self.width)
 
-    def available_stones(self, state):
+    def available_stones(self, state: int) -> List[int]:
         """The stones still on the table, ascending."""
         mask = self.available(state)
         return [s for s in range(1, self.n + 1) if mask >> s & 1]
 
-    def last_move(self, state):
+    def last_move(self, state: int) -> int:
         """The stone taken last, 0 for a new game."""
         return (state >> 1) & self.last_mask
 
-    def is_maxs_turn(self, state):
+    def is_maxs_turn(self, state: int) -> bool:
         return bool(state & 1)
 
-    def subtree_key(self, state):
+    def subtree_key(self, state: int) -> int:
         """The part of ``state`` its game tree depends on (``memo_key`` of engine.search).
 
         States with equal keys have the same moves, values and evaluations all the way
@@ -259,7 +260,7 @@ class TakeStones(Game):
         """
         return state & self.key_bits
 
-    def replay_history(self, taken):
+    def replay_history(self, taken: Sequence[int]) -> int:
         """The state after the stones ``taken`` (in order) from a new game.
 
         Raises ValueError naming the first stone that is out of range or repeated: such a
@@ -277,7 +278,7 @@ class TakeStones(Game):
             state = self.result(state, stone)
         return state
 
-    def first_rule_break(self, taken):
+    def first_rule_break(self, taken: Sequence[int]) -> Optional[str]:
         """A sentence naming the first stone of ``taken`` (a history that
         :meth:`replay_history` accepts) that was not a legal move at its turn, or None.
 
@@ -293,26 +294,26 @@ class TakeStones(Game):
         return None
 
     # --- the assignments' interface ----------------------------------------------------
-    def legal_mask(self, state):
+    def legal_mask(self, state: int) -> int:
         """Bit mask of the legal moves in ``state``."""
         return self.available(state) & self.related[(state >> 1) & self.last_mask]
 
-    def actions(self, state):
+    def actions(self, state: int) -> List[int]:
         mask = self.legal_mask(state)
         return [s for s in range(1, self.n + 1) if mask >> s & 1]
 
-    def result(self, state, stone):
+    def result(self, state: int, stone: int) -> int:
         available = self.available(state) & ~(1 << stone)
         return self.state(available, stone, not state & 1)
 
-    def is_terminal(self, state):
+    def is_terminal(self, state: int) -> bool:
         return not self.legal_mask(state)
 
-    def utility(self, state):
+    def utility(self, state: int) -> int:
         """The player to move has no move and loses: -100 if that is Max, else +100."""
         return -WIN if state & 1 else WIN
 
-    def evaluate(self, state):
+    def evaluate(self, state: int) -> int:
         """The assignment's static evaluation of a non-terminal state (same sign for both).
 
         stone 1 available: 0; lastMove 1: +5 if the number of successors is odd, else -5;
@@ -337,7 +338,7 @@ class TakeStones(Game):
         return 6 if odd else -6
 
     # --- hot path ----------------------------------------------------------------------
-    def _prepare_hot_path(self):
+    def _prepare_hot_path(self) -> None:
         """Masks in state coordinates, so that a node costs a few int operations.
 
         ``moves_in_state[m]``: ``related[m]`` shifted onto the key stones of a state (a
@@ -355,9 +356,9 @@ class TakeStones(Game):
             for mask in self.related]
         # subtree_key(state) is state & key_bits: as a C-level callable, the search's
         # memo lookup (once per visited node) runs no Python frame for it.
-        self.subtree_key = partial(and_, self.key_bits)
+        self.subtree_key = partial(and_, self.key_bits)  # type: ignore[method-assign]
         if not self.split:
-            self.successors = self._unsplit_successors
+            self.successors = self._unsplit_successors  # type: ignore[method-assign]
         elif self.seen_of is None and self.width <= 33:
             self.related_lists = union_lists(self.related, 3)
             # move_tables[max_to_move][m]: (s, bit of s, the low bits of the child after
@@ -366,17 +367,17 @@ class TakeStones(Game):
                 [[(s, 1 << s, s << 1 | (1 - side)) for s in range(1, self.n + 1)
                   if mask >> s & 1] for mask in self.related]
                 for side in (0, 1)]
-            self.successors = self._reach_successors
-            self.varying_stones = self._listed_varying_stones()
+            self.successors = self._reach_successors  # type: ignore[method-assign]
+            self.varying_stones = self._listed_varying_stones()  # type: ignore
 
-    def _listed_varying_stones(self):
+    def _listed_varying_stones(self) -> Callable[[int], int]:
         """:meth:`varying_stones` without evaluations for n <= 32, as a closure over
         local names (the listing calls it once per searched node)."""
         offset, stones_mask, last_mask = self.shift + 1, self.stones_mask, self.last_mask
         related, all_stones = self.related, self.all_stones
         first, second, third = self.related_lists
 
-        def varying_stones(state):
+        def varying_stones(state: int) -> int:
             key_stones = (state >> offset) & stones_mask
             last = (state >> 1) & last_mask
             return all_stones & ~(key_stones | 1 << last | related[last]
@@ -385,13 +386,13 @@ class TakeStones(Game):
 
         return varying_stones
 
-    def terminal_value(self, state):
+    def terminal_value(self, state: int) -> Optional[int]:
         """-100/+100 when the side to move has no move, else None (tested before depth)."""
         if state & self.moves_in_state[(state >> 1) & self.last_mask]:
             return None
         return -WIN if state & 1 else WIN
 
-    def _unsplit_successors(self, state):
+    def _unsplit_successors(self, state: int) -> List[Tuple[int, int]]:
         """:meth:`successors` without the split: the stone's bit cleared, the last move
         and the side replaced (a list)."""
         base = state & ~self.low_bits
@@ -400,7 +401,7 @@ class TakeStones(Game):
                 for stone, bit, tail in self.stone_tables[(state >> 1) & self.last_mask]
                 if state & bit]
 
-    def _reach_successors(self, state):
+    def _reach_successors(self, state: int) -> Iterator[Tuple[int, int]]:
         """:meth:`successors` without evaluations for n <= 32: the key stones are the
         reachable ones only, found by the same breadth-first search, inline, with the
         unions of related stones read from three precomputed lists."""
@@ -429,7 +430,7 @@ class TakeStones(Game):
             yield stone, ((reached << offset) | tail | others
                           | ((left ^ reached) << others_offset))
 
-    def successors(self, state):
+    def successors(self, state: int) -> Iterable[Tuple[int, int]]:
         """(stone, child) for every legal stone, ascending (the assignment's visit order).
 
         A generator: alpha-beta builds only the children it visits. The child after

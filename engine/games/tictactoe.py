@@ -10,6 +10,8 @@ E(s) = M(s) - O(s): M counts the 8 lines with no ``o`` (still open for x), O the
 with no ``x``; an empty line counts for both.
 """
 
+from typing import Dict, List, Optional, Tuple
+
 from ..game import Game
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8),
@@ -18,7 +20,7 @@ LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8),
 MARKS = "xo-"
 
 
-def winner(board):
+def winner(board: str) -> Optional[str]:
     """``'x'`` or ``'o'`` if that side has three in a line, else None."""
     for a, b, c in LINES:
         mark = board[a]
@@ -27,12 +29,12 @@ def winner(board):
     return None
 
 
-def x_to_move(board):
+def x_to_move(board: str) -> bool:
     """True when ``x`` (Max) is to move: both sides have placed as many marks."""
     return board.count("x") == board.count("o")
 
 
-def open_lines_difference(board):
+def open_lines_difference(board: str) -> int:
     """E(s) = (lines with no ``o``) - (lines with no ``x``)."""
     score = 0
     for a, b, c in LINES:
@@ -52,37 +54,37 @@ class TicTacToe(Game):
     the node"), not by +1/0/-1.
     """
 
-    def __init__(self, evaluate_terminals=False):
+    def __init__(self, evaluate_terminals: bool = False) -> None:
         self.evaluate_terminals = evaluate_terminals
-        self._values = {}
+        self._values: Dict[str, Optional[int]] = {}
 
     # --- the assignment's interface ---------------------------------------------------
-    def actions(self, board):
+    def actions(self, board: str) -> List[int]:
         return [i for i in range(9) if board[i] == "-"]
 
-    def result(self, board, cell):
+    def result(self, board: str, cell: int) -> str:
         mark = "x" if x_to_move(board) else "o"
         return board[:cell] + mark + board[cell + 1:]
 
-    def is_terminal(self, board):
+    def is_terminal(self, board: str) -> bool:
         return winner(board) is not None or "-" not in board
 
-    def utility(self, board):
+    def utility(self, board: str) -> int:
         return {"x": 1, "o": -1, None: 0}[winner(board)]
 
-    def is_maxs_turn(self, board):
+    def is_maxs_turn(self, board: str) -> bool:
         return x_to_move(board)
 
-    def evaluate(self, board):
+    def evaluate(self, board: str) -> int:
         return open_lines_difference(board)
 
     # --- hot path ---------------------------------------------------------------------
-    def successors(self, board):
+    def successors(self, board: str) -> List[Tuple[int, str]]:
         mark = "x" if board.count("x") == board.count("o") else "o"
         return [(i, board[:i] + mark + board[i + 1:])
                 for i in range(9) if board[i] == "-"]
 
-    def terminal_value(self, board):
+    def terminal_value(self, board: str) -> Optional[int]:
         # Cached: a state's terminal value never changes and the search asks often.
         try:
             return self._values[board]
