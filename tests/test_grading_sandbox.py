@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import socket
+import signal
 import subprocess
 import sys
 import time
@@ -660,6 +661,22 @@ def test_a_neighbour_burning_every_core_does_not_slow_a_case_down(tmp_path, isol
     assert hog_case["reason"] == "CPU time limit (3 s) exceeded", hog_case
     assert innocent_case["passed"], innocent_case
     assert innocent_case["cpu"] < 3
+
+
+def test_abort_ends_a_run_by_sigabrt_under_every_isolation(tmp_path, isolation):
+    # The command must not be its pid namespace's first process: that one ignores the
+    # signals it sends itself, and glibc's abort() then ends it by SIGSEGV instead, a
+    # segmentation fault in the student's report under bwrap only.
+    sandbox = Sandbox(Limits(timeout=30), isolation=isolation)
+    try:
+        sandbox.clear()
+        sandbox.give()
+        result = sandbox.run(["python3", "-c", "import os; os.abort()"])
+        assert (result.ended, result.signal) == ("signal", signal.SIGABRT), result
+        result = sandbox.run(["python3", "-c", "import os; os.kill(os.getpid(), 15)"])
+        assert (result.ended, result.signal) == ("signal", signal.SIGTERM), result
+    finally:
+        sandbox.close()
 
 
 def test_a_crash_is_judged_by_diagnose_not_as_a_limit(tmp_path, isolation):

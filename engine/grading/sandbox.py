@@ -484,10 +484,11 @@ class Sandbox:
         """bwrap's options: the system and the folders ``read_only`` read-only with our
         own files masked, /tmp and /dev/shm private and size-capped, the run folder the
         only writable."""
-        # --as-pid-1: the command is the namespace's first process; when it ends, the
-        # kernel kills everything else in the namespace.
-        options = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
-                   "--as-pid-1"]
+        # bwrap's own init is the pid namespace's first process: when the command ends,
+        # it ends, and the kernel kills everything else in the namespace. The command is
+        # never that first process (no --as-pid-1): the first process ignores the signals
+        # it sends itself, so abort() would end as a segmentation fault.
+        options = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
         for path in SYSTEM_FOLDERS:
             if os.path.islink(path):
                 options += ["--symlink", os.readlink(path), path]
