@@ -111,6 +111,25 @@ def overhead(cases, runs, cgroups=None):
         shutil.rmtree(workspace)
 
 
+def compile_cpu(folder, runs=3):
+    """CPU seconds of the kit's build step (byte-compiling every file) on a fresh copy of
+    ``folder``, the median of ``runs``."""
+    python = shutil.which("python3", path=SAFE_PATH)
+    spent = []
+    for _ in range(runs):
+        copy = tempfile.mkdtemp(prefix="bench-compile-")
+        try:
+            shutil.copytree(folder, os.path.join(copy, "s"),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            started = cpu_now()
+            subprocess.run([python, "-I", "-m", "compileall", "-q", "."],
+                           cwd=os.path.join(copy, "s"), check=True)
+            spent.append(cpu_now() - started)
+        finally:
+            shutil.rmtree(copy)
+    return sorted(spent)[len(spent) // 2]
+
+
 def klass(cases, size, jobs, isolation):
     workspace = tempfile.mkdtemp(prefix="bench-class-")
     try:
@@ -133,6 +152,12 @@ def klass(cases, size, jobs, isolation):
         # is the wall-clock ratio an otherwise idle machine would show.
         print(f"  all CPU of the run {everything:.1f} s = {everything / cpu:.2f} x the "
               f"submissions' CPU (the ratio an idle {jobs}-core machine would approach)")
+        build = compile_cpu(submissions[0]) * size
+        print(f"  of the {everything - cpu:.1f} s beyond the submissions' CPU, about "
+              f"{build:.1f} s is their builds (byte-compiling {size} copies of our "
+              f"tic-tac-toe and the whole engine/, measured alone), "
+              f"{(everything - cpu - build) / (size * len(cases)) * 1000:.1f} ms per case "
+              f"the kit and its fences")
     finally:
         shutil.rmtree(workspace)
 
