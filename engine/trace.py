@@ -12,7 +12,7 @@ this is what makes the 549,945-line tic-tac-toe listing cheap.
 
 # The observer protocol (Tracer) belongs to the search that calls it; it is re-exported
 # here because every tracer of this module and of the programs derives from it.
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional
 
 from .search import EVALUATED, TERMINAL, TRANSPOSITION, Tracer
 
@@ -50,9 +50,11 @@ class TraceRecorder(Tracer):
     only segments of at most ``max_segment`` characters are kept for replay.
     """
 
-    def __init__(self, sink: Optional[Callable[[str], Any]] = None, flush_chunks: int = 8192,
+    # Chunks and segments are str here; a subclass may record bytes (and capture richer
+    # segments, engine/programs/take_stones/listing.py), hence the ``Any``s.
+    def __init__(self, sink: Optional[Callable[[Any], Any]] = None, flush_chunks: int = 8192,
                  flush_chars: int = 1 << 20, max_segment: int = 1 << 18) -> None:
-        self.chunks: List[str] = []
+        self.chunks: List[Any] = []
         self.sink = sink
         self.flush_chunks = flush_chunks
         self.flush_chars = flush_chars
@@ -61,14 +63,14 @@ class TraceRecorder(Tracer):
         self.pending_chars = 0       # replayed characters not yet flushed
 
     # --- replay protocol used by engine.search -----------------------------------
-    def mark(self, state: Any = None) -> Tuple[int, int]:
+    def mark(self, state: Any = None) -> Any:
         """An opaque position in the trace, taken before the subtree of ``state`` starts.
 
         The search matches every ``mark`` with one ``capture``, innermost first.
         """
         return self.generation, len(self.chunks)
 
-    def capture(self, position: Tuple[int, int]) -> Optional[str]:
+    def capture(self, position: Any) -> Any:
         """The text emitted since ``position`` as one segment, or None if not kept.
 
         The chunks since ``position`` are replaced by the joined segment, so the text is
@@ -88,7 +90,7 @@ class TraceRecorder(Tracer):
             self.flush()
         return segment if len(segment) <= self.max_segment else None
 
-    def replay(self, segment: str, state: Any = None) -> None:
+    def replay(self, segment: Any, state: Any = None) -> None:
         """Emit a segment captured earlier, for a subtree with the same memo key as
         ``state`` (the same state unless the game defines ``subtree_key``)."""
         self.chunks.append(segment)

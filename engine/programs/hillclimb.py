@@ -15,6 +15,7 @@ compared with the exhaustive optimum (default on up to 9 locations).
 import itertools
 import sys
 from decimal import Decimal, InvalidOperation
+from typing import Dict, List, Optional, Tuple, cast
 
 from ..errors import UsageError
 from ..commandline import run_program
@@ -22,8 +23,11 @@ from ..commandline import run_program
 USAGE = "usage: python3 -m engine hillclimb MATRIX --tour START,A,B,... [--no-exhaustive]"
 EXHAUSTIVE_LIMIT = 9
 
+Tour = Tuple[str, ...]                       # location names, the start first
+Distances = Dict[Tuple[str, str], Decimal]   # {(a, b): distance}
 
-def parse_matrix(text, name="MATRIX"):
+
+def parse_matrix(text: str, name: str = "MATRIX") -> Tuple[List[str], Distances]:
     """(names, {(a, b): distance}) from the homework layout, or UsageError."""
     rows = [line.replace(",", " ").split() for line in text.splitlines()]
     rows = [row for row in rows if row]
@@ -63,7 +67,7 @@ def parse_matrix(text, name="MATRIX"):
     return names, distance
 
 
-def parse_tour(text, names):
+def parse_tour(text: str, names: List[str]) -> Tour:
     """The tour as a tuple of names (start first), or UsageError."""
     tour = tuple(part.strip() for part in text.split(","))
     for place in tour:
@@ -78,12 +82,14 @@ def parse_tour(text, names):
     return tour
 
 
-def tour_length(tour, distance):
+def tour_length(tour: Tour, distance: Distances) -> Decimal:
     """Length of the closed tour (back to the start)."""
-    return sum(distance[tour[i], tour[(i + 1) % len(tour)]] for i in range(len(tour)))
+    # a Decimal: a tour holds at least the start
+    return cast(Decimal, sum(distance[tour[i], tour[(i + 1) % len(tour)]]
+                             for i in range(len(tour))))
 
 
-def neighbours(tour):
+def neighbours(tour: Tour) -> List[Tour]:
     """Every tour reached by swapping two locations other than the start."""
     result = []
     for i, j in itertools.combinations(range(1, len(tour)), 2):
@@ -93,7 +99,7 @@ def neighbours(tour):
     return result
 
 
-def climb(tour, distance):
+def climb(tour: Tour, distance: Distances) -> List[Tuple[Tour, Decimal]]:
     """The steps of steepest descent from ``tour``: [(tour, length), ...]; the last is a
     local minimum (no neighbour strictly shorter). Ties: alphabetically first tour."""
     steps = [(tour, tour_length(tour, distance))]
@@ -108,23 +114,23 @@ def climb(tour, distance):
         steps.append((best, best_length))
 
 
-def optimum(tour, distance):
+def optimum(tour: Tour, distance: Distances) -> Tuple[Decimal, Tour]:
     """(length, tour) of a shortest tour with the same start (alphabetically first)."""
     start, others = tour[0], sorted(tour[1:])
     return min((tour_length((start,) + order, distance), (start,) + order)
                for order in itertools.permutations(others))
 
 
-def number_text(value):
+def number_text(value: Decimal) -> str:
     value = value.normalize() if value != value.to_integral_value() else value.quantize(1)
     return format(value, "f")
 
 
-def show(tour):
+def show(tour: Tour) -> str:
     return ",".join(tour + (tour[0],))
 
 
-def run(argv):
+def run(argv: List[str]) -> int:
     words = list(argv)
     matrix_file, tour_text, exhaustive = None, None, None
     while words:
@@ -183,14 +189,14 @@ def run(argv):
     return 0
 
 
-def _factorial(n):
+def _factorial(n: int) -> int:
     result = 1
     for k in range(2, n + 1):
         result *= k
     return result
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     return run_program("hillclimb", run, sys.argv[1:] if argv is None else argv,
                        help_text=__doc__)

@@ -9,6 +9,7 @@ PLY, where every leaf (terminal or not) is valued by E(s).
 """
 
 import sys
+from typing import List, Optional, Tuple
 
 from ..errors import UsageError
 from ..games.tictactoe import MARKS, TicTacToe
@@ -19,7 +20,7 @@ from ..commandline import parse_positive_int, run_program, write_atomically
 USAGE = "usage: tictactoe.py STATE PATH [prune [PLY]]"
 
 
-def parse_arguments(argv):
+def parse_arguments(argv: List[str]) -> Tuple[str, str, bool, Optional[int]]:
     """Return (board, path, prune, ply) or raise UsageError."""
     if len(argv) not in (2, 3, 4):
         raise UsageError(f"expected 2 to 4 arguments, got {len(argv)}; {USAGE}")
@@ -37,7 +38,7 @@ def parse_arguments(argv):
     return board, path, prune, ply
 
 
-def run(argv):
+def run(argv: List[str]) -> int:
     board, path, prune, ply = parse_arguments(argv)
     game = TicTacToe(evaluate_terminals=ply is not None)
     if game.terminal_value(board) is not None:
@@ -51,7 +52,7 @@ def run(argv):
     return 0
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     return run_program("tictactoe.py", run, sys.argv[1:] if argv is None else argv,
                        help_text=__doc__)

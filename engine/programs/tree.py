@@ -41,9 +41,10 @@ Malformed input: one line on stderr naming the line and column, exit code 2.
 
 import json
 import sys
+from typing import Any, Dict, List, Optional, Tuple, cast
 
 from ..errors import UsageError
-from ..games.explicit_tree import ExplicitTree, node_at, parse_tree, path_text
+from ..games.explicit_tree import ExplicitTree, TreeNode, node_at, parse_tree, path_text
 from ..search import INF, search
 from ..searchtree import SearchTreeRecorder
 from ..commandline import run_program, write_atomically
@@ -53,10 +54,10 @@ USAGE = ("usage: python3 -m engine tree [--minimax] [--min-root] [--json|--dot] 
 QUIZ_NODES = 100    # the quiz asks for every node: larger trees get only the stepper
 
 
-def parse_arguments(argv):
+def parse_arguments(argv: List[str]) -> Dict[str, Any]:
     """Return a dict of the options and FILE, or raise UsageError."""
-    options = {"prune": True, "min_root": False, "json": False, "dot": False, "svg": None,
-               "html": None, "random": None, "file": None}
+    options: Dict[str, Any] = {"prune": True, "min_root": False, "json": False, "dot": False,
+                               "svg": None, "html": None, "random": None, "file": None}
     words = list(argv)
     while words:
         word = words.pop(0)
@@ -103,7 +104,7 @@ def parse_arguments(argv):
     return options
 
 
-def random_tree_text(seed):
+def random_tree_text(seed: int) -> str:
     """A random tree for practice, in the tree grammar: three levels below the root, 2 or
     3 children a node (the root 3), leaves 0..20, interior nodes labelled A, B, C, ...
     in pre-order. The same seed gives the same tree on every Python 3 (random.Random
@@ -112,7 +113,7 @@ def random_tree_text(seed):
     rng = random.Random(seed)
     letters = iter("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
-    def node(depth):
+    def node(depth: int) -> str:
         if depth == 3:
             return str(rng.randint(0, 20))
         label = next(letters)
@@ -122,7 +123,7 @@ def random_tree_text(seed):
     return node(0)
 
 
-def read_source(name):
+def read_source(name: str) -> str:
     """The text of FILE (``-``: standard input), or UsageError."""
     if name == "-":
         return sys.stdin.read()
@@ -138,7 +139,7 @@ def read_source(name):
 class TreeAnswer:
     """The search of an explicit tree and everything the outputs need."""
 
-    def __init__(self, root, prune=True, min_root=False):
+    def __init__(self, root: TreeNode, prune: bool = True, min_root: bool = False) -> None:
         self.root = root
         self.prune = prune
         self.game = ExplicitTree(root, min_root)
@@ -151,17 +152,17 @@ class TreeAnswer:
                              for action in node.pruned)
 
     @property
-    def value(self):
+    def value(self) -> float:
         return self.result.value
 
     @property
-    def best(self):
+    def best(self) -> Optional[int]:
         return self.result.action
 
-    def label(self, path):
+    def label(self, path: Tuple[int, ...]) -> Optional[str]:
         return node_at(self.root, path).label
 
-    def name(self, path):
+    def name(self, path: Tuple[int, ...]) -> str:
         """What a person calls a node: its label, else its path ('root' for the root)."""
         label = self.label(path)
         if label is not None:
@@ -169,7 +170,7 @@ class TreeAnswer:
         return path_text(path) if path else "root"
 
 
-def count_nodes(root):
+def count_nodes(root: TreeNode) -> Tuple[int, int]:
     """(nodes, leaves) of the whole tree."""
     nodes = leaves = 0
     stack = [root]
@@ -179,25 +180,26 @@ def count_nodes(root):
         if node.is_leaf:
             leaves += 1
         else:
-            stack.extend(node.children)
+            stack.extend(cast(List[TreeNode], node.children))   # not a leaf: a list
     return nodes, leaves
 
 
 MAX_DEPTH = 2000
 
 
-def tree_depth(root):
+def tree_depth(root: TreeNode) -> int:
     """Levels below the root (0 for a single leaf)."""
     deepest, stack = 0, [(root, 0)]
     while stack:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
         if not node.is_leaf:
-            stack.extend((child, depth + 1) for child in node.children)
+            stack.extend((child, depth + 1)
+                         for child in cast(List[TreeNode], node.children))
     return deepest
 
 
-def allow_depth(depth):
+def allow_depth(depth: int) -> None:
     """The search and the drawing recurse once per level: refuse absurd depths with a
     clear message and give Python the stack the others need."""
     if depth > MAX_DEPTH:
@@ -205,7 +207,7 @@ def allow_depth(depth):
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3 * depth + 1000))
 
 
-def bound_text(bound):
+def bound_text(bound: Optional[float]) -> str:
     if bound == INF:
         return "inf"
     if bound == -INF:
@@ -213,18 +215,18 @@ def bound_text(bound):
     return str(bound)
 
 
-def format_text(answer):
+def format_text(answer: TreeAnswer) -> str:
     """The human answer key (see the module docstring)."""
     rows = []   # cells: indented name, role, value, alpha, beta, note
-    pruned_under = {}
+    pruned_under: Dict[Tuple[int, ...], List[Tuple[int, ...]]] = {}
     for top in answer.pruned:
         pruned_under.setdefault(top[:-1], []).append(top)
 
-    def emit_pruned(parent_path):
+    def emit_pruned(parent_path: Tuple[int, ...]) -> None:
         for top in pruned_under.get(parent_path, ()):
             rows.append(["  " * len(top) + answer.name(top), "pruned"])
 
-    open_paths = []
+    open_paths: List[Tuple[int, ...]] = []
     for node in answer.visited:
         path = node.state
         # Close the nodes whose subtree is finished: their pruned children come last.
@@ -266,7 +268,7 @@ def format_text(answer):
     return "\n".join(lines) + "\n"
 
 
-def format_json(answer):
+def format_json(answer: TreeAnswer) -> str:
     """The machine answer: one JSON object, one line per visited node for readability."""
     from ..pictures.stepper import json_bound   # the page shows bounds as this writes them
     head = {"value": answer.value, "best": answer.best,
@@ -282,7 +284,8 @@ def format_json(answer):
     return text + ",\n".join("  " + entry for entry in nodes) + "\n]}\n"
 
 
-def stepper_page(root, text, source, prune=True, min_root=False):
+def stepper_page(root: TreeNode, text: str, source: str, prune: bool = True,
+                 min_root: bool = False) -> str:
     """The stepper page (str) of an explicit tree: the engine's search replayed."""
     from ..pictures import stepper
     game = ExplicitTree(root, min_root)
@@ -302,7 +305,7 @@ def stepper_page(root, text, source, prune=True, min_root=False):
     return stepper.render(recording)
 
 
-def run(argv):
+def run(argv: List[str]) -> int:
     options = parse_arguments(argv)
     if options["random"] is not None:
         text = random_tree_text(options["random"])
@@ -329,7 +332,7 @@ def run(argv):
     return 0
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     return run_program("tree", run, sys.argv[1:] if argv is None else argv,
                        help_text=__doc__)

@@ -6,11 +6,15 @@ engine's one search on :class:`engine.games.morris.MorrisLookahead`, to depth
 DECISIVE_HORIZON - 1 plies, so a deeper search cannot change the choice).
 """
 
+from typing import Iterable, Optional
+
 from ...games.morris import DECISIVE_HORIZON, MorrisLookahead
-from ...search import search
+from ...search import SearchResult, Tracer, search
 
 
-def best_move(board, turn, ply, history=(), tracer=None, game=None):
+def best_move(board: str, turn: str, ply: int, history: Iterable[str] = (),
+              tracer: Optional[Tracer] = None,
+              game: Optional[MorrisLookahead] = None) -> Optional[SearchResult]:
     """Alpha-beta from ``(board, turn)`` to depth ``min(ply, DECISIVE_HORIZON)``.
 
     ``history``: earlier positions (``board + turn``) of the game, which count for the

@@ -8,9 +8,11 @@ applied to the real game, so the program and the referee agree).
 """
 
 
+from typing import Any, Callable, List, Optional, Tuple
+
 from ...errors import UsageError
-from ...games.morris import (DECISIVE_HORIZON, NEIGHBOURS, OTHER, PIECES, MorrisLookahead,
-                             line_owner)
+from ...games.morris import (DECISIVE_HORIZON, NEIGHBOURS, OTHER, PIECES, Action,
+                             MorrisLookahead, line_owner)
 from ...commandline import parse_positive_int
 from .lookahead import best_move
 
@@ -21,7 +23,7 @@ Slides go up, down, left or right only. Three in a row or column wins (not diago
 'help' shows this, 'quit' ends the game."""
 
 
-def parse_play_options(argv):
+def parse_play_options(argv: List[str]) -> Tuple[str, int]:
     """Return (human_side, ply) from ``--human x|o`` and ``--ply N``, or raise UsageError."""
     human, ply = "x", DECISIVE_HORIZON
     words = list(argv)
@@ -39,7 +41,7 @@ def parse_play_options(argv):
     return human, ply
 
 
-def render(board):
+def render(board: str) -> str:
     """The board as three rows beside the cell numbers."""
     rows = []
     for row in range(3):
@@ -49,7 +51,7 @@ def render(board):
     return "\n".join(rows)
 
 
-def parse_move(text, board, turn):
+def parse_move(text: str, board: str, turn: str) -> Action:
     """The engine action for the person's ``text``, or raise ValueError with the reason."""
     digits = [c for c in text if not c.isspace() and c != "-"]
     if not digits or any(c not in "123456789" for c in digits) or len(digits) > 2:
@@ -77,21 +79,23 @@ def parse_move(text, board, turn):
     return origin, destination
 
 
-def human_action(action):
+def human_action(action: Action) -> str:
     """An engine action in the person's numbering."""
     if isinstance(action, tuple):
         return f"{action[0] + 1}-{action[1] + 1}"
     return str(action + 1)
 
 
-def play(argv, read=input, write=print):
+def play(argv: List[str], read: Callable[[str], str] = input, write: Callable[[str],
+         Any] = print) -> int:
     """Run one game between the person and the program; returns the exit code."""
     if argv[:1] in (["-h"], ["--help"]):
         write(PLAY_USAGE + "\n\n" + HELP)
         return 0
     human, ply = parse_play_options(argv)
     game = MorrisLookahead()
-    board, turn, history = "-" * 9, "x", []
+    board, turn = "-" * 9, "x"
+    history: List[str] = []
     write(f"Three Men's Morris. You are {human}; x moves first. 'help' for help.")
     show = True
     while True:
@@ -123,6 +127,7 @@ def play(argv, read=input, write=print):
                 continue
         else:
             result = best_move(board, turn, ply, history=history, game=game)
+            assert result is not None          # game_over found the position not final
             action = result.action
             write(f"program ({turn}) plays {human_action(action)}")
         history.append(board + turn)
@@ -130,7 +135,7 @@ def play(argv, read=input, write=print):
         turn = OTHER[turn]
 
 
-def game_over(game, board, turn, history):
+def game_over(game: MorrisLookahead, board: str, turn: str, history: List[str]) -> Optional[str]:
     """The end-of-game message, or None while the game goes on."""
     owner = line_owner(board)
     if owner is not None:

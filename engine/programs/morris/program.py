@@ -20,6 +20,7 @@ depth is min(PLY, 7): from 7 on the choice is perfect and a larger PLY changes n
 """
 
 import sys
+from typing import List, Optional, Tuple
 
 from ...errors import UsageError
 from ...games.morris import check_board
@@ -30,7 +31,7 @@ from .lookahead import best_move
 USAGE = "usage: tmmorris.py STATE PATH PLY TURN  (or: python3 -m engine morris play)"
 
 
-def parse_arguments(argv):
+def parse_arguments(argv: List[str]) -> Tuple[str, str, int, str]:
     """Return (board, path, ply, turn) or raise UsageError."""
     if len(argv) != 4:
         raise UsageError(f"expected 4 arguments, got {len(argv)}; {USAGE}")
@@ -44,7 +45,7 @@ def parse_arguments(argv):
     return board, path, ply, turn
 
 
-def run(argv):
+def run(argv: List[str]) -> int:
     if argv[:1] == ["play"]:
         from .play import play
         return play(argv[1:])
@@ -58,7 +59,7 @@ def run(argv):
     return 0
 
 
-def main(argv=None, name="morris"):
+def main(argv: Optional[List[str]] = None, name: str = "morris") -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code.
 
     ``name`` prefixes error lines: the word the user typed (``morris`` for

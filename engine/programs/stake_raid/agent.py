@@ -30,16 +30,23 @@ import time
 from dataclasses import dataclass, replace
 from itertools import compress, islice
 from operator import itemgetter
-from typing import Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, cast
 
 from ...errors import SearchTimeout
-from ...games.stake_raid import (EMPTY, MAX, MIN, NEIGHBOURHOODS, RAID, StakeRaid,
+from ...games.stake_raid import (EMPTY, MAX, MIN, NEIGHBOURHOODS, RAID, StakeRaid, State,
                                   code_table)
-from ...iterative import iterative_deepening
-from ...search import TimeLimit, search
+from ...iterative import Iteration, iterative_deepening
+from ...search import TimeLimit, TranspositionTable, search
 from ...selective import Selective
 from .player import (FINISH, FINISH_FRACTION, BoundedTable, competition_move, greedy_move,
                      move_budget, moves_left, usable_seconds)
+
+# A move and the state after it; a strategy maps (game, state, seconds left, clock=...,
+# spent=...) to the move it plays; an ``expand`` hook (engine.selective) maps (state,
+# the table's move, depth) to the (action, child) pairs to search, in order.
+Move = Tuple[int, State]
+Strategy = Callable[..., Move]
+Expand = Callable[[State, Optional[int], int], Iterator[Move]]
 
 DEFAULT_STRATEGY = "agent"
 
@@ -99,7 +106,7 @@ class AgentSettings:
     gain_weight: float = 0.5
     max_depth: Optional[int] = None
 
-    def but(self, **changes):
+    def but(self, **changes: Any) -> "AgentSettings":
         """These settings with ``changes`` (keyword per field)."""
         return replace(self, **changes)
 
@@ -122,26 +129,26 @@ _AWAY_FROM_ENEMY = code_table(lambda occupied, digits: not occupied and 2 not in
 class ValueOrder:
     """The squares of a board from the most valuable down (row-major among equals)."""
 
-    def __init__(self, values):
+    def __init__(self, values: Sequence[int]) -> None:
         self.cells = tuple(sorted(range(len(values)), key=lambda cell: -values[cell]))
         # Reads a board's codes in that order in one C call, so that the empty squares
         # are found with tuple.index instead of a Python loop over the board.
         self._codes = (itemgetter(*self.cells) if len(self.cells) > 1
                        else lambda board: (board[0],))
 
-    def flagged(self, flags):
+    def flagged(self, flags: bytes) -> Iterator[int]:
         """The squares whose byte in ``flags`` is not 0, in this order, one at a time
         (found in C: ``flags`` is read in this order and compressed)."""
         return compress(self.cells, self._codes(flags))
 
-    def first_empty(self, board):
+    def first_empty(self, board: bytes) -> Optional[int]:
         """The most valuable empty square of ``board``, or None when it is full."""
         try:
             return self.cells[self._codes(board).index(EMPTY)]
         except ValueError:
             return None
 
-    def empties(self, board):
+    def empties(self, board: bytes) -> Iterator[int]:
         """The empty squares of ``board`` in this order, one at a time."""
         codes, cells = self._codes(board), self.cells
         index = -1
@@ -165,27 +172,32 @@ class HorizonGame(StakeRaid):
     ``evaluate`` stays the score.
     """
 
-    def __init__(self, size, values, gain_weight=AGENT.gain_weight):
+    def __init__(self, size: int, values: Sequence[int],
+                 gain_weight: float = AGENT.gain_weight) -> None:
         super().__init__(size, values)
         self.gain_weight = gain_weight
         self.value_order = ValueOrder(self.values)
         # What a Raid gains on a square with a given neighbourhood, found the first time
         # that pair is met: cell * NEIGHBOURHOODS + code (as SwingOrder's table).
-        self._raid_gain_by_code = [None] * (self.area * NEIGHBOURHOODS)
+        self._raid_gain_by_code: List[Optional[int]] = [None] * (self.area * NEIGHBOURHOODS)
 
-    def _raid_gain(self, cell, code):
+    def _raid_gain(self, cell: int, code: int) -> int:
         """What the mover's Raid of empty ``cell`` gains, its neighbours holding ``code``:
         the square's value and twice that of each enemy piece it flips."""
         return self.values[cell] + 2 * self.values_by_holder(cell, code)[1]
 
-    def horizon_values(self, state):
+    # Lists where StakeRaid gives a lazy view and iterator: the same contract (indexable
+    # actions, iterable values), which mypy cannot see.
+    def horizon_values(  # type: ignore[override]
+            self, state: State) -> Tuple[List[int], List[float]]:
         """([action], [value]): the best child on the cut-off for the side to move (see
         the class docstring; the first of equals in the spec's order)."""
         cells, score, mover = state
         values = self.values
         sign = 1 if mover == MAX else -1
-        chosen = self.value_order.first_empty(cells)
-        chosen_gain = values[chosen]
+        # not None: a node on the cut-off's parent is not terminal
+        chosen = cast(int, self.value_order.first_empty(cells))
+        chosen_gain: float = values[chosen]
         codes = self.neighbourhoods(cells, mover)
         gains = self._raid_gain_by_code
         for cell in compress(self.cell_range, codes.translate(_RAIDABLE)):
@@ -200,30 +212,34 @@ class HorizonGame(StakeRaid):
         return [chosen], [score + sign * chosen_gain]
 
 
-def classic(game, state, seconds_left, clock=time.process_time, spent=0.0,
-            on_iteration=None):
+def classic(game: StakeRaid, state: State, seconds_left: float,
+            clock: Callable[[], float] = time.process_time, spent: float = 0.0,
+            on_iteration: Optional[Callable[[Iteration], Any]] = None) -> Move:
     """The earlier agent, unchanged (see competition_move)."""
     move = competition_move(game, state, seconds_left, clock=clock, spent=spent,
                             on_iteration=on_iteration)
     return move.action, move.child
 
 
-def greedy(game, state, seconds_left=0.0, clock=time.process_time, spent=0.0):
+def greedy(game: StakeRaid, state: State, seconds_left: float = 0.0,
+           clock: Callable[[], float] = time.process_time, spent: float = 0.0) -> Move:
     """The first move with the best immediate score."""
     return greedy_move(game, state)
 
 
-def fixed_depth(depth):
+def fixed_depth(depth: int) -> Strategy:
     """A strategy: the grader's ALPHABETA at ``depth`` (no clock at all)."""
-    def play(game, state, seconds_left=0.0, clock=time.process_time, spent=0.0):
+    def play(game: StakeRaid, state: State, seconds_left: float = 0.0,
+             clock: Callable[[], float] = time.process_time, spent: float = 0.0) -> Move:
         result = search(game, state, prune=True, depth=depth)
         return result.action, result.child
     play.__doc__ = f"ALPHABETA at depth {depth}."
     return play
 
 
-def swing_expand(game, beam=AGENT.beam, remember=50000, opponent_beam=None,
-                 endgame_cells=AGENT.endgame_cells):
+def swing_expand(game: StakeRaid, beam: int = AGENT.beam, remember: int = 50000,
+                 opponent_beam: Optional[int] = None,
+                 endgame_cells: int = AGENT.endgame_cells) -> Expand:
     """An ``expand`` hook (engine.selective): the children of a node by swing, best
     first, the table's move first; below the root only the ``beam`` best are built.
 
@@ -246,12 +262,12 @@ def swing_expand(game, beam=AGENT.beam, remember=50000, opponent_beam=None,
     signed = game.signed
     play = game.play
     ordering = SwingOrder(game)
-    known = {}
+    known: Dict[State, List[Any]] = {}
 
     if opponent_beam is None:
         opponent_beam = beam
 
-    def expand(state, hint, depth):
+    def expand(state: State, hint: Optional[int], depth: int) -> Iterator[Move]:
         cells, score, mover = state
         enemy = MAX + MIN - mover
         # The agent always plays MAX (homework.py's YOUPLAY); not the depth's parity,
@@ -283,7 +299,7 @@ def swing_expand(game, beam=AGENT.beam, remember=50000, opponent_beam=None,
     return expand
 
 
-def solve_expand(game):
+def solve_expand(game: StakeRaid) -> Expand:
     """An ``expand`` hook (engine.selective) for a search to the end of the game
     (solve_outcome): every
     move in swing order (see swing_expand), the table's move first, each child built
@@ -294,7 +310,7 @@ def solve_expand(game):
     play = game.play
     sorted_moves = SwingOrder(game).sorted_moves
 
-    def expand(state, hint, depth):
+    def expand(state: State, hint: Optional[int], depth: int) -> Iterator[Move]:
         cells, score, mover = state
         enemy = MAX + MIN - mover
         actions = sorted_moves(cells, mover)
@@ -306,7 +322,8 @@ def solve_expand(game):
     return expand
 
 
-def _children(state, actions, piece, gains, enemy, play):
+def _children(state: State, actions: Iterable[int], piece: bytes, gains: Sequence[int], enemy: int,
+              play: Callable[[State, int], State]) -> Iterator[Move]:
     """(action, child) of each of ``actions`` in turn, made when asked for."""
     cells, score = state[0], state[1]
     for action in actions:
@@ -320,19 +337,20 @@ def _children(state, actions, piece, gains, enemy, play):
 class SwingOrder:
     """The swing keys of swing_expand for one board's values (see its doc)."""
 
-    def __init__(self, game):
+    def __init__(self, game: StakeRaid) -> None:
         self.game = game
         self.values = game.values
         self.value_order = ValueOrder(game.values)
         # [(key, action)] of the moves onto a square with a given neighbourhood, made
         # the first time that pair is met (most never are): cell * NEIGHBOURHOODS + code.
-        self._moves_by_code = [None] * (len(game.values) * NEIGHBOURHOODS)
+        self._moves_by_code: List[Optional[Tuple[Tuple[int, int], ...]]] = (
+            [None] * (len(game.values) * NEIGHBOURHOODS))
 
-    def _keyed(self, codes, squares):
+    def _keyed(self, codes: bytes, squares: Iterable[int]) -> List[Tuple[int, int]]:
         """[(key, action)] of the Stakes and Raids onto ``squares`` (empty), given the
         board's neighbourhood codes as the mover sees them."""
         table, width = self._moves_by_code, NEIGHBOURHOODS
-        keyed = []
+        keyed: List[Tuple[int, int]] = []
         for cell in squares:
             code = codes[cell]
             index = cell * width + code
@@ -342,7 +360,7 @@ class SwingOrder:
             keyed += moves
         return keyed
 
-    def _square_moves(self, cell, code):
+    def _square_moves(self, cell: int, code: int) -> Tuple[Tuple[int, int], ...]:
         """[(key, action)] onto empty ``cell`` whose neighbours hold ``code`` (see
         StakeRaid.neighbourhoods): its Stake, and its Raid when that flips something."""
         mine, theirs = self.game.values_by_holder(cell, code)
@@ -351,7 +369,7 @@ class SwingOrder:
             return ((-2 * value, cell),)
         return ((-2 * (value + mine), cell), (-2 * (value + mine + theirs), cell + RAID))
 
-    def sorted_moves(self, cells, mover):
+    def sorted_moves(self, cells: bytes, mover: int) -> List[int]:
         """Every move, sorted by swing. Equal keys: the tuples compare the action second,
         and Stakes (< RAID) come before Raids, each row-major: the spec's visit order."""
         game = self.game
@@ -359,7 +377,7 @@ class SwingOrder:
         keyed.sort()
         return [item[1] for item in keyed]
 
-    def top_moves(self, cells, mover, count):
+    def top_moves(self, cells: bytes, mover: int, count: int) -> List[int]:
         """The first ``count`` moves of :meth:`sorted_moves`, found from the squares
         next to an enemy piece (the only ones whose key is not minus twice their value)
         and the ``count`` most valuable other empty squares."""
@@ -373,8 +391,11 @@ class SwingOrder:
         return [item[1] for item in keyed[:count]]
 
 
-def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, settings=AGENT,
-          on_iteration=None, on_solve=None):
+def agent(game: StakeRaid, state: State, seconds_left: float,
+          clock: Callable[[], float] = time.process_time, spent: float = 0.0,
+          settings: AgentSettings = AGENT,
+          on_iteration: Optional[Callable[[Iteration], Any]] = None,
+          on_solve: Optional[Callable[[Optional[str], Optional[int], float], Any]] = None) -> Move:
     """The tournament agent (see the module doc and :class:`AgentSettings`); falls back
     to greedy without time.
 
@@ -395,7 +416,7 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, setting
         if on_solve is not None:
             on_solve(outcome, action, clock() - started)
         if action is not None:
-            return action, child
+            return action, cast(State, child)
         # No win nor draw found: the deepening below plays for the best score, with a
         # budget taken from the time the attempt left, and the table emptied for it
         # (one table at a time keeps the process's peak memory where it was).
@@ -418,7 +439,7 @@ def agent(game, state, seconds_left, clock=time.process_time, spent=0.0, setting
     return result.action, result.child
 
 
-def agent_selectivity(game, settings, empty):
+def agent_selectivity(game: StakeRaid, settings: AgentSettings, empty: int) -> Selective:
     """The :class:`engine.selective.Selective` of the agent's deepening with ``empty``
     empty squares: forward pruning, reductions and ProbCut before the endgame; in it,
     every move, and positions far from the window settled by the score's bounds."""
@@ -435,14 +456,16 @@ def agent_selectivity(game, settings, empty):
         bounds=game.score_bounds if endgame else None)
 
 
-def startup_reserve(spent):
+def startup_reserve(spent: float) -> float:
     """CPU seconds to keep for each later run of homework.py, given that this run spent
     ``spent`` before its search: AGENT_STARTUP_COST, or STARTUP_MARGIN times ``spent``
     when that is more (the machine is slower or busier than ours)."""
     return max(AGENT_STARTUP_COST, STARTUP_MARGIN * spent)
 
 
-def solve_outcome(game, state, deadline, clock, table):
+def solve_outcome(game: StakeRaid, state: State, deadline: float, clock: Callable[[], float],
+                  table: TranspositionTable
+                  ) -> Optional[Tuple[str, Optional[int], Optional[State]]]:
     """("win" or "draw", action, child) of a move after which the side to move wins, or
     else draws, whatever the other side plays; ("loss", None, None) when every move
     loses; None when ``deadline`` (a ``clock()`` time) comes first.
@@ -471,14 +494,15 @@ def solve_outcome(game, state, deadline, clock, table):
     return "loss", None, None
 
 
-def _unlikely_to_finish(started, allowed, clock):
+def _unlikely_to_finish(started: float, allowed: float,
+                        clock: Callable[[], float]) -> Callable[[Iteration], bool]:
     """A ``stop_when`` for iterative_deepening: True when the next iteration, expected
     to take as long as the last one times the last growth (between
     GROWTH_BOUNDS), would end after ``allowed`` seconds from ``started``. An iteration
     cut short by the deadline is thrown away: its time is better kept for later moves."""
     durations = []
 
-    def stop(iteration):
+    def stop(iteration: Iteration) -> bool:
         durations.append(iteration.seconds)
         growth = GROWTH_BOUNDS[1]
         if len(durations) > 1 and durations[-2] > 0:
@@ -488,5 +512,5 @@ def _unlikely_to_finish(started, allowed, clock):
     return stop
 
 
-STRATEGIES = {"agent": agent, "classic": classic, "greedy": greedy}
+STRATEGIES: Dict[str, Strategy] = {"agent": agent, "classic": classic, "greedy": greedy}
 STRATEGIES.update((f"depth{d}", fixed_depth(d)) for d in range(1, 10))

@@ -30,6 +30,7 @@ import gc
 import os
 import sys
 import time
+from typing import Callable, List, Optional, Tuple, cast
 
 from ...errors import UsageError
 from ...games.stake_raid import move_name  # noqa: F401  (re-exported for tests)
@@ -39,19 +40,21 @@ from ...games.stake_raid_files import (Problem, output_text, parse_input,  # noq
                                        position)
 from ...search import search
 from ...commandline import run_program, write_atomically
-from .agent import DEFAULT_STRATEGY, STRATEGIES
+from ...iterative import Iteration
+from .agent import DEFAULT_STRATEGY, STRATEGIES, Move
 
-def choose(problem, clock=time.process_time, strategy=DEFAULT_STRATEGY):
+def choose(problem: Problem, clock: Callable[[], float] = time.process_time,
+           strategy: str = DEFAULT_STRATEGY) -> Move:
     """(action, child) for ``problem``: the grader's move, or the COMPETITION move of
     the strategy named ``strategy``."""
     game, state = position(problem)
     if problem.mode == "COMPETITION":
         # The line-4 time also pays for this run's start-up, already spent (CPU clock).
-        def report(iteration):
+        def report(iteration: Iteration) -> None:
             print(f"homework.py: depth {iteration.depth}: "
                   f"{move_name(problem.size, iteration.result.action)}, score "
                   f"{iteration.result.value:g}, {iteration.seconds:.3f} s", file=sys.stderr)
-        def report_solve(outcome, action, seconds):
+        def report_solve(outcome: Optional[str], action: Optional[int], seconds: float) -> None:
             if outcome is None:
                 said = "not solved in time"
             elif action is None:
@@ -67,14 +70,15 @@ def choose(problem, clock=time.process_time, strategy=DEFAULT_STRATEGY):
             return play(game, state, problem.limit, clock=clock, spent=clock(),
                         on_iteration=report, **extra)
         return play(game, state, problem.limit, clock=clock, spent=clock())
-    result = search(game, state, prune=problem.mode == "ALPHABETA", depth=problem.limit)
+    result = search(game, state, prune=problem.mode == "ALPHABETA",
+                    depth=cast(int, problem.limit))      # DEPTH: an int but in COMPETITION
     return result.action, result.child
 
 
 STRATEGY_VARIABLE = "STAKE_RAID_STRATEGY"
 
 
-def pick_strategy(argv):
+def pick_strategy(argv: List[str]) -> Tuple[str, List[str]]:
     """(strategy name, remaining argv): ``--strategy NAME`` first in ``argv``, else the
     STAKE_RAID_STRATEGY environment variable, else the default; UsageError if unknown."""
     name = os.environ.get(STRATEGY_VARIABLE) or DEFAULT_STRATEGY
@@ -97,7 +101,7 @@ RETIRED_ARENA = ("'stake_raid arena' was retired: play two programs with 'python
                  "strategy), sandboxed, see docs/tournament.md")
 
 
-def run(argv, fast_exit=False):
+def run(argv: List[str], fast_exit: bool = False) -> int:
     if argv[:1] == ["arena"]:
         raise UsageError(RETIRED_ARENA)
     strategy, argv = pick_strategy(argv)
@@ -128,7 +132,7 @@ def run(argv, fast_exit=False):
     return 0
 
 
-def main(argv=None, fast_exit=True):
+def main(argv: Optional[List[str]] = None, fast_exit: bool = True) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code.
 
     With ``fast_exit`` a successful COMPETITION run ends the process itself right after

@@ -15,11 +15,11 @@ the tests drive it with a fake clock.
 """
 
 import time
-from typing import Any, NamedTuple
+from typing import Any, Callable, Hashable, List, NamedTuple, Optional, Tuple
 
-from ...games.stake_raid import EMPTY, MAX
+from ...games.stake_raid import EMPTY, MAX, StakeRaid, State
 from ...iterative import iterative_deepening
-from ...search import TimeLimit, TranspositionTable
+from ...search import TableEntry, TimeLimit, TranspositionTable
 
 # CPU seconds one run of homework.py costs besides its search (interpreter start,
 # imports, parsing, writing output.txt, exit): reserved for every move still to come.
@@ -41,12 +41,13 @@ FINISH = 0.01
 FINISH_FRACTION = 0.04
 
 
-def moves_left(cells):
+def moves_left(cells: bytes) -> int:
     """Moves we still have to make: half the empty squares, rounded up (we move now)."""
     return (cells.count(EMPTY) + 1) // 2
 
 
-def move_budget(seconds_left, our_moves_left, startup_cost=STARTUP_COST, share=2.0):
+def move_budget(seconds_left: float, our_moves_left: int, startup_cost: float = STARTUP_COST,
+                share: float = 2.0) -> float:
     """CPU seconds this whole run may use (start-up included) out of ``seconds_left``.
 
     Invariant (so the game's time never runs out): after this run, what is left still
@@ -64,7 +65,8 @@ def move_budget(seconds_left, our_moves_left, startup_cost=STARTUP_COST, share=2
     return min(share * usable / our_moves_left, usable * MAX_FRACTION, MAX_MOVE_SECONDS)
 
 
-def usable_seconds(seconds_left, our_moves_left, startup_cost=STARTUP_COST):
+def usable_seconds(seconds_left: float, our_moves_left: int,
+                   startup_cost: float = STARTUP_COST) -> float:
     """The most this run may spend of ``seconds_left`` (start-up included): all but
     ``startup_cost`` for every later run and SAFETY; 0.0 when nothing is left (or
     ``seconds_left`` is not a positive number)."""
@@ -78,21 +80,22 @@ class BoundedTable(TranspositionTable):
     """A transposition table that keeps at most ``capacity`` positions (it updates the
     ones it has but takes no new one when full), so a long search cannot exhaust memory."""
 
-    def __init__(self, capacity):
+    def __init__(self, capacity: int) -> None:
         super().__init__()
         self.capacity = capacity
 
-    def __setitem__(self, key, entry):
+    def __setitem__(self, key: Hashable, entry: TableEntry) -> None:
         if len(self) < self.capacity or key in self:
             dict.__setitem__(self, key, entry)
 
 
-def table_for(area):
+def table_for(area: int) -> BoundedTable:
     """A BoundedTable sized to TABLE_BYTES for boards of ``area`` squares."""
     return BoundedTable(max(1000, TABLE_BYTES // (area + 250)))
 
 
-def order_by_score(state, children, hint, depth):
+def order_by_score(state: State, children: List[Tuple[int, State]], hint: Optional[int],
+                   depth: int) -> List[Tuple[int, State]]:
     """Move ordering: the table's best move first, then children best-first for the
     side to move (a stable sort keeps the spec's order among equal scores)."""
     children = sorted(children, key=_child_score, reverse=state[2] == MAX)
@@ -105,7 +108,7 @@ def order_by_score(state, children, hint, depth):
     return children
 
 
-def _child_score(pair):
+def _child_score(pair: Tuple[int, State]) -> int:
     return pair[1][1]
 
 
@@ -120,17 +123,19 @@ class CompetitionMove(NamedTuple):
     nodes: int
 
 
-def greedy_move(game, state):
+def greedy_move(game: StakeRaid, state: State) -> Tuple[int, State]:
     """The first move with the best immediate score (depth 1 without a search tree)."""
-    actions, values = game.horizon_values(state)
-    values = list(values)
+    actions, lazy_values = game.horizon_values(state)
+    values = list(lazy_values)
     pick = max(values) if game.is_maxs_turn(state) else min(values)
     action = actions[values.index(pick)]
     return action, game.play(state, action)
 
 
-def competition_move(game, state, seconds_left, clock=time.process_time, spent=0.0,
-                     table=None, on_iteration=None):
+def competition_move(game: StakeRaid, state: State, seconds_left: float,
+                     clock: Callable[[], float] = time.process_time, spent: float = 0.0,
+                     table: Optional[TranspositionTable] = None,
+                     on_iteration: Optional[Callable[[Any], Any]] = None) -> CompetitionMove:
     """Play the strongest move found within this run's share of ``seconds_left``.
 
     ``state`` must not be terminal. ``spent`` is the CPU time this run used before the

@@ -21,11 +21,19 @@ str), and both write plain text to the sink:
 
 import sys
 from operator import itemgetter
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
+from ...games.take_stones import TakeStones
 from ...trace import TraceRecorder
 
 
-def stone_texts(n):
+# A captured subtree: (its text or records, the stones varying under its memo key, those
+# of them on the table); see RecordListing. ``memo`` arguments are the program's
+# BoundedMemo (a dict that counts the bytes it holds), or None.
+Segment = Tuple[bytes, int, int]
+
+
+def stone_texts(n: int) -> List[bytes]:
     """``[b"", b"1 ", b"2 ", ..., b"n "]``: the text of each stone in a stones line."""
     return [b""] + [b"%d " % stone for stone in range(1, n + 1)]
 
@@ -34,11 +42,11 @@ class StonesText(dict):
     """``table[chunk]``: the text of the stones ``16 * index + i`` for the bits i of the
     16-bit ``chunk``, ascending, joined; made on first use."""
 
-    def __init__(self, texts, index):
+    def __init__(self, texts: List[bytes], index: int) -> None:
         super().__init__()
         self.texts = texts[16 * index:16 * index + 16]
 
-    def __missing__(self, chunk):
+    def __missing__(self, chunk: int) -> bytes:
         joined = self[chunk] = b"".join(text for i, text in enumerate(self.texts)
                                         if chunk >> i & 1)
         return joined
@@ -47,7 +55,8 @@ class StonesText(dict):
 class _Streaming(TraceRecorder):
     """What both listings share: the game's bit layout, the sink, the memo."""
 
-    def __init__(self, game, sink=None, memo=None, **options):
+    def __init__(self, game: TakeStones, sink: Optional[Callable[[bytes], Any]] = None,
+                 memo: Any = None, **options: Any) -> None:
         super().__init__(sink, **options)
         self.game = game
         self.memo = memo
@@ -58,15 +67,15 @@ class _Streaming(TraceRecorder):
         # open subtrees, which then can no longer be memoised).
         self.stack = [[0, 0, 0, True]]
 
-    def stones_line(self, state):
+    def stones_line(self, state: int) -> str:
         """Every stone on the table, ascending, each followed by one space (str)."""
         return "".join(f"{stone} " for stone in self.game.available_stones(state))
 
-    def to_text(self, data):
+    def to_text(self, data: bytes) -> bytes:
         """The text of ``data``, recorded bytes (identity for text)."""
         return data
 
-    def flush(self):
+    def flush(self) -> None:
         """Write the pending chunks; the subtrees still open can no longer be memoised."""
         chunks = self.chunks
         if self.sink is None or not chunks:
@@ -78,7 +87,7 @@ class _Streaming(TraceRecorder):
         self.pending_chars = 0
         self.generation += 1
 
-    def _make_emit(self):
+    def _make_emit(self) -> Callable[[bytes], None]:
         """``emit(data)``: append a replayed segment's data, flushing when enough is
         pending (the end of both listings' ``replay``)."""
         chunks, append = self.chunks, self.chunks.append
@@ -86,7 +95,7 @@ class _Streaming(TraceRecorder):
         if self.sink is None:
             return append
 
-        def emit(data):
+        def emit(data: bytes) -> None:
             append(data)
             self.pending_chars += len(data)
             if self.pending_chars >= flush_chars or len(chunks) >= flush_chunks:
@@ -94,7 +103,7 @@ class _Streaming(TraceRecorder):
 
         return emit
 
-    def _make_capture(self):
+    def _make_capture(self) -> Callable[[Any], Optional[Segment]]:
         """The ``capture`` closure both listings use: the chunks since the subtree's mark
         joined into one (kept in place), and ``(segment, varying, present)`` for the
         memo when it may be kept, else None."""
@@ -105,7 +114,7 @@ class _Streaming(TraceRecorder):
                               else (0, 0))
         streaming = self.sink is not None
 
-        def capture(position):
+        def capture(position: Any) -> Optional[Segment]:
             start, varying, present, whole = stack.pop()
             if len(chunks) - start == 1:
                 segment = chunks[-1]
@@ -128,7 +137,7 @@ class _Streaming(TraceRecorder):
 
         return capture
 
-    def text(self):
+    def text(self) -> str:
         """All text recorded and not yet flushed (str)."""
         return self.to_text(b"".join(self.chunks)).decode("ascii")
 
@@ -141,11 +150,12 @@ class TextListing(_Streaming):
     handed to the search for memoising. The hot methods are closures over local names.
     """
 
-    def __init__(self, game, sink=None, memo=None, **options):
+    def __init__(self, game: TakeStones, sink: Optional[Callable[[bytes], Any]] = None,
+                 memo: Any = None, **options: Any) -> None:
         super().__init__(game, sink, memo, **options)
         self._install_hot_path()
 
-    def _install_hot_path(self):
+    def _install_hot_path(self) -> None:
         game, stack, chunks = self.game, self.stack, self.chunks
         append, join = chunks.append, b"".join
         offset, stones_mask, last_mask = game.shift + 1, game.stones_mask, game.last_mask
@@ -155,10 +165,10 @@ class TextListing(_Streaming):
         tables = [StonesText(texts, index) for index in range((game.n + 16) // 16)]
         low, high = tables[0], tables[-1]
         two_chunks = len(tables) <= 2
-        bound_lines = {}
+        bound_lines: Dict[Tuple[int, int], bytes] = {}
         emit = self._make_emit()
 
-        def stones_text(available):
+        def stones_text(available: int) -> bytes:
             if two_chunks:
                 return low[available & 0xFFFF] + high[available >> 16]
             pieces = []
@@ -167,7 +177,8 @@ class TextListing(_Streaming):
                 available >>= 16
             return join(pieces)
 
-        def leave(state, action, depth, value, alpha, beta, kind):
+        def leave(state: Any, action: Any, depth: int, value: int, alpha: int, beta: int,
+                  kind: str) -> None:
             stones = state >> offset
             available = (stones & stones_mask) | (stones >> width)
             bounds = bound_lines.get((alpha, beta))
@@ -175,14 +186,17 @@ class TextListing(_Streaming):
                 bounds = bound_lines[alpha, beta] = b"\nalpha: %d\tbeta: %d\n" % (alpha, beta)
             append(last_lines[state >> 1 & last_mask] + stones_text(available) + bounds)
 
-        def mark(state=None):
+        def mark(state: Any = None) -> None:
             stack.append([len(chunks), 0, 0, True])
 
-        def replay(segment, state=None):
+        def replay(segment: Segment, state: Any = None) -> None:
             emit(segment[0])
 
-        self.leave, self.mark, self.replay = leave, mark, replay
-        self.capture = self._make_capture()
+        # Closures over local names stand in for the methods (fewer lookups per node;
+        # values and bounds are ints: this game has no others).
+        self.leave = leave  # type: ignore[method-assign, assignment]
+        self.mark, self.replay = mark, replay  # type: ignore[method-assign]
+        self.capture = self._make_capture()  # type: ignore[method-assign, assignment]
 
 
 class RecordLayout:
@@ -205,7 +219,7 @@ class RecordLayout:
     has too many pairs.
     """
 
-    def __init__(self, n, values):
+    def __init__(self, n: int, values: Iterable[int]) -> None:
         self.n = n
         self.pairs = [(alpha, beta) for alpha in sorted(values) for beta in sorted(values)]
         self.fits = False
@@ -235,12 +249,12 @@ class RecordLayout:
                        for first in range(0, lanes, self.chunk_lanes)]
         self.texts = self._byte_texts()
         self.elements = self._element_texts()
-        lane_pieces = {}
+        lane_pieces: Dict[int, bytes] = {}
         self.substitution_parts = [SubstitutionPart(self, first, lane_pieces)
                                    for first in range(0, lanes, self.chunk_lanes)]
         self.identity_tail = bytes(range(self.last_base, 256))
 
-    def _byte_texts(self):
+    def _byte_texts(self) -> List[bytes]:
         """The text each byte value stands for, wherever it appears in a record."""
         texts = [b""] * 256
         stones = stone_texts(self.n)
@@ -256,7 +270,7 @@ class RecordLayout:
             texts[self.pair_base + index] = b"\nalpha: %d\tbeta: %d\n" % (alpha, beta)
         return texts
 
-    def _element_texts(self):
+    def _element_texts(self) -> List[bytes]:
         """``list[element]``: the text of the 2 bytes of a column pair read as one
         native-order int (columns 0-1, 2-3, ...); b"" for pairs no record holds."""
         values = ([range(self.last_base, self.last_base + self.n + 1)]
@@ -273,12 +287,12 @@ class RecordLayout:
                         texts[one] + texts[two])
         return elements
 
-    def record(self, last, available, alpha, beta):
+    def record(self, last: int, available: int, alpha: int, beta: int) -> bytes:
         """The record of a node (bytes); the listing inlines this."""
         return (self.last_bytes[last] + self.stones(available)
                 + self.bounds_bytes[alpha, beta])
 
-    def stones(self, available):
+    def stones(self, available: int) -> bytes:
         """The lane bytes of the stone set ``available``."""
         pieces = []
         for chunk in self.chunks:
@@ -286,7 +300,7 @@ class RecordLayout:
             available >>= self.chunk_bits
         return b"".join(pieces)
 
-    def substitution(self, varying, present):
+    def substitution(self, varying: int, present: int) -> bytes:
         """The ``bytes.translate`` table that sets the stones ``varying`` of every record
         to ``present`` (a subset) and leaves every other bit and byte alone."""
         pieces = []
@@ -298,7 +312,7 @@ class RecordLayout:
         pieces.append(self.identity_tail)
         return b"".join(pieces)
 
-    def to_text(self, records):
+    def to_text(self, records: bytes) -> bytes:
         """The text of ``records`` (whole records, concatenated)."""
         if not records:
             return b""
@@ -311,7 +325,7 @@ class RecordLayout:
 class LanesOfChunk(dict):
     """``table[bits]``: the lane bytes of one chunk of a stone set; made on first use."""
 
-    def __init__(self, layout, first):
+    def __init__(self, layout: RecordLayout, first: int) -> None:
         super().__init__()
         width = layout.lane_bits
         self.mask = (1 << width) - 1
@@ -319,7 +333,7 @@ class LanesOfChunk(dict):
         self.lanes = [(lane << width, index * width) for index, lane in
                       enumerate(range(first, min(first + layout.chunk_lanes, layout.lanes)))]
 
-    def __missing__(self, bits):
+    def __missing__(self, bits: int) -> bytes:
         mask = self.mask
         found = self[bits] = bytes([base + (bits >> shift & mask)
                                     for base, shift in self.lanes])
@@ -335,7 +349,7 @@ class SubstitutionPart(dict):
     (clear << width) | put``.
     """
 
-    def __init__(self, layout, first, lane_pieces):
+    def __init__(self, layout: RecordLayout, first: int, lane_pieces: Dict[int, bytes]) -> None:
         super().__init__()
         width = self.width = layout.lane_bits
         self.mask = (1 << width) - 1
@@ -345,7 +359,7 @@ class SubstitutionPart(dict):
                       enumerate(range(first, min(first + layout.chunk_lanes, layout.lanes)))]
         self.lane_pieces = lane_pieces
 
-    def __missing__(self, key):
+    def __missing__(self, key: int) -> bytes:
         width, mask, lane_pieces = self.width, self.mask, self.lane_pieces
         varying, present = key >> self.chunk_bits, key & ((1 << self.chunk_bits) - 1)
         pieces = []
@@ -375,13 +389,15 @@ class RecordListing(_Streaming):
     flush needs no rewriting at all. Needs ``layout.fits``.
     """
 
-    def __init__(self, game, layout, sink=None, memo=None, **options):
+    def __init__(self, game: TakeStones, layout: RecordLayout,
+                 sink: Optional[Callable[[bytes], Any]] = None, memo: Any = None,
+                 **options: Any) -> None:
         super().__init__(game, sink, memo, **options)
         self.layout = layout
-        self.to_text = layout.to_text
+        self.to_text = layout.to_text  # type: ignore[method-assign, assignment]
         self._install_hot_path()
 
-    def _install_hot_path(self):
+    def _install_hot_path(self) -> None:
         game, layout, stack, chunks = self.game, self.layout, self.stack, self.chunks
         append = chunks.append
         offset, stones_mask, last_mask = game.shift + 1, game.stones_mask, game.last_mask
@@ -398,7 +414,8 @@ class RecordListing(_Streaming):
         low_parts, high_parts = layout.substitution_parts[0], layout.substitution_parts[-1]
         emit = self._make_emit()
 
-        def leave(state, action, depth, value, alpha, beta, kind):
+        def leave(state: Any, action: Any, depth: int, value: int, alpha: int, beta: int,
+                  kind: str) -> None:
             stones = state >> offset
             available = (stones & stones_mask) | (stones >> width)
             append(last_bytes[state >> 1 & last_mask]
@@ -406,12 +423,12 @@ class RecordListing(_Streaming):
                       if two_chunks else stones_of(available))
                    + bounds_bytes[alpha, beta])
 
-        def mark(state=None):
+        def mark(state: Any = None) -> None:
             varying = varying_stones(state)
             # Varying stones are never key stones: those on the table are among the others.
             stack.append([len(chunks), varying, (state >> others_offset) & varying, True])
 
-        def replay(segment, state=None):
+        def replay(segment: Segment, state: Any = None) -> None:
             records, varying, recorded = segment
             if varying:
                 present = (state >> others_offset) & varying
@@ -426,5 +443,8 @@ class RecordListing(_Streaming):
                     records = records.translate(table)
             emit(records)
 
-        self.leave, self.mark, self.replay = leave, mark, replay
-        self.capture = self._make_capture()
+        # Closures over local names stand in for the methods (fewer lookups per node;
+        # values and bounds are ints: this game has no others).
+        self.leave = leave  # type: ignore[method-assign, assignment]
+        self.mark, self.replay = mark, replay  # type: ignore[method-assign]
+        self.capture = self._make_capture()  # type: ignore[method-assign, assignment]

@@ -24,6 +24,7 @@ import gc
 import os
 import sys
 import time
+from typing import Any, Callable, List, Optional, TextIO, Tuple, Union
 
 from ...games.take_stones import WIN, TakeStones
 from ...search import search
@@ -46,7 +47,7 @@ class InvalidInput(EngineError):
     exit_code = 0
 
 
-def parse_arguments(argv):
+def parse_arguments(argv: List[str]) -> Tuple[int, List[int], int]:
     """Return (n, taken, depth) from ``n k s1..sk depth`` or raise InvalidInput.
 
     Only the shape is checked here (integers, counts, ranges); repeated or out-of-range
@@ -73,7 +74,7 @@ def parse_arguments(argv):
     return n, taken, depth
 
 
-def _integer(text, what):
+def _integer(text: str, what: str) -> int:
     """``int(text)`` for a plain decimal integer (optional sign), else InvalidInput."""
     body = text[1:] if text[:1] in "+-" else text
     if not (body.isascii() and body.isdigit()):
@@ -96,12 +97,12 @@ class BoundedMemo(dict):
 
     ENTRY_COST = 256
 
-    def __init__(self, budget):
+    def __init__(self, budget: int) -> None:
         super().__init__()
         self.budget = budget
         self.cost = 0
 
-    def added(self, size):
+    def added(self, size: int) -> None:
         """Count a segment of ``size`` bytes about to be stored, after emptying the memo
         if the segment would take it over budget."""
         cost = size + self.ENTRY_COST
@@ -119,7 +120,8 @@ class Progress:
     and only after ``quiet_seconds``; :meth:`done` ends its line.
     """
 
-    def __init__(self, out, quiet_seconds=2.0, clock=time.monotonic):
+    def __init__(self, out: TextIO, quiet_seconds: float = 2.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.write_bytes = binary_writer(out)
         self.written = 0
         self.clock = clock
@@ -128,7 +130,7 @@ class Progress:
         self.enabled = _is_terminal(sys.stderr) and not _is_terminal(out)
         self.shown = False
 
-    def write(self, data):
+    def write(self, data: bytes) -> None:
         self.write_bytes(data)
         self.written += len(data)
         if self.enabled and self.clock() - self.start >= self.quiet_seconds:
@@ -136,12 +138,12 @@ class Progress:
             sys.stderr.flush()
             self.shown = True
 
-    def done(self):
+    def done(self) -> None:
         if self.shown:
             sys.stderr.write("\n")
 
 
-def binary_writer(stream):
+def binary_writer(stream: Any) -> Callable[[bytes], Any]:
     """A function writing bytes to the text ``stream``: to its buffer when it has one
     (after flushing the text written so far), else decoded."""
     buffer = getattr(stream, "buffer", None)
@@ -151,7 +153,7 @@ def binary_writer(stream):
     return buffer.write
 
 
-def _is_terminal(stream):
+def _is_terminal(stream: Any) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
@@ -173,7 +175,8 @@ RECORD_MAX_SEGMENT, RECORD_FLUSH_BYTES = 1 << 18, 1 << 15
 MERGE_SUBTREES = sys.implementation.name == "cpython"
 
 
-def make_listing(game, layout, sink, memo):
+def make_listing(game: TakeStones, layout: Optional[RecordLayout], sink: Callable[[bytes], Any],
+                 memo: BoundedMemo) -> Union[RecordListing, TextListing]:
     """A RecordListing with ``layout`` (memo keyed by game.subtree_key), or a TextListing
     when ``layout`` is None (memo keyed by the state)."""
     if layout is not None:
@@ -183,7 +186,7 @@ def make_listing(game, layout, sink, memo):
                        flush_chars=FLUSH_CHARS)
 
 
-def run(argv, fast_exit=False):
+def run(argv: List[str], fast_exit: bool = False) -> int:
     out = sys.stdout
     try:
         n, taken, depth = parse_arguments(argv)
@@ -259,7 +262,7 @@ def run(argv, fast_exit=False):
     return 0
 
 
-def main(argv=None, fast_exit=False):
+def main(argv: Optional[List[str]] = None, fast_exit: bool = False) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code.
 
     With ``fast_exit`` (the TakeStones script) a search that completes ends the process
