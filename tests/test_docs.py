@@ -35,6 +35,10 @@ DOCS = REPO / "docs"
 PROGRAM_PAGES = {entry.name: entry.page for entry in PROGRAMS}
 # Pages that are not about one program but must exist all the same.
 OTHER_PAGES = ("engine.md", "README.md")
+# The pages for one reader and task each beside the programs' own (docs/README.md maps
+# every reader to one page), and those of them whose example sessions must be run.
+READER_PAGES = ("grading.md", "failures.md")
+READER_PAGES_WITH_SESSIONS = ("grading.md", "failures.md")
 
 # The private brief, however a file might point at it.
 PRIVATE_BRIEF = re.compile(r"\.\./shared\b|\bshared/(specs|samples|DESIGN)\b")
@@ -230,8 +234,45 @@ def test_every_program_has_a_page():
     programs = {entry.name for entry in PROGRAMS}
     assert programs <= set(PROGRAM_PAGES), \
         "a program without a page in docs/: add it to PROGRAM_PAGES and write the page"
-    for page in set(PROGRAM_PAGES.values()) | set(OTHER_PAGES):
+    for page in set(PROGRAM_PAGES.values()) | set(OTHER_PAGES) | set(READER_PAGES):
         assert (DOCS / page).is_file(), page
+
+
+READER_MAP = "## Who you are, which page"
+
+
+def reader_map(text):
+    """``{page: [reader rows]}`` of the reader map of docs/README.md: the table under
+    its heading ``READER_MAP``, one row per reader and task, its last cell the page."""
+    section = text.split(READER_MAP, 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or set(cells[-1]) <= set("-: "):
+            continue
+        targets = [target for _, target in links(cells[-1])]
+        if targets:
+            rows.setdefault(targets[0].partition("#")[0], []).append(cells[0])
+    return rows
+
+
+def test_reader_map_gives_every_page_one_reader():
+    """Every page of docs/ is the page of exactly one row of the reader map."""
+    rows = reader_map((DOCS / "README.md").read_text(encoding="utf-8"))
+    pages = sorted(path.name for path in DOCS.glob("*.md") if path.name != "README.md")
+    assert sorted(rows) == pages
+    assert {page: readers for page, readers in rows.items() if len(readers) != 1} == {}
+
+
+def test_reader_map_is_read_as_rows():
+    text = "\n".join([
+        "## Who you are, which page", "", "| I am | and I want to | page |",
+        "|---|---|---|", "| a student | read a failure | [failures.md](failures.md) |",
+        "| an instructor | grade | [grading.md](grading.md#commands) |",
+        "| another | grade too | [grading.md](grading.md) |", "", "## The pages",
+        "| [engine.md](engine.md) | x | y |"])
+    assert reader_map(text) == {"failures.md": ["a student"],
+                                "grading.md": ["an instructor", "another"]}
 
 
 def test_readme_links_every_program_page():
@@ -406,7 +447,7 @@ def pages_with_sessions():
 
 def test_program_pages_show_example_sessions():
     shown = {page.name for page in pages_with_sessions()}
-    assert set(PROGRAM_PAGES.values()) | {"engine.md"} <= shown
+    assert set(PROGRAM_PAGES.values()) | {"engine.md"} | set(READER_PAGES_WITH_SESSIONS) <= shown
 
 
 # The tournament and ladder pages' sessions play whole tournaments, the ladder's with a

@@ -1,4 +1,5 @@
-"""The kit never misleads: as a student and as an instructor use it (docs/grading.md).
+"""The kit never misleads: as a student and as an instructor use it (docs/failures.md,
+docs/grading.md).
 
 An installed command that a copy in the folder cannot shadow, every folder of a class
 accounted for, failures that say how to reproduce them, crashes as headlines, panes that

@@ -1,7 +1,7 @@
 """A student's tic-tac-toe (python3 tictactoe.py STATE PATH [prune]) with one slip: it
 lists a node before its subtree (pre-order, as the assignment's figure draws the tree),
 where the graders expect post-order. It ignores PLY. For the grading kit's examples
-(docs/grading.md, "A student's session")."""
+(docs/failures.md, "The rerun and stepper commands")."""
 
 import sys
 
