@@ -29,8 +29,6 @@ PENDING = (
     "engine/registry.py",
     "engine/programs/picture.py",
     # Not annotated yet.
-    "engine/programs/lineemup/",
-    "engine/programs/nqueens/",
     "engine/pictures/",
     "engine/ladder/",
 )

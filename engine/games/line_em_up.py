@@ -39,7 +39,7 @@ Terminal values are ``±(WIN + empty cells left)`` so that a quicker win is pref
 a slower loss is preferred; a draw is 0.
 """
 
-from typing import Any, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..game import Game
 
@@ -73,7 +73,7 @@ def cell_name(cell: int, n: int) -> str:
     return "ABCDEFGHIJ"[cell % n] + str(cell // n)
 
 
-def window_masks(n: int, s: int, blocs: Iterable[Tuple[int, int]] = ()) -> List[int]:
+def window_masks(n: int, s: int, blocs: Iterable[Sequence[int]] = ()) -> List[int]:
     """Every window of s aligned cells without a bloc, as bitmasks, in a fixed order."""
     bloc_mask = 0
     for column, row in blocs:
@@ -101,7 +101,7 @@ class LineEmUp(Game):
     Max is X. Actions are cell indices, visited centre first (ties by index).
     """
 
-    def __init__(self, n: int, s: int, blocs: Iterable[Tuple[int, int]] = (),
+    def __init__(self, n: int, s: int, blocs: Iterable[Sequence[int]] = (),
                  heuristic: str = "e2") -> None:
         if not 3 <= n <= 10:
             raise ValueError(f"n must be 3..10, not {n}")

@@ -523,7 +523,8 @@ class AnySquare(NQueens):
         return {divmod(s, size): "Q" for s in range(self.squares) if queens >> s & 1}
 
 
-def make_game(variation: str, size: int, symmetry: bool = False) -> NQueens:
+def make_game(variation: str, size: int,
+              symmetry: bool = False) -> Union[ColumnByColumn, "AnySquare"]:
     """The game object of ``variation`` ('1a', '1b' or '2') on a ``size`` board.
 
     ``symmetry=True`` gives the exact solver's instance: symmetric transposition keys

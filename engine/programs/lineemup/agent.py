@@ -47,7 +47,7 @@ import argparse
 import math
 import sys
 import time
-from typing import NamedTuple
+from typing import Callable, List, NamedTuple, NoReturn, Optional
 
 from ...commandline import write_atomically
 from ...errors import UsageError
@@ -72,12 +72,12 @@ FINISH = 0.03
 FINISH_FRACTION = 0.05
 
 
-def our_moves_left(empties):
+def our_moves_left(empties: int) -> int:
     """The moves this player still has to make, this one included: ceil(empties / 2)."""
     return (empties + 1) // 2
 
 
-def move_budget(seconds_left, empties):
+def move_budget(seconds_left: float, empties: int) -> float:
     """CPU seconds this whole run may use (its start-up included) out of ``seconds_left``.
 
     ``empties``: the empty cells of the position (this player moves now). The rule of
@@ -105,7 +105,7 @@ class Position(NamedTuple):
     seconds: float
 
 
-def parse_input(text, name="input.txt"):
+def parse_input(text: str, name: str = "input.txt") -> Position:
     """The :class:`Position` of an input file's ``text``; UsageError naming the bad line
     (``name``: the file, as the messages call it).
 
@@ -143,7 +143,7 @@ def parse_input(text, name="input.txt"):
     return Position(rows, s, side, seconds)
 
 
-def _integer(text, what):
+def _integer(text: str, what: str) -> int:
     if not (text.isascii() and text.isdigit()):
         raise UsageError(f"{what} must be a whole number, not {text!r}")
     return int(text)
@@ -164,7 +164,8 @@ class AgentMove(NamedTuple):
     seconds: float
 
 
-def choose(position_, heuristic="e2", depth=None, clock=time.process_time):
+def choose(position_: Position, heuristic: str = "e2", depth: Optional[int] = None,
+           clock: Callable[[], float] = time.process_time) -> AgentMove:
     """The agent's move for a parsed :class:`Position`.
 
     ``depth`` None: iterative deepening under :func:`move_budget`, the deadline read on
@@ -193,17 +194,17 @@ def choose(position_, heuristic="e2", depth=None, clock=time.process_time):
 class _Parser(argparse.ArgumentParser):
     """argparse that reports errors as UsageError (one stderr line, exit 2)."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 
-def _depth(text):
+def _depth(text: str) -> int:
     if not (text.isascii() and text.isdigit() and int(text) >= 1):
         raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
     return int(text)
 
 
-def _parser():
+def _parser() -> _Parser:
     parser = _Parser(prog="python3 -m engine lineemup agent", add_help=False)
     parser.add_argument("--heuristic", choices=("e1", "e2"), default="e2")
     parser.add_argument("--depth", type=_depth, default=None)
@@ -213,7 +214,7 @@ def _parser():
     return parser
 
 
-def run_agent(argv):
+def run_agent(argv: List[str]) -> int:
     """``lineemup agent ARGS``: read the input file, write the move; the exit code.
 
     Raises UsageError (one stderr line, exit 2, nothing written) for bad options or

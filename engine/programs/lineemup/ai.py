@@ -16,10 +16,10 @@ early once an iteration proves the game's result (see :func:`_decided`).
 import gc
 import platform
 import time
-from typing import Dict, NamedTuple
+from typing import Callable, Dict, NamedTuple, Optional
 
-from ...games.line_em_up import WIN
-from ...iterative import iterative_deepening
+from ...games.line_em_up import WIN, LineEmUp, State
+from ...iterative import Iteration, iterative_deepening
 from ...search import TimeLimit, TranspositionTable
 from ...trace import RecursionDepthTracer
 
@@ -27,7 +27,7 @@ from ...trace import RecursionDepthTracer
 PAUSE_GC = platform.python_implementation() == "CPython"
 
 
-def safety_margin(t):
+def safety_margin(t: float) -> float:
     """Seconds kept in reserve out of ``t``: 5% plus 100 ms, at most a quarter of ``t``.
 
     Covers the gap between two clock readings (well under 10 ms), returning from the
@@ -68,11 +68,11 @@ class SimulatedClock:
     times are fixed, so traces are reproducible on any machine and interpreter.
     """
 
-    def __init__(self, tick):
+    def __init__(self, tick: float) -> None:
         self.tick = tick
         self.now = 0.0
 
-    def __call__(self):
+    def __call__(self) -> float:
         self.now += self.tick
         return self.now
 
@@ -85,8 +85,9 @@ class AIPlayer:
     and a fresh table keeps the memory flat over a long game).
     """
 
-    def __init__(self, game, depth, seconds, alphabeta=True, margin=None,
-                 clock=time.perf_counter):
+    def __init__(self, game: LineEmUp, depth: int, seconds: float, alphabeta: bool = True,
+                 margin: Optional[float] = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.game = game
         self.depth = depth
         self.seconds = seconds
@@ -94,13 +95,13 @@ class AIPlayer:
         self.margin = safety_margin(seconds) if margin is None else margin
         self.clock = clock
 
-    def choose(self, state):
+    def choose(self, state: State) -> MoveReport:
         """Search the non-terminal ``state`` and return a :class:`MoveReport`."""
         clock = self.clock
         start = clock()
         tracers = []
 
-        def tracer_factory(depth):
+        def tracer_factory(depth: int) -> RecursionDepthTracer:
             tracer = RecursionDepthTracer(count_terminals=True)
             tracers.append(tracer)
             return tracer
@@ -126,7 +127,7 @@ class AIPlayer:
         if action is None:  # not even depth 1 finished: any legal move beats a loss
             action = self.game.order_moves(state, self.game.successors(state), None, 0)[0][0]
         seconds = clock() - start
-        by_depth = {}
+        by_depth: Dict[int, int] = {}
         for tracer in tracers:
             for depth, count in tracer.evaluation_depths.items():
                 by_depth[depth] = by_depth.get(depth, 0) + count
@@ -138,7 +139,7 @@ class AIPlayer:
                           outcome.depth, outcome.timed_out, outcome.stats.nodes)
 
 
-def _decided(iteration):
+def _decided(iteration: Iteration) -> bool:
     """True when the iteration proved a win or a loss (a line of s within its horizon).
 
     A deeper search cannot change a proven result: a quicker win would have been found

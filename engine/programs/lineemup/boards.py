@@ -5,11 +5,14 @@ the game and state the AI searches, or says in one line (UsageError) why the pos
 cannot be played. Shared by ``lineemup move`` and ``lineemup agent``.
 """
 
+from typing import Iterable, Sequence, Tuple
+
 from ...errors import UsageError
-from ...games.line_em_up import LineEmUp, cell_name
+from ...games.line_em_up import LineEmUp, State, cell_name
 
 
-def position(board, blocs, n, s, side, heuristic):
+def position(board: Sequence[str], blocs: Iterable[Sequence[int]], n: int, s: int, side: str,
+             heuristic: str) -> Tuple[LineEmUp, State]:
     """(game, state) for a board given as row strings; UsageError if it is not playable."""
     if len(board) != n or not 3 <= n <= 10:
         raise UsageError(f"the board must have n rows (3..10), not {len(board)}")

@@ -28,6 +28,7 @@ human abandoned: no result and no end-of-game block).
 
 import os
 import re
+from typing import Any, Dict, List, Match, Optional, TextIO, Tuple, cast
 
 from ...errors import EngineError, UsageError
 from ...commandline import read_text_file
@@ -41,11 +42,16 @@ SECONDS = r"(\d+\.\d{1,2})s"
 DEPTHS = r"(\{(?:\d+: \d+(?:, \d+: \d+)*)?\})"
 CELL = r"([A-J])(\d)"
 
+# A statistics block as read: {item name: (line number, value)}; a board: {(column,
+# row): mark}.
+Stats = Dict[str, Tuple[int, Any]]
+Cells = Dict[Tuple[int, int], str]
+
 
 class LayoutError(EngineError):
     """The line at ``number`` does not fit the layout; ``message`` says what was expected."""
 
-    def __init__(self, number, message):
+    def __init__(self, number: int, message: str) -> None:
         super().__init__(message)
         self.number = number
         self.message = message
@@ -54,24 +60,24 @@ class LayoutError(EngineError):
 class Lines:
     """A cursor over a file's lines (numbered from 1) that matches them one by one."""
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
         if self.lines and self.lines[-1] == "":
             self.lines.pop()          # the final newline ends the last line
         self.index = 0
 
     @property
-    def number(self):
+    def number(self) -> int:
         """The number of the next line to read."""
         return self.index + 1
 
-    def at_end(self):
+    def at_end(self) -> bool:
         return self.index >= len(self.lines)
 
-    def peek(self):
+    def peek(self) -> Optional[str]:
         return None if self.at_end() else self.lines[self.index]
 
-    def expect(self, pattern, what):
+    def expect(self, pattern: str, what: str) -> Match[str]:
         """Match the next line fully against ``pattern``; LayoutError naming ``what``."""
         line = self.peek()
         if line is None:
@@ -85,10 +91,10 @@ class Lines:
         self.index += 1
         return match
 
-    def blank(self, what="a blank line"):
+    def blank(self, what: str = "a blank line") -> None:
         self.expect("", what)
 
-    def accept(self, pattern):
+    def accept(self, pattern: str) -> Optional[Match[str]]:
         """Match and consume the next line if it fits ``pattern``, else None."""
         line = self.peek()
         match = None if line is None else re.fullmatch(pattern, line)
@@ -97,43 +103,43 @@ class Lines:
         return match
 
 
-def _quote(line):
+def _quote(line: str) -> str:
     return repr(line if len(line) <= 60 else line[:57] + "...")
 
 
-def parse_depths(text):
+def parse_depths(text: str) -> Dict[int, int]:
     """``{4: 10, 3: 2}`` -> {4: 10, 3: 2} (the layout regex has already checked it)."""
-    result = {}
+    result: Dict[int, int] = {}
     for depth, count in re.findall(r"(\d+): (\d+)", text):
         result[int(depth)] = result.get(int(depth), 0) + int(count)
     return result
 
 
-def weighted_mean(by_depth):
+def weighted_mean(by_depth: Dict[int, int]) -> float:
     total = sum(by_depth.values())
     return sum(d * c for d, c in by_depth.items()) / total if total else 0.0
 
 
-def close(printed, exact, tolerance):
+def close(printed: float, exact: float, tolerance: float) -> bool:
     return abs(printed - exact) <= tolerance + EPSILON
 
 
 class Report:
     """The problems found in one file, as (line number, text)."""
 
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         self.path = path
-        self.problems = []
+        self.problems: List[Tuple[int, str]] = []
 
-    def add(self, number, text):
+    def add(self, number: int, text: str) -> None:
         self.problems.append((number, text))
 
-    def lines(self):
+    def lines(self) -> List[str]:
         return [f"{self.path}:{number}: {text}" for number, text in self.problems]
 
 
 # --- statistics block (items i..v), shared by traces and scoreboards --------------------------
-def read_statistics(lines, prefix, averaged):
+def read_statistics(lines: Lines, prefix: str, averaged: bool) -> Stats:
     """Read items i..v labelled ``prefix + 'i'`` ...; return {name: (line, value)}.
 
     ``averaged``: the end-of-game / scoreboard wording (Average evaluation time, Total
@@ -159,7 +165,8 @@ def read_statistics(lines, prefix, averaged):
     return values
 
 
-def check_statistics(report, stats, max_depth, max_seconds, who):
+def check_statistics(report: Report, stats: Stats, max_depth: Optional[int],
+                     max_seconds: Optional[float], who: str) -> None:
     """The checks every i..v block must pass: sums, weighted mean, depth and time bounds."""
     line, by_depth = stats["by_depth"]
     count_line, evaluations = stats["evaluations"]
@@ -187,20 +194,21 @@ def check_statistics(report, stats, max_depth, max_seconds, who):
                                   f"t={_number(max_seconds)}s")
 
 
-def _number(value):
+def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
 
 # --- game traces ---------------------------------------------------------------------------------
 class Player:
-    def __init__(self, kind, depth=None, alphabeta=None, heuristic=None):
+    def __init__(self, kind: str, depth: Optional[int] = None, alphabeta: Optional[bool] = None,
+                 heuristic: Optional[str] = None) -> None:
         self.kind, self.depth, self.alphabeta, self.heuristic = kind, depth, alphabeta, heuristic
 
 
 PLAYER = r"Player {}: (?:(Human)|AI d=(\d+) a=(True|False) (e1|e2)\([^()]*\))"
 
 
-def read_board(lines, n, move_number):
+def read_board(lines: Lines, n: int, move_number: Optional[int]) -> Tuple[Cells, int]:
     """Read a board (header, rule, n rows, blank); return {(column, row): mark}, line."""
     header = "  " + COLUMNS[:n] + ("" if move_number is None else f"  (move #{move_number})")
     number = lines.number
@@ -216,7 +224,7 @@ def read_board(lines, n, move_number):
     return cells, number
 
 
-def has_line(cells, n, s, column, row, side):
+def has_line(cells: Cells, n: int, s: int, column: int, row: int, side: str) -> bool:
     """True when the stone of ``side`` on (column, row) is part of s in a row."""
     for d_column, d_row in ((1, 0), (0, 1), (1, 1), (1, -1)):
         count = 1
@@ -230,11 +238,11 @@ def has_line(cells, n, s, column, row, side):
     return False
 
 
-def expected_trace_name(n, b, s, t_text):
+def expected_trace_name(n: int, b: int, s: int, t_text: str) -> str:
     return f"gameTrace-{n}{b}{s}{t_text}.txt"
 
 
-def check_trace(path, text):
+def check_trace(path: str, text: str) -> Report:
     """Check one game trace; return a :class:`Report`.
 
     Content checks: header values in range (3 <= n <= 10, 3 <= s <= n, b = number of
@@ -259,7 +267,7 @@ def check_trace(path, text):
     return report
 
 
-def _read_trace(lines, report, name):
+def _read_trace(lines: Lines, report: Report, name: str) -> None:
     match = lines.expect(r"n=(\d+) b=(\d+) s=(\d+) t=(" + NUMBER + ")", "'n=N b=B s=S t=T'")
     n, b, s, t_text = int(match.group(1)), int(match.group(2)), int(match.group(3)), \
         match.group(4)
@@ -311,14 +319,16 @@ def _read_trace(lines, report, name):
 class Move:
     """One move as read: its line, the side that played it, its statistics (AI only)."""
 
-    def __init__(self, line, side, stats):
+    def __init__(self, line: int, side: str, stats: Optional[Stats]) -> None:
         self.line, self.side, self.stats = line, side, stats
 
 
-def _read_moves(lines, report, n, s, t, players, cells):
-    moves = []                        # every move played
+def _read_moves(lines: Lines, report: Report, n: int, s: int, t: float, players: List[Player],
+                cells: Cells) -> None:
+    moves: List[Move] = []            # every move played
     won_at = None                     # (move number, side, reported) once s in a row
-    result = None                     # (line, winner or None) of the result line
+    # (line, winner or None) of the result line
+    result: Optional[Tuple[int, Optional[str]]] = None
     abandoned = False
     time_loss = None                  # side that went over t
     while True:
@@ -423,15 +433,17 @@ def _read_moves(lines, report, n, s, t, players, cells):
                time_loss)
 
 
-def _check_end(lines, report, n, s, t, players, cells, moves, won_at, result, abandoned,
-               time_loss):
+def _check_end(lines: Lines, report: Report, n: int, s: int, t: float, players: List[Player],
+               cells: Cells, moves: List[Move], won_at: Optional[Tuple[int, str, bool]],
+               result: Optional[Tuple[int, Optional[str]]], abandoned: bool,
+               time_loss: Optional[str]) -> None:
     full = all(mark != "." for mark in cells.values())
     if abandoned:
         if won_at is not None or full:
             report.add(lines.number - 1, "the game was already over, yet it is abandoned")
         _expect_end_of_file(lines, report)
         return
-    line, winner = result
+    line, winner = cast(Tuple[int, Optional[str]], result)   # not abandoned: a result line
     if time_loss is not None:
         expected = "O" if time_loss == "X" else "X"
         why = f"{time_loss} went over t"
@@ -459,10 +471,11 @@ def _check_end(lines, report, n, s, t, players, cells, moves, won_at, result, ab
                                f"{len(moves)} moves")
 
 
-def _check_aggregate(report, stats, per_move, t, players):
+def _check_aggregate(report: Report, stats: Stats, per_move: List[Stats], t: float,
+                     players: List[Player]) -> None:
     """The end-of-game block against the AI moves it summarises."""
     count = len(per_move)
-    by_depth = {}
+    by_depth: Dict[int, int] = {}
     for move in per_move:
         for depth, value in move["by_depth"][1].items():
             by_depth[depth] = by_depth.get(depth, 0) + value
@@ -493,18 +506,20 @@ def _check_aggregate(report, stats, per_move, t, players):
                          f"({mean:.3f})")
 
 
-def _expect_end_of_file(lines, report):
+def _expect_end_of_file(lines: Lines, report: Report) -> None:
     if not lines.at_end():
         report.add(lines.number, f"unexpected text after the end of the game: "
-                                 f"{_quote(lines.peek())}")
+                                 f"{_quote(cast(str, lines.peek()))}")
 
 
 # --- scoreboards ---------------------------------------------------------------------------------
 class SeriesBlock:
     """One series of a scoreboard as read: parameters, wins and statistics i..vi."""
 
-    def __init__(self, line, n, b, s, t, depths, prunes, games, wins, names, stats,
-                 average_moves):
+    def __init__(self, line: int, n: int, b: int, s: int, t: float, depths: List[int],
+                 prunes: List[bool], games: int, wins: Dict[str, int], names: Dict[str, str],
+                 stats: Dict[str, Any],
+                 average_moves: float) -> None:
         self.line = line
         self.n, self.b, self.s, self.t = n, b, s, t
         self.depths, self.prunes = depths, prunes       # (d1, d2), (a1, a2)
@@ -514,7 +529,7 @@ class SeriesBlock:
         self.average_moves = average_moves
 
 
-def read_scoreboard(text, path="scoreboard.txt"):
+def read_scoreboard(text: str, path: str = "scoreboard.txt") -> List[SeriesBlock]:
     """The series blocks of a scoreboard; UsageError naming the first problem if any."""
     lines = Lines(text)
     blocks = []
@@ -528,7 +543,7 @@ def read_scoreboard(text, path="scoreboard.txt"):
     return blocks
 
 
-def check_scoreboard(path, text):
+def check_scoreboard(path: str, text: str) -> Report:
     """Check a scoreboard (one or more appended series blocks); return a :class:`Report`.
 
     Per block: the header values in range; an even, positive number of games (a series
@@ -549,7 +564,7 @@ def check_scoreboard(path, text):
     return report
 
 
-def _read_series(lines, report):
+def _read_series(lines: Lines, report: Report) -> SeriesBlock:
     first = lines.number
     match = lines.expect(r"n=(\d+) b=(\d+) s=(\d+) t=(" + NUMBER + ")", "'n=N b=B s=S t=T'")
     n, b, s, t = (int(match.group(1)), int(match.group(2)), int(match.group(3)),
@@ -605,13 +620,13 @@ def _read_series(lines, report):
 
 
 # --- command --------------------------------------------------------------------------------------
-def is_scoreboard(text):
+def is_scoreboard(text: str) -> bool:
     """A scoreboard's second line is blank; a trace's second line lists the blocs."""
     lines = text.split("\n")
     return len(lines) < 2 or not lines[1].startswith("blocs=")
 
 
-def check_file(path):
+def check_file(path: str) -> Report:
     """The report of one file (trace or scoreboard, told apart by content)."""
     text = read_text_file(path, "check")
     if is_scoreboard(text):
@@ -619,7 +634,7 @@ def check_file(path):
     return check_trace(path, text)
 
 
-def run_check(argv, stdout):
+def run_check(argv: List[str], stdout: TextIO) -> int:
     """``lineemup check FILE...``: print OK or the problems; exit code 0 or 1."""
     if not argv:
         raise UsageError("check: give one or more gameTrace-*.txt or scoreboard.txt files")

@@ -45,12 +45,13 @@ import random
 import re
 import sys
 import time
+from typing import Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple, cast
 
 from ...errors import UsageError
-from ...games.line_em_up import HEURISTIC_NAMES, LineEmUp, cell_name
+from ...games.line_em_up import HEURISTIC_NAMES, LineEmUp, State, cell_name
 from . import agent as lineemup_agent, check as lineemup_check, report as lineemup_report
 from ...commandline import run_program, write_atomically
-from .ai import AIPlayer, SimulatedClock
+from .ai import AIPlayer, MoveReport, SimulatedClock
 from .boards import position
 
 COLUMNS = "ABCDEFGHIJ"
@@ -60,11 +61,11 @@ MOVE_PATTERN = re.compile(r"^\s*([A-Za-z])\s*,?\s*(\d+)\s*$")
 class _Parser(argparse.ArgumentParser):
     """argparse that reports errors as UsageError (one stderr line, exit 2)."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 
-def _boolean(text):
+def _boolean(text: str) -> bool:
     lowered = text.lower()
     if lowered in ("true", "t", "yes", "1"):
         return True
@@ -73,7 +74,7 @@ def _boolean(text):
     raise argparse.ArgumentTypeError(f"expected true or false, not {text!r}")
 
 
-def _seconds(text):
+def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -83,36 +84,36 @@ def _seconds(text):
     return value
 
 
-def _nonnegative(text):
+def _nonnegative(text: str) -> int:
     if not (text.isascii() and text.isdigit()):
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, not {text!r}")
     return int(text)
 
 
-def _positive(text):
+def _positive(text: str) -> int:
     value = _nonnegative(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
     return value
 
 
-def _heuristic(text):
+def _heuristic(text: str) -> str:
     if text not in ("e1", "e2"):
         raise argparse.ArgumentTypeError(f"expected e1 or e2, not {text!r}")
     return text
 
 
-def format_number(value):
+def format_number(value: float) -> str:
     """``8`` for 8.0, ``0.5`` for 0.5: how t appears in headers and file names."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def format_seconds(value):
+def format_seconds(value: float) -> str:
     """Seconds rounded to 2 decimals, printed like the course sample (0.4s, 8.0s, 7.51s)."""
     return f"{round(value, 2)}s"
 
 
-def parse_cell(text, n):
+def parse_cell(text: str, n: int) -> Tuple[int, int]:
     """``(column, row)`` from ``'B3'``/``'B 3'``, or UsageError saying what is wrong."""
     match = MOVE_PATTERN.match(text)
     if not match:
@@ -129,7 +130,7 @@ def parse_cell(text, n):
 
 
 # --- settings ----------------------------------------------------------------------------
-def game_parser():
+def game_parser() -> _Parser:
     parser = _Parser(prog="python3 -m engine lineemup", add_help=False)
     parser.add_argument("-n", type=_positive, default=5)
     parser.add_argument("-b", type=_nonnegative, default=None)
@@ -153,7 +154,7 @@ def game_parser():
     return parser
 
 
-def resolve_blocs(options):
+def resolve_blocs(options: argparse.Namespace) -> List[Tuple[int, int]]:
     """The bloc cells [(column, row)] the options ask for (validated)."""
     n = options.n
     if options.blocs is not None:
@@ -181,7 +182,7 @@ def resolve_blocs(options):
     return blocs
 
 
-def validate(options):
+def validate(options: argparse.Namespace) -> argparse.Namespace:
     if not 3 <= options.n <= 10:
         raise UsageError(f"-n must be 3..10, not {options.n}")
     if options.s is None:
@@ -202,20 +203,21 @@ def validate(options):
 class GameLog:
     """The trace text of one game, echoed to ``echo`` (a writer) as it grows."""
 
-    def __init__(self, echo=None):
-        self.parts = []
+    def __init__(self, echo: Optional[Callable[[str], Any]] = None) -> None:
+        self.parts: List[str] = []
         self.echo = echo
 
-    def add(self, text):
+    def add(self, text: str) -> None:
         self.parts.append(text)
         if self.echo is not None:
             self.echo(text)
 
-    def text(self):
+    def text(self) -> str:
         return "".join(self.parts)
 
 
-def render_board(state, n, bloc_cells, move_number=None):
+def render_board(state: State, n: int, bloc_cells: Iterable[Tuple[int, int]],
+                 move_number: Optional[int] = None) -> str:
     """The board as in the course sample: header, rule, one row per line."""
     header = "  " + COLUMNS[:n] + ("" if move_number is None else f"  (move #{move_number})")
     lines = [header, " +" + "-" * n]
@@ -231,7 +233,8 @@ def render_board(state, n, bloc_cells, move_number=None):
     return "\n".join(lines) + "\n"
 
 
-def statistics_lines(seconds, evaluations, by_depth, average_depth, ard, prefix):
+def statistics_lines(seconds: float, evaluations: int, by_depth: Dict[int, int],
+                     average_depth: float, ard: float, prefix: str) -> List[str]:
     """Items i..v, labelled ``prefix + 'i'`` ... as in the course sample."""
     labels = ("i", "ii", "iii", "iv", "v")
     values = (f"Evaluation time: {format_seconds(seconds)}",
@@ -242,24 +245,24 @@ def statistics_lines(seconds, evaluations, by_depth, average_depth, ard, prefix)
     return [f"{prefix + label:<{len(prefix) + 4}}{value}" for label, value in zip(labels, values)]
 
 
-def format_depths(by_depth):
+def format_depths(by_depth: Dict[int, int]) -> str:
     return "{" + ", ".join(f"{depth}: {count}" for depth, count in by_depth.items()) + "}"
 
 
 class Totals:
     """Sums of the AI moves' statistics over one game or a series (items 6(b)i..vi)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.moves = 0            # every move played
         self.ai_moves = 0
         self.seconds = 0.0
         self.evaluations = 0
-        self.by_depth = {}
+        self.by_depth: Dict[int, int] = {}
         self.ard_sum = 0.0
         self.nodes = 0
         self.longest = 0.0       # the longest AI move, seconds
 
-    def add_ai_move(self, report):
+    def add_ai_move(self, report: MoveReport) -> None:
         self.ai_moves += 1
         self.longest = max(self.longest, report.seconds)
         self.seconds += report.seconds
@@ -269,7 +272,7 @@ class Totals:
         self.ard_sum += report.recursion_depth
         self.nodes += report.nodes
 
-    def merge(self, other):
+    def merge(self, other: "Totals") -> None:
         self.moves += other.moves
         self.ai_moves += other.ai_moves
         self.seconds += other.seconds
@@ -280,7 +283,7 @@ class Totals:
         self.nodes += other.nodes
         self.longest = max(self.longest, other.longest)
 
-    def summary(self):
+    def summary(self) -> Tuple[float, int, Dict[int, int], float, float]:
         """(mean seconds, evaluations, by_depth, average depth, mean ARD) of the AI moves."""
         count = self.ai_moves or 1
         average_depth = (sum(d * c for d, c in self.by_depth.items()) / self.evaluations
@@ -296,21 +299,24 @@ class Outcome:
     'abandoned' (end of input).
     """
 
-    def __init__(self, winner, reason, totals):
+    def __init__(self, winner: Optional[str], reason: str, totals: Totals) -> None:
         self.winner = winner
         self.reason = reason
         self.abandoned = reason == "abandoned"
         self.totals = totals
 
 
-def player_label(kind, depth, alphabeta, heuristic):
+def player_label(kind: str, depth: int, alphabeta: bool, heuristic: str) -> str:
     if kind == "H":
         return "Human"
     return f"AI d={depth} a={alphabeta} {heuristic}({HEURISTIC_NAMES[heuristic]})"
 
 
-def play_game(settings, kinds, heuristics, log, read_move=None, warn=None, clock=None,
-              opening=()):
+def play_game(settings: argparse.Namespace, kinds: Sequence[str], heuristics: Sequence[str],
+              log: GameLog, read_move: Optional[Callable[[str], Optional[str]]] = None,
+              warn: Optional[Callable[[str], Any]] = None,
+              clock: Optional[Callable[[], float]] = None,
+              opening: Sequence[int] = ()) -> Outcome:
     """Play one game; return an :class:`Outcome`. ``kinds`` = ('AI'|'H', 'AI'|'H').
 
     ``read_move(side)`` returns a line typed by the human, or None at end of input;
@@ -334,6 +340,7 @@ def play_game(settings, kinds, heuristics, log, read_move=None, warn=None, clock
     totals = Totals()
     x = o = 0
     x_to_move = True
+    cell: Optional[int]
     while True:
         player = 0 if x_to_move else 1
         side = "X" if x_to_move else "O"
@@ -343,7 +350,7 @@ def play_game(settings, kinds, heuristics, log, read_move=None, warn=None, clock
             cell = opening[totals.moves]
             log.add(f"Player {side} plays the random opening move: {cell_name(cell, n)}\n")
         elif ais[player] is not None:
-            report = ais[player].choose(state)
+            report = cast(AIPlayer, ais[player]).choose(state)
             cell = report.action
             lost_on_time = report.seconds > t
             if report.depth == 0:
@@ -361,7 +368,8 @@ def play_game(settings, kinds, heuristics, log, read_move=None, warn=None, clock
                         f"than t={format_number(t)}s: {side} loses ***\n\n")
                 return _finish(log, "O" if side == "X" else "X", totals, "time")
         else:
-            cell = _human_move(game, state, side, n, read_move, warn)
+            # A human player comes with read_move and warn (the caller's contract).
+            cell = _human_move(game, state, side, n, read_move, warn)  # type: ignore[arg-type]
             if cell is None:
                 log.add(f"\nEnd of input: the game is abandoned after {totals.moves} "
                         f"moves.\n")
@@ -377,7 +385,7 @@ def play_game(settings, kinds, heuristics, log, read_move=None, warn=None, clock
             return _finish(log, winner, totals, "line" if winner else "draw")
 
 
-def _finish(log, winner, totals, reason):
+def _finish(log: GameLog, winner: Optional[str], totals: Totals, reason: str) -> Outcome:
     log.add(f"The winner is {winner}!\n\n" if winner else "It's a tie!\n\n")
     mean_seconds, evaluations, by_depth, average_depth, ard = totals.summary()
     lines = statistics_lines(mean_seconds, evaluations, by_depth, average_depth, ard, "6(b)")
@@ -388,7 +396,9 @@ def _finish(log, winner, totals, reason):
     return Outcome(winner, reason, totals)
 
 
-def _human_move(game, state, side, n, read_move, warn):
+def _human_move(game: LineEmUp, state: State, side: str, n: int,
+                read_move: Callable[[str], Optional[str]],
+                warn: Callable[[str], Any]) -> Optional[int]:
     """A legal cell typed by the human, asked again after each illegal one; None at EOF."""
     occupied = state[0] | state[1] | game.bloc_mask
     while True:
@@ -411,18 +421,18 @@ def _human_move(game, state, side, n, read_move, warn):
             return cell
 
 
-def trace_name(settings):
+def trace_name(settings: argparse.Namespace) -> str:
     return (f"gameTrace-{settings.n}{len(settings.bloc_cells)}{settings.s}"
             f"{format_number(settings.t)}.txt")
 
 
-def run_single(settings):
+def run_single(settings: argparse.Namespace) -> int:
     kinds = tuple("H" if part == "H" else "AI" for part in settings.mode.split("-"))
     echo = None if settings.quiet else _write_stdout
     log = GameLog(echo)
     clock = SimulatedClock(settings.clock_tick) if settings.clock_tick else None
 
-    def read_move(side):
+    def read_move(side: str) -> Optional[str]:
         sys.stdout.write(f"Player {side}, your move (column letter then row, e.g. B 3; "
                          "Ctrl-D or Ctrl-C quits): ")
         sys.stdout.flush()
@@ -434,7 +444,7 @@ def run_single(settings):
             sys.stdout.write(line if line.endswith("\n") else line + "\n")
         return line
 
-    def warn(text):
+    def warn(text: str) -> None:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
 
@@ -452,12 +462,12 @@ def run_single(settings):
     return 0
 
 
-def _write_stdout(text):
+def _write_stdout(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
 
 
-def run_series(settings):
+def run_series(settings: argparse.Namespace) -> int:
     """2 x R AI-vs-AI games, heuristics swapped halfway; appends one scoreboard block."""
     rounds = settings.series
     wins = {"e1": 0, "e2": 0}
@@ -512,7 +522,7 @@ def run_series(settings):
     return 0
 
 
-def random_opening(settings, index):
+def random_opening(settings: argparse.Namespace, index: int) -> List[int]:
     """``settings.random_openings`` random legal cells for the series' game pair ``index``.
 
     Stops early if a move would end the game (an opening never decides a game).
@@ -534,7 +544,9 @@ def random_opening(settings, index):
 
 
 # --- position analysis ---------------------------------------------------------------------
-def choose_move(board, blocs, n, s, side, depth, t, heuristic, clock=None):
+def choose_move(board: Sequence[str], blocs: Iterable[Sequence[int]], n: int, s: int, side: str,
+                depth: int, t: float, heuristic: str,
+                clock: Optional[Callable[[], float]] = None) -> Tuple[int, int]:
     """The AI's move ``(column, row)`` for one position (spec "Position analysis").
 
     ``board``: n row strings of '.', '*', 'X', 'O' from row 0; ``blocs``: extra bloc
@@ -548,7 +560,7 @@ def choose_move(board, blocs, n, s, side, depth, t, heuristic, clock=None):
     return cell % n, cell // n
 
 
-def run_move(argv):
+def run_move(argv: List[str]) -> int:
     parser = _Parser(prog="python3 -m engine lineemup move", add_help=False)
     parser.add_argument("--board", required=True)
     parser.add_argument("--side", required=True, choices=("X", "O"))
@@ -567,7 +579,7 @@ def run_move(argv):
     return 0
 
 
-def run(argv):
+def run(argv: List[str]) -> int:
     if argv[:1] == ["move"]:
         return run_move(argv[1:])
     if argv[:1] == ["agent"]:
@@ -582,7 +594,7 @@ def run(argv):
     return run_single(settings)
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["move"], ["check"], ["report"]) and argv[1:2] in (["-h"], ["--help"]):

@@ -20,23 +20,24 @@ what is wrong otherwise); its numbers are drawn as they are.
 """
 
 import argparse
+from typing import List, NoReturn
 
 from ...pictures import charts
 from ...errors import UsageError
 from ...commandline import write_atomically
-from .check import read_scoreboard
+from .check import SeriesBlock, read_scoreboard
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"report: {message}")
 
 
-def _t(value):
+def _t(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _search(block):
+def _search(block: SeriesBlock) -> str:
     if all(block.prunes):
         return "alpha-beta"
     if not any(block.prunes):
@@ -44,14 +45,14 @@ def _search(block):
     return "mixed"
 
 
-def category(block):
+def category(block: SeriesBlock) -> List[str]:
     """Label lines of one configuration: board, limits, search."""
     d1, d2 = block.depths
     return [f"n={block.n} b={block.b} s={block.s}", f"t={_t(block.t)} d={d1}/{d2}",
             _search(block)]
 
 
-def wins_chart(blocks):
+def wins_chart(blocks: List[SeriesBlock]) -> charts.BarChart:
     names = blocks[0].names
     series = [charts.Series(f"{h} ({names[h]})", [b.wins[h] for b in blocks])
               for h in ("e1", "e2")]
@@ -63,7 +64,7 @@ def wins_chart(blocks):
                            subtitle="each heuristic plays half of the games as X")
 
 
-def depths_chart(blocks):
+def depths_chart(blocks: List[SeriesBlock]) -> charts.BarChart:
     depths = sorted({d for b in blocks for d in b.stats["by_depth"]})
     series = []
     for index, depth in enumerate(depths):
@@ -80,7 +81,7 @@ def depths_chart(blocks):
                            subtitle="where the heuristic was applied (root = depth 0)")
 
 
-def _blue(index, count):
+def _blue(index: int, count: int) -> str:
     """Light (shallow) to dark (deep) blues: depth reads as darkness."""
     share = index / max(1, count - 1)
     red = int(198 - share * (198 - 8))
@@ -89,7 +90,7 @@ def _blue(index, count):
     return f"#{red:02x}{green:02x}{blue:02x}"
 
 
-def depth_chart(blocks):
+def depth_chart(blocks: List[SeriesBlock]) -> charts.BarChart:
     series = [charts.Series("average evaluation depth",
                             [b.stats["average_depth"] for b in blocks], colour="#1f77b4"),
               charts.Series("average recursion depth", [b.stats["ard"] for b in blocks],
@@ -103,7 +104,7 @@ def depth_chart(blocks):
     return chart
 
 
-def search_chart(blocks):
+def search_chart(blocks: List[SeriesBlock]) -> charts.BarChart:
     per_move = [b.stats["evaluations"] / (b.games * b.average_moves)
                 if b.games and b.average_moves else None for b in blocks]
     series = []
@@ -118,7 +119,7 @@ def search_chart(blocks):
                            subtitle="log scale; total evaluations / (games x moves per game)")
 
 
-def report_charts(blocks):
+def report_charts(blocks: List[SeriesBlock]) -> List[charts.BarChart]:
     return [wins_chart(blocks), depths_chart(blocks), depth_chart(blocks),
             search_chart(blocks)]
 
@@ -134,7 +135,7 @@ TEXTS = (
 )
 
 
-def run_report(argv):
+def run_report(argv: List[str]) -> int:
     parser = _Parser(prog="python3 -m engine lineemup report", add_help=False)
     parser.add_argument("scoreboard")
     parser.add_argument("--svg", default=None)

@@ -7,15 +7,19 @@ numbers. On a log scale exponential growth is a straight line: the assignment's
 "observe the exponential nature of the search" at a glance.
 """
 
+from typing import Iterable, List, Optional, Tuple
+
 from ...pictures import charts
 from ...commandline import write_atomically
 from .check import ROW, read_tables
+
+Points = List[Tuple[int, float]]     # [(N, seconds)]
 
 SUBTITLE = ("log scale: a straight line is exponential growth; times of 0 (too short to "
             "measure) are left out")
 
 
-def times_from_lines(lines):
+def times_from_lines(lines: Iterable[str]) -> Points:
     """[(N, seconds)] from table lines (header and rows), rows without a time skipped."""
     points = []
     for line in lines:
@@ -25,19 +29,21 @@ def times_from_lines(lines):
     return points
 
 
-def time_chart(series, title="N-Queens: search time against board size"):
+def time_chart(series: List[Tuple[str, Points]],
+               title: str = "N-Queens: search time against board size") -> charts.LineChart:
     """A log-scale line chart of ``series`` = [(name, [(N, seconds)])]."""
     return charts.LineChart(title, "board size N", "CPU seconds (log scale)",
                             [charts.Series(name, points) for name, points in series],
                             log_y=True, subtitle=SUBTITLE)
 
 
-def write_time_chart(path, series, title=None):
+def write_time_chart(path: str, series: List[Tuple[str, Points]],
+                     title: Optional[str] = None) -> None:
     chart = time_chart(series) if title is None else time_chart(series, title)
     write_atomically(path, charts.render_svg([chart]))
 
 
-def a4_series(text):
+def a4_series(text: str) -> List[Tuple[str, Points]]:
     """Q1-Q4's series [(name, points)] from the text of an A4 output file."""
     tables, _ = read_tables(text)
     series = []

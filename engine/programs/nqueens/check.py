@@ -36,6 +36,7 @@ Prints the problems, then one summary line per question; exit 1 when there are p
 """
 
 import re
+from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from ...errors import UsageError
 from ...commandline import read_text_file
@@ -62,15 +63,20 @@ HEADING = re.compile(r"(?:\bQ|\bQuestion\s*)([1-9])\b", re.IGNORECASE)
 class Table:
     """One question's table as read: settings, rows [(line, values...)]."""
 
-    def __init__(self, question, line, variation, cutoff, search_name):
+    # Q9 only, set by Checker.check_scenarios: {(N, cut-off P1, cut-off P2): (line, wins)}
+    results: Dict[Tuple[int, int, int], Tuple[int, int]]
+
+    def __init__(self, question: str, line: int, variation: str, cutoff: Optional[int],
+                 search_name: Optional[str]) -> None:
         self.question = question
         self.line = line
         self.variation = variation
         self.cutoff = cutoff
         self.search = search_name
-        self.rows = []
+        # (line, match) per row; Q9: (line, N, cut-off P1, cut-off P2, wins, losses)
+        self.rows: List[Tuple[Any, ...]] = []
 
-    def title(self):
+    def title(self) -> str:
         if self.question == "Q9":
             return f"Q9 ({self.search or 'search not named'})"
         depth = f"cut-off {self.cutoff}" if self.cutoff else "full depth"
@@ -81,17 +87,17 @@ class Table:
 class Solver:
     """Exact values of the empty board and of each opening, computed on demand."""
 
-    def __init__(self):
-        self.cache = {}
+    def __init__(self) -> None:
+        self.cache: Dict[Tuple[str, int], Tuple[float, Dict[int, float]]] = {}
 
-    def openings(self, variation, size):
+    def openings(self, variation: str, size: int) -> Tuple[float, Dict[int, float]]:
         """(value, {opening row: value}) of the empty board of ``size``."""
         key = (variation, size)
         if key not in self.cache:
             game = make_game(variation, size, symmetry=True)
             root = game.initial_state()
             table = TranspositionTable()
-            options = dict(prune=True, table=table, order=game.solver_order)
+            options: Dict[str, Any] = dict(prune=True, table=table, order=game.solver_order)
             value = search(game, root, **options).value
             values = {action[1]: search(game, game.result(root, action), **options).value
                       for action in game.actions(root)}
@@ -99,11 +105,12 @@ class Solver:
         return self.cache[key]
 
 
-def _number_text(value):
+def _number_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def read_tables(text, question=None):
+def read_tables(text: str,
+                question: Optional[str] = None) -> Tuple[List[Table], List[Tuple[int, str]]]:
     """(tables, problems) with problems [(line, text)] about lines that cannot be read.
 
     ``question`` ('Q1' ... 'Q7', 'Q9'): rows before any heading form a table of that
@@ -173,16 +180,16 @@ def read_tables(text, question=None):
 class Checker:
     """Checks the tables; collects (line, text) problems and per-question summaries."""
 
-    def __init__(self, solver=None, question=None):
+    def __init__(self, solver: Optional[Solver] = None, question: Optional[str] = None) -> None:
         self.solver = solver or Solver()
         self.question = question
-        self.problems = []
-        self.summaries = []
+        self.problems: List[Tuple[int, str]] = []
+        self.summaries: List[str] = []
 
-    def add(self, line, text):
+    def add(self, line: int, text: str) -> None:
         self.problems.append((line, text))
 
-    def check_text(self, text):
+    def check_text(self, text: str) -> None:
         tables, problems = read_tables(text, self.question)
         self.problems.extend(problems)
         for table in tables:
@@ -199,7 +206,7 @@ class Checker:
         self.check_scenario_agreement([t for t in tables if t.question == "Q9"])
         self.problems.sort(key=lambda item: item[0])
 
-    def check_presence(self, tables):
+    def check_presence(self, tables: List[Table]) -> None:
         present = [table.question for table in tables]
         for question in ("Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q9"):
             if question not in present:
@@ -207,8 +214,8 @@ class Checker:
         if present.count("Q7") == 1:
             self.add(0, "Q7 asks for two tables (variations 1a and 1b); one is missing")
 
-    def check_table(self, table):
-        sizes = {}
+    def check_table(self, table: Table) -> str:
+        sizes: Dict[int, int] = {}
         exact = in_range = 0
         for line, row in table.rows:
             size = int(row.group(1))
@@ -253,7 +260,8 @@ class Checker:
             parts.append(f"{in_range} checked for range")
         return ", ".join(parts)
 
-    def check_exact(self, line, where, variation, size, value, opening):
+    def check_exact(self, line: int, where: str, variation: str, size: int, value: float,
+                    opening: int) -> None:
         best, values = self.solver.openings(variation, size)
         if value != best:
             self.add(line, f"{where}: value {_number_text(value)} is wrong: the exact "
@@ -265,8 +273,8 @@ class Checker:
                            f"worth {values[opening]}, the best is {best} (optimal rows: "
                            f"{optimal})")
 
-    def check_scenarios(self, table):
-        seen = {}
+    def check_scenarios(self, table: Table) -> str:
+        seen: Dict[Tuple[int, int, int], Tuple[int, int]] = {}
         for line, size, first, second, wins, losses in table.rows:
             key = (size, first, second)
             where = f"Q9 N={size} cut-offs {first}/{second}"
@@ -286,7 +294,7 @@ class Checker:
         table.results = seen
         return f"{len(table.rows)} games"
 
-    def check_scenario_agreement(self, tables):
+    def check_scenario_agreement(self, tables: List[Table]) -> None:
         named = {table.search: table for table in tables if table.search}
         if "minimax" not in named or "alphabeta" not in named:
             return
@@ -298,7 +306,7 @@ class Checker:
                                f"alpha-beta makes exactly minimax's moves")
 
 
-def _is_seconds(text):
+def _is_seconds(text: str) -> bool:
     try:
         value = float(text)
     except ValueError:
@@ -306,7 +314,7 @@ def _is_seconds(text):
     return value >= 0 and value == value and value != float("inf")
 
 
-def _ranges(sizes):
+def _ranges(sizes: Sequence[int]) -> str:
     parts, start = [], None
     for index, size in enumerate(sizes):
         if start is None:
@@ -317,7 +325,8 @@ def _ranges(sizes):
     return ", ".join(parts)
 
 
-def check_file(path, solver=None, question=None):
+def check_file(path: str, solver: Optional[Solver] = None,
+               question: Optional[str] = None) -> Tuple[List[str], List[str]]:
     """(problem lines 'FILE:LINE: ...', summary lines) for one file."""
     text = read_text_file(path, "check")
     checker = Checker(solver, question)
@@ -327,7 +336,7 @@ def check_file(path, solver=None, question=None):
     return lines, checker.summaries
 
 
-def run_check(argv, stdout):
+def run_check(argv: List[str], stdout: TextIO) -> int:
     """``nqueens check [--question Qn] FILE...``: problems, then per-question summaries;
     exit 0 or 1. ``--question`` reads files holding one table (one ``nqueens table``
     output) as that question's."""

@@ -44,10 +44,12 @@ import os
 import random
 import sys
 import time
+from typing import (Any, Callable, Dict, Hashable, Iterable, Iterator, List, NoReturn,
+                    Optional, Sequence, Set, TextIO, Tuple, Union, cast)
 
 from ...errors import UsageError
-from ...games.nqueens import VARIATIONS, make_game
-from ...search import INF, TimeLimit, TranspositionTable, search
+from ...games.nqueens import VARIATIONS, Action, AnySquare, ColumnByColumn, State, make_game
+from ...search import INF, TableEntry, TimeLimit, TranspositionTable, search
 from . import chart as nqueens_chart, check as nqueens_check
 from ...commandline import run_program, write_atomically
 
@@ -56,6 +58,9 @@ COMMANDS = ("table", "play", "scenarios", "solve", "a4", "check")
 MAX_SIZE = 64
 SCENARIO_SIZES = (10, 20)
 SCENARIO_CUTOFFS = ((4, 4), (5, 5), (5, 3), (3, 5))
+Player = Tuple[str, Optional[int]]   # (kind, depth or None) of a --p1/--p2 player
+NQueens = Union[ColumnByColumn, AnySquare]
+
 TABLE_HEADER = ("Size", "Minimax Value", "Best Opening Move", "Time in Seconds")
 
 
@@ -64,13 +69,13 @@ TABLE_HEADER = ("Size", "Minimax Value", "Best Opening Move", "Time in Seconds")
 class ArgumentParser(argparse.ArgumentParser):
     """argparse that reports errors as UsageError (one stderr line, exit 2)."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog.split()[-1]}: {message}")
 
 
-def parse_sizes(text):
+def parse_sizes(text: str) -> List[int]:
     """'N', 'A-B' or a comma list of those -> sorted list of distinct sizes."""
-    sizes = set()
+    sizes: Set[int] = set()
     for part in text.split(","):
         bounds = part.split("-")
         if len(bounds) > 2 or not all(b.isascii() and b.isdigit() for b in bounds):
@@ -83,25 +88,25 @@ def parse_sizes(text):
     return sorted(sizes)
 
 
-def parse_size(text):
+def parse_size(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_SIZE:
         raise UsageError(f"--size must be an integer from 1 to {MAX_SIZE}, not {text!r}")
     return int(text)
 
 
-def parse_depth(text):
+def parse_depth(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise UsageError(f"cut-off depth must be a positive integer, not {text!r}")
     return int(text)
 
 
-def parse_entries(text):
+def parse_entries(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) < 2:
         raise UsageError(f"--table-entries must be an integer of at least 2, not {text!r}")
     return int(text)
 
 
-def parse_player(text):
+def parse_player(text: str) -> Player:
     """'human', 'random', 'minimax[:D]' or 'alphabeta[:D]' -> (kind, depth or None)."""
     kind, _, depth = text.partition(":")
     if kind in ("human", "random") and not _:
@@ -112,11 +117,11 @@ def parse_player(text):
                      f"not {text!r}")
 
 
-def build_parser():
+def build_parser() -> ArgumentParser:
     parser = ArgumentParser(prog=NAME, add_help=False)
     commands = parser.add_subparsers(dest="command")
 
-    def command(name):
+    def command(name: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, add_help=False, prog=f"{NAME} {name}")
         return sub
 
@@ -157,22 +162,23 @@ def build_parser():
 
 # --- tables (Q1-Q7) -----------------------------------------------------------------------
 
-def format_row(cells, widths):
+def format_row(cells: Sequence[Any], widths: Sequence[int]) -> str:
     """Cells left-aligned in columns of ``widths`` (header width + 2), the last unpadded."""
     text = "".join(str(cell).ljust(width) for cell, width in zip(cells[:-1], widths))
     return (text + str(cells[-1])).rstrip()
 
 
-def column_widths(header):
+def column_widths(header: Sequence[str]) -> List[int]:
     return [len(title) + 2 for title in header[:-1]]
 
 
-def format_seconds(seconds):
+def format_seconds(seconds: float) -> str:
     """CPU seconds with 3 significant digits, as in the assignment's sample (3.72e-05)."""
     return f"{seconds:.3g}"
 
 
-def best_opening(variation, size, prune, cutoff):
+def best_opening(variation: str, size: int, prune: bool,
+                 cutoff: Optional[int]) -> Tuple[float, Optional[Action], float]:
     """(value, best opening action, CPU seconds) of the empty board of ``size``."""
     game = make_game(variation, size)
     started = time.process_time()
@@ -180,7 +186,8 @@ def best_opening(variation, size, prune, cutoff):
     return result.value, result.action, time.process_time() - started
 
 
-def table_lines(variation, search_name, cutoff, sizes, with_time=True):
+def table_lines(variation: str, search_name: str, cutoff: Optional[int], sizes: Iterable[int],
+                with_time: bool = True) -> Iterator[str]:
     """Yield the lines of the assignment's table, header first, one row per size."""
     header = TABLE_HEADER if with_time else TABLE_HEADER[:-1]
     widths = column_widths(header)
@@ -192,7 +199,7 @@ def table_lines(variation, search_name, cutoff, sizes, with_time=True):
         yield format_row(cells, widths)
 
 
-def run_table(options):
+def run_table(options: argparse.Namespace) -> None:
     sizes = options.sizes or list(range(1, 21 if options.cutoff else 11))
     if options.svg and options.no_time:
         raise UsageError("table: --svg draws the times: leave --no-time out")
@@ -213,23 +220,23 @@ def run_table(options):
 class GameRecord:
     """The board as people see it: {(row, col): mark}, updated move by move."""
 
-    def __init__(self, game):
+    def __init__(self, game: NQueens) -> None:
         self.game = game
-        self.marks = {}
+        self.marks: Dict[Tuple[int, int], str] = {}
 
-    def record(self, state, action):
+    def record(self, state: State, action: Action) -> None:
         mark, row = action[0], action[1]
         col = action[2] if len(action) == 3 else self.game.queens_placed(state)
         self.marks[(row, col)] = mark
 
-    def attacker(self, row, col):
+    def attacker(self, row: int, col: int) -> Optional[Tuple[int, int, str]]:
         """A queen (row, col, mark) attacking the square, or None."""
         for (r, c), mark in sorted(self.marks.items()):
             if r == row or c == col or r - c == row - col or r + c == row + col:
                 return r, c, mark
         return None
 
-    def render(self):
+    def render(self) -> str:
         """The board, row 0 at the top, with row and column numbers."""
         size = self.game.size
         width = len(str(size - 1))
@@ -240,12 +247,13 @@ class GameRecord:
         return "\n".join(lines)
 
 
-def ai_move(game, state, prune, depth):
+def ai_move(game: NQueens, state: State, prune: bool, depth: Optional[int]) -> Action:
     """The move the assignment's minimax / alpha-beta player makes (first best, top first)."""
     return search(game, state, prune=prune, depth=depth).action
 
 
-def play_quietly(game, first, second):
+def play_quietly(game: NQueens, first: Tuple[bool, Optional[int]],
+                 second: Tuple[bool, Optional[int]]) -> Tuple[int, List[Action]]:
     """Play AI against AI; ``first``/``second`` are (prune, depth). Returns (utility, moves)."""
     state = game.initial_state()
     players = (first, second)
@@ -258,14 +266,15 @@ def play_quietly(game, first, second):
     return game.utility(state), moves
 
 
-def describe_player(spec):
+def describe_player(spec: Player) -> str:
     kind, depth = spec
     if kind in ("minimax", "alphabeta"):
         return f"{kind}:{depth}" if depth else f"{kind} (full depth)"
     return kind
 
 
-def read_human_move(game, state, record, player, stdin, stdout):
+def read_human_move(game: NQueens, state: State, record: GameRecord, player: int, stdin: TextIO,
+                    stdout: TextIO) -> Optional[Action]:
     """Ask until a legal move is typed; None at end of input."""
     size = game.size
     mark = game.mark_to_move(state)
@@ -305,7 +314,8 @@ def read_human_move(game, state, record, player, stdin, stdout):
         return (mark, row, col) if two_numbers else (mark, row)
 
 
-def run_play(options, stdin=None, stdout=None):
+def run_play(options: argparse.Namespace, stdin: Optional[TextIO] = None,
+             stdout: Optional[TextIO] = None) -> int:
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     game = make_game(options.variation, options.size)
@@ -345,7 +355,8 @@ def run_play(options, stdin=None, stdout=None):
     return 0
 
 
-def scenario_lines(variation, prune, progress=None):
+def scenario_lines(variation: str, prune: bool,
+                   progress: Optional[Callable[[str], Any]] = None) -> Iterator[str]:
     """Q9's table: one AI-against-AI game per (N, cut-off P1, cut-off P2)."""
     header = ("N", "Cut-off P1", "Cut-off P2", "Win/Loss P1")
     widths = column_widths(header)
@@ -360,7 +371,7 @@ def scenario_lines(variation, prune, progress=None):
             yield format_row((size, first, second, f"{won}W, {1 - won}L"), widths)
 
 
-def run_scenarios(options):
+def run_scenarios(options: argparse.Namespace) -> None:
     searches = ("minimax", "alphabeta") if options.search == "both" else (options.search,)
     for index, name in enumerate(searches):
         if index:
@@ -381,7 +392,8 @@ class ProgressClock:
     ``every`` seconds; silent when ``stream`` is None.
     """
 
-    def __init__(self, stream, check_every=256, first=2.0, every=5.0):
+    def __init__(self, stream: Optional[TextIO], check_every: int = 256, first: float = 2.0,
+                 every: float = 5.0) -> None:
         self.stream = stream
         self.check_every = check_every
         self.first, self.every = first, every
@@ -390,13 +402,13 @@ class ProgressClock:
         self.started = time.perf_counter()
         self.next_report = self.started + first
 
-    def restart(self, label):
+    def restart(self, label: str) -> None:
         self.label = label
         self.calls = 0
         self.started = time.perf_counter()
         self.next_report = self.started + self.first
 
-    def __call__(self):
+    def __call__(self) -> float:
         now = time.perf_counter()
         self.calls += 1
         if self.stream is not None and now >= self.next_report:
@@ -417,20 +429,20 @@ class BoundedTable(TranspositionTable):
     the entries dropped.
     """
 
-    def __init__(self, capacity, weight):
+    def __init__(self, capacity: int, weight: Callable[[Any], int]) -> None:
         super().__init__()
         self.capacity = max(2, capacity)
         self.weight = weight
         self.evictions = 0
 
-    def __setitem__(self, key, entry):
+    def __setitem__(self, key: Hashable, entry: TableEntry) -> None:
         if len(self) >= self.capacity and key not in self:
             self.evict()
         dict.__setitem__(self, key, entry)
 
-    def evict(self):
+    def evict(self) -> None:
         weight = self.weight
-        counts = {}
+        counts: Dict[int, int] = {}
         for key in self:
             w = weight(key)
             counts[w] = counts.get(w, 0) + 1
@@ -441,7 +453,8 @@ class BoundedTable(TranspositionTable):
             dropped += counts[w]
             if dropped >= target:
                 break
-        doomed = [key for key in self if weight(key) <= threshold]
+        # ``threshold`` is an int: the table is full (capacity >= 2), so counts has some
+        doomed = [key for key in self if weight(key) <= cast(int, threshold)]
         for key in doomed:
             del self[key]
         self.evictions += len(doomed)
@@ -450,8 +463,9 @@ class BoundedTable(TranspositionTable):
 DEFAULT_TABLE_ENTRIES = 5000000   # about 2 GB with CPython's tuples
 
 
-def solve_size(variation, size, clock=None, all_openings=True,
-               table_entries=DEFAULT_TABLE_ENTRIES):
+def solve_size(variation: str, size: int, clock: Optional[ProgressClock] = None,
+               all_openings: bool = True,
+               table_entries: int = DEFAULT_TABLE_ENTRIES) -> Tuple[float, List[Action], int]:
     """Exact value and every optimal opening of the empty board of ``size``.
 
     The root is searched with alpha-beta, a transposition table keyed by the game's
@@ -469,7 +483,7 @@ def solve_size(variation, size, clock=None, all_openings=True,
     """
     game = make_game(variation, size, symmetry=True)
     table = BoundedTable(table_entries, game.key_weight)
-    options = dict(prune=True, table=table, order=game.solver_order)
+    options: Dict[str, Any] = dict(prune=True, table=table, order=game.solver_order)
     if clock is not None:
         options.update(time_limit=TimeLimit(INF, clock, clock.check_every))
     root = game.initial_state()
@@ -501,9 +515,10 @@ def solve_size(variation, size, clock=None, all_openings=True,
     return best, [action for action in openings if action in optimal], nodes
 
 
-def solve_lines(variation, sizes, with_time=True, stream=None, all_openings=True,
-                table_entries=DEFAULT_TABLE_ENTRIES):
-    header = ("Size", "Value", "Winner", "Time in Seconds",
+def solve_lines(variation: str, sizes: Iterable[int], with_time: bool = True,
+                stream: Optional[TextIO] = None, all_openings: bool = True,
+                table_entries: int = DEFAULT_TABLE_ENTRIES) -> Iterator[str]:
+    header: Tuple[str, ...] = ("Size", "Value", "Winner", "Time in Seconds",
               "Optimal Openings" if all_openings else "An Optimal Opening")
     if not with_time:
         header = header[:3] + header[4:]
@@ -529,7 +544,7 @@ def solve_lines(variation, sizes, with_time=True, stream=None, all_openings=True
         yield format_row(cells + [shown], widths)
 
 
-def run_solve(options):
+def run_solve(options: argparse.Namespace) -> None:
     stream = None if options.quiet else sys.stderr
     for line in solve_lines(options.variation, options.sizes, not options.no_time, stream,
                             not options.value_only, options.table_entries):
@@ -550,7 +565,7 @@ A4_TABLES = (
 )
 
 
-def a4_text(with_time=True, stream=None):
+def a4_text(with_time: bool = True, stream: Optional[TextIO] = None) -> str:
     """Every table of Q1-Q7 and Q9, each under a marked heading."""
     parts = []
     for question, variation, name, cutoff, sizes in A4_TABLES:
@@ -575,7 +590,7 @@ def a4_text(with_time=True, stream=None):
     return "".join(parts).rstrip("\n") + "\n"
 
 
-def run_a4(options):
+def run_a4(options: argparse.Namespace) -> None:
     folder = os.path.dirname(os.path.abspath(options.output))
     if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
         # Checked before the tables are computed (half a minute of work).
@@ -594,7 +609,7 @@ def run_a4(options):
         print(f"wrote {options.svg}")
 
 
-def solver_times(variation, sizes):
+def solver_times(variation: str, sizes: Iterable[int]) -> List[Tuple[int, float]]:
     """[(N, CPU seconds of solve_size)]: the exact solver's growth, for the picture."""
     points = []
     for size in sizes:
@@ -606,11 +621,12 @@ def solver_times(variation, sizes):
 
 # --- entry point -------------------------------------------------------------------------
 
-RUNNERS = {"table": run_table, "play": run_play, "scenarios": run_scenarios,
-           "solve": run_solve, "a4": run_a4}
+RUNNERS: Dict[str, Callable[[argparse.Namespace], Optional[int]]] = {
+    "table": run_table, "play": run_play, "scenarios": run_scenarios, "solve": run_solve,
+    "a4": run_a4}
 
 
-def run(argv):
+def run(argv: List[str]) -> Optional[int]:
     if not argv:
         raise UsageError(f"missing command: one of {', '.join(COMMANDS)} "
                          f"(python3 -m engine nqueens --help)")
@@ -625,6 +641,6 @@ def run(argv):
     return RUNNERS[options.command](options)
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     return run_program(NAME, run, sys.argv[1:] if argv is None else argv, help_text=__doc__)
