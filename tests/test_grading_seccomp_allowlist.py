@@ -1,11 +1,14 @@
-"""The seccomp allowlist of CPython, PyPy and native runs under bwrap (the filter bwrap
-installs, chosen per command), and the denylist kept for the JVM and builds: our own
+"""The seccomp allowlist of CPython, PyPy and native runs, chosen per command: under
+bwrap the filter bwrap installs, under Landlock and rlimits the slot's allowlist launcher
+thread's (as root and not); the denylist kept for the JVM, shells and builds: our own
 programs still give their golden outputs under it, a call off the list fails with EPERM,
 and the numbers of the list are the kernel headers' where the headers are here."""
 
+import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -13,7 +16,7 @@ import pytest
 from golden import REPO
 
 from engine.grading import seccomp
-from engine.grading.fences import bwrap_works
+from engine.grading.fences import bwrap_works, landlock_works
 from engine.grading.sandbox import Limits, Sandbox, syscall_filter
 from engine.grading.untrusted_files import open_folder
 
@@ -100,13 +103,35 @@ def test_the_filter_is_chosen_by_the_command(tmp_path):
 
 
 needs_bwrap = pytest.mark.skipif(not bwrap_works(), reason="bwrap cannot run here")
+# Calls personality(0xffffffff): a harmless query the denylist lets through and the
+# allowlist does not; prints what it answered.
+PERSONALITY_PY = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                  "print(libc.personality(0xffffffff), os.strerror(ctypes.get_errno()))\n")
+EPERM_LINE = b"-1 Operation not permitted\n"
+
+
+def _isolation_or_skip(isolation):
+    if not seccomp.allowlist_supported():
+        pytest.skip(f"no allowlist for {os.uname().machine}")
+    if isolation == "bwrap" and not bwrap_works():
+        pytest.skip("bwrap cannot run here")
+    if isolation == "landlock" and not landlock_works():
+        pytest.skip("no Landlock in this kernel")
 
 
 @pytest.fixture
 def sandbox():
-    if not seccomp.allowlist_supported():
-        pytest.skip(f"no allowlist for {os.uname().machine}")
+    _isolation_or_skip("bwrap")
     box = Sandbox(Limits(timeout=30, memory_mb=1024), 0, "bwrap")
+    yield box
+    box.close()
+
+
+@pytest.fixture(params=["bwrap", "landlock", "rlimits"])
+def any_sandbox(request):
+    """A sandbox under each file fence (or none), its filter chosen per command."""
+    _isolation_or_skip(request.param)
+    box = Sandbox(Limits(timeout=30, memory_mb=1024), 0, request.param)
     yield box
     box.close()
 
@@ -133,48 +158,87 @@ def _run(box, files, argv, folders=(), build=None):
     return box.run(argv)
 
 
-@needs_bwrap
-def test_a_native_call_off_the_list_gets_eperm(sandbox):
+def test_a_native_call_off_the_list_gets_eperm(any_sandbox):
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
-    result = _run(sandbox, {"hostile.c": HOSTILE_C}, ["./hostile"],
+    result = _run(any_sandbox, {"hostile.c": HOSTILE_C}, ["./hostile"],
                   build=["gcc", "-O2", "-o", "hostile", "hostile.c"])
     assert result.syscalls == "allowlist" and "seccomp" in result.fences
     assert result.ended == "exited" and result.exit == 0, result.stderr
     assert result.stdout == b"personality Operation not permitted\ngetpid answered\n"
 
 
-@needs_bwrap
-def test_python_calls_off_the_list_get_eperm(sandbox):
-    program = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-               "print(libc.personality(0xffffffff), os.strerror(ctypes.get_errno()))\n")
+def test_python_calls_off_the_list_get_eperm(any_sandbox):
     for interpreter in ("python3", "pypy3"):
         if shutil.which(interpreter) is None:
             continue
-        result = _run(sandbox, {"p.py": program}, [interpreter, "p.py"])
+        result = _run(any_sandbox, {"p.py": PERSONALITY_PY}, [interpreter, "p.py"])
         assert result.syscalls == "allowlist", interpreter
-        assert result.stdout == b"-1 Operation not permitted\n", (interpreter, result)
+        assert "seccomp" in result.fences
+        assert result.ended == "exited" and result.exit == 0, (interpreter, result)
+        assert result.stdout == EPERM_LINE, (interpreter, result)
+    # The same call from a shell's child: the denylist, which lets it through.
+    shell = _run(any_sandbox, {"p.py": PERSONALITY_PY}, ["sh", "-c", "python3 p.py"])
+    assert shell.syscalls == "denylist"
+    assert shell.stdout == b"0 Success\n", shell
 
 
-@needs_bwrap
-def test_a_compiled_c_program_runs_under_the_allowlist(sandbox):
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root (to become nobody) and setpriv")
+@pytest.mark.parametrize("isolation", ["landlock", "rlimits"])
+def test_without_root_python_calls_off_the_list_get_eperm(isolation, tmp_path):
+    # The kit run by an ordinary user: no uid per run, no cgroup, no setpriv in the
+    # chain; the allowlist launcher thread still holds the python run.
+    _isolation_or_skip(isolation)
+    for folder in [REPO] + list(REPO.parents):
+        if folder.stat().st_uid != 65534 and not folder.stat().st_mode & 0o001:
+            pytest.skip(f"user nobody cannot reach {REPO}")
+    home = tmp_path / "home"
+    home.mkdir()
+    os.chown(home, 65534, 65534)
+    tmp_path.chmod(0o755)
+    script = (
+        "import json, os, sys\n"
+        "from engine.grading.sandbox import Limits, Sandbox\n"
+        f"box = Sandbox(Limits(timeout=10), 0, {isolation!r})\n"
+        "try:\n"
+        "    box.clear()\n"
+        f"    open(os.path.join(box.folder, 'p.py'), 'w').write({PERSONALITY_PY!r})\n"
+        "    runs = [box.run(argv) for argv in (['python3', 'p.py'],\n"
+        "                                       ['sh', '-c', 'python3 p.py'])]\n"
+        "    print(json.dumps([box.isolation] + [[run.syscalls, run.exit,\n"
+        "                      run.stdout.decode()] for run in runs]))\n"
+        "finally:\n"
+        "    box.close()\n")
+    done = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+         sys.executable, "-c", script], cwd=str(home), capture_output=True, text=True,
+        timeout=120, env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home),
+                          "PYTHONPATH": str(REPO), "LANG": "C.UTF-8"})
+    assert done.returncode == 0, done.stderr
+    isolation_word, allowed, denied = json.loads(done.stdout)
+    assert "uid" not in isolation_word and "seccomp" in isolation_word
+    assert allowed == ["allowlist", 0, EPERM_LINE.decode()]
+    assert denied == ["denylist", 0, "0 Success\n"]
+
+
+def test_a_compiled_c_program_runs_under_the_allowlist(any_sandbox):
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
-    result = _run(sandbox, {"sum.c": SUM_C}, ["./sum", "40", "2"],
+    result = _run(any_sandbox, {"sum.c": SUM_C}, ["./sum", "40", "2"],
                   build=["gcc", "-O2", "-o", "sum", "sum.c"])
     assert result.syscalls == "allowlist"
     assert (result.ended, result.exit, result.stdout) == ("exited", 0, b"42\n"), result
 
 
-@needs_bwrap
 @pytest.mark.parametrize("interpreter", ["python3", "pypy3"])
-def test_tictactoe_gives_its_golden_outputs_under_the_allowlist(sandbox, interpreter):
+def test_tictactoe_gives_its_golden_outputs_under_the_allowlist(any_sandbox, interpreter):
     if shutil.which(interpreter) is None:
         pytest.skip(f"no {interpreter}")
     for case in ("case001", "case003", "case005"):
         folder = REPO / "fixtures" / "tictactoe" / case
         args = (folder / "cmd").read_text().split()[1:]
-        result = _run(sandbox, {"tictactoe.py": REPO / "tictactoe.py"},
+        result = _run(any_sandbox, {"tictactoe.py": REPO / "tictactoe.py"},
                       [interpreter, "tictactoe.py"] + args, folders=[str(REPO / "engine")])
         assert result.syscalls == "allowlist"
         assert result.ended == "exited" and result.exit == 0, result.stderr[-500:]
@@ -210,12 +274,16 @@ def test_an_unknown_architecture_has_no_allowlist(monkeypatch):
     assert syscall_filter(["python3", "a.py"], None) == "denylist"
 
 
-def test_a_run_without_bwrap_keeps_the_launchers_denylist():
+def test_without_bwrap_a_shell_keeps_the_launchers_denylist():
     box = Sandbox(Limits(timeout=10), 0, "rlimits")
     try:
         box.clear()
         box.give()
-        result = box.run([sys.executable, "-c", "print(1)"])
+        shell = box.run(["sh", "-c", "echo 1"])
+        python = box.run(["python3", "-c", "print(1)"])
     finally:
         box.close()
-    assert result.syscalls == ("denylist" if seccomp.supported() else None)
+    assert shell.syscalls == ("denylist" if seccomp.supported() else None)
+    assert python.syscalls == ("allowlist" if seccomp.allowlist_supported() else
+                               shell.syscalls)
+    assert shell.stdout == python.stdout == b"1\n"

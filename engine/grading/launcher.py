@@ -37,6 +37,11 @@ class Launcher:
     :func:`engine.grading.landlock.restrict_thread` arguments, or None) and
     ``use_seccomp`` (:mod:`engine.grading.seccomp`) are applied once, at start, in that
     order; ``no_new_privs`` always. Raises LauncherError when a fence cannot be applied.
+    The seccomp filter is the denylist, or with ``allowlist`` the allowlist (with the
+    calls of the kit's exec chain, :data:`engine.grading.seccomp.CHAIN`): a sandbox
+    without bwrap keeps one launcher of each, and starts each command from the one whose
+    filter it chose (:func:`engine.grading.sandbox.syscall_filter`), so that choosing
+    costs no extra program start.
 
     With ``ipc_namespaces`` (the kit runs as root), every command starts in a System V
     IPC namespace of its own (shared memory, semaphores, message queues, POSIX message
@@ -48,20 +53,21 @@ class Launcher:
     """
 
     def __init__(self, landlock_rules=None, cpu=None, name="launcher", use_seccomp=False,
-                 ipc_namespaces=False):
+                 ipc_namespaces=False, allowlist=False):
         self._requests = queue.Queue()
         self._ready = threading.Event()
         self._failure = None
         self.landlock_abi = 0
         self.ipc_namespaces = bool(ipc_namespaces)
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True,
-                                        args=(landlock_rules, cpu, use_seccomp))
+                                        args=(landlock_rules, cpu, use_seccomp,
+                                              allowlist))
         self._thread.start()
         self._ready.wait()
         if self._failure is not None:
             raise LauncherError(self._failure)
 
-    def _serve(self, landlock_rules, cpu, use_seccomp):
+    def _serve(self, landlock_rules, cpu, use_seccomp, allowlist):
         try:
             if cpu is not None and hasattr(os, "sched_setaffinity"):
                 os.sched_setaffinity(0, {cpu})      # 0: this thread only
@@ -75,7 +81,9 @@ class Launcher:
             if use_seccomp:
                 # Last: it forbids sched_setaffinity, used above. In a namespace of its
                 # own, a run may use IPC: nothing of it outlives the run.
-                seccomp.restrict_thread(deny_ipc=not self.ipc_namespaces)
+                # The allowlist refuses IPC in any case (it is not on the list).
+                seccomp.restrict_thread(deny_ipc=not self.ipc_namespaces,
+                                        allowlist=allowlist)
         except (OSError, ValueError) as error:
             self._failure = str(error)
             self._ready.set()

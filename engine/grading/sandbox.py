@@ -20,8 +20,11 @@ The fences (``Sandbox.fences`` names those that run; ``isolation`` can insist on
   process limit, one core, exact CPU time of every process of the run (killed ones
   included); see :mod:`engine.grading.cgroups`.
 * ``seccomp`` (x86-64, AArch64; :mod:`engine.grading.seccomp`): no sockets but stream
-  pairs, no IPC that outlives the run, no new namespaces, no ptrace or bpf...; taken by
-  the launcher thread, or under bwrap installed by bwrap after its own set-up.
+  pairs, no IPC that outlives the run, no new namespaces, no ptrace or bpf...; the
+  allowlist for CPython, PyPy and native programs, the denylist for the rest (chosen per
+  command: :func:`syscall_filter`; ``RunResult.syscalls`` names it); taken by one of
+  the slot's two launcher threads, or under bwrap installed by bwrap after its own
+  set-up.
 * IPC (root, without bwrap, which has its own): each run starts in a System V IPC
   namespace of its own (:mod:`engine.grading.launcher`), gone with its last process;
   where the kernel refuses one, seccomp refuses IPC and the run uid's objects are
@@ -126,9 +129,8 @@ _PYTHON = ("python3", "pypy3", "pypy")
 
 
 def syscall_filter(argv, folder_fd):
-    """The seccomp filter a run of ``argv`` gets under bwrap, where the filter is chosen
-    per command: "allowlist" for CPython and PyPy (``argv[0]`` named python3, python3.N,
-    pypy3 or pypy) and for a native program of the run folder (``./NAME``, an ELF file,
+    """The seccomp filter a run of ``argv`` gets: "allowlist" for CPython and PyPy
+    (``argv[0]`` named python3, python3.N, pypy3 or pypy) and for a native program of the run folder (``./NAME``, an ELF file,
     read through ``folder_fd`` without following links), "denylist" for everything else:
     the JVM (a wide, version-dependent set of calls), ``make``, compilers, shells and
     scripts, where an allowlist is too tight (see :mod:`engine.grading.seccomp`)."""
@@ -235,7 +237,7 @@ class Sandbox:
                  dedicated_uids=None, cgroups_wanted=None, hidden=(), shared=None,
                  core=None, pin=True):
         self.group = None
-        self.launcher = None
+        self.launcher = self.allowlist_launcher = None
         self._own_workspace = workspace is None
         self.workspace = workspace
         try:
@@ -323,7 +325,16 @@ class Sandbox:
             self.launcher = Launcher(self._landlock_rules(), self.cpu, f"slot-{slot}",
                                      use_seccomp=self.use_seccomp and not self.use_bwrap,
                                      ipc_namespaces=root and not self.use_bwrap)
+            # Without bwrap, a second launcher holds the allowlist: a run whose command
+            # gets it (syscall_filter) starts from there, with no extra program start.
+            if self.use_seccomp and not self.use_bwrap and seccomp.allowlist_supported():
+                self.allowlist_launcher = Launcher(
+                    self._landlock_rules(), self.cpu, f"slot-{slot}-allowlist",
+                    use_seccomp=True, ipc_namespaces=self.launcher.ipc_namespaces,
+                    allowlist=True)
         except LauncherError as error:
+            if self.launcher is not None:
+                self.launcher.close()
             raise IsolationError(f"cannot fence the launcher: {error}") from None
         self.reaps_orphans = processes.become_subreaper()
         if self.uid is None:
@@ -520,20 +531,24 @@ class Sandbox:
         timeout = self.limits.timeout if timeout is None else timeout
         if self._aborted:
             return RunResult(None, b"", b"", 0.0, 0.0, "aborted", fences=self.fences)
-        # Under bwrap, the filter goes to bwrap on a descriptor of its own for this run
-        # (the run has its own IPC namespace there: IPC stays allowed).
-        # The filter is chosen per command there (see syscall_filter); without bwrap the
-        # launcher thread's denylist holds every command.
+        # The filter is chosen per command (see syscall_filter). Under bwrap it goes to
+        # bwrap on a descriptor of its own for this run (the run has its own IPC
+        # namespace there: IPC stays allowed); without bwrap the run starts from the
+        # launcher thread that holds it.
         syscalls = "denylist" if self.use_seccomp else None
         seccomp_fd = None
-        if self.use_bwrap and self.use_seccomp:
+        launcher = self.launcher
+        if self.use_seccomp and (self.use_bwrap or self.allowlist_launcher is not None):
             folder_fd = open_folder(self.folder)
             try:
                 syscalls = syscall_filter(argv, folder_fd)
             finally:
                 os.close(folder_fd)
-            seccomp_fd = seccomp.program_fd(deny_ipc=False,
-                                            allowlist=syscalls == "allowlist")
+            if self.use_bwrap:
+                seccomp_fd = seccomp.program_fd(deny_ipc=False,
+                                                allowlist=syscalls == "allowlist")
+            elif syscalls == "allowlist":
+                launcher = self.allowlist_launcher
         command = self._command(argv, timeout, read_only, groups, seccomp_fd)
         counters = self.group.start() if self.group is not None else None
         # Found by descent (no uid, no cgroup): the children we have now are not the
@@ -543,12 +558,12 @@ class Sandbox:
         oom_kills = fences.oom_kills() if self.group is None else None
         start = time.perf_counter()
         clock = processes.RunClock(start, self._cores(), kit=(
-            threading.get_native_id(), getattr(self.launcher, "native_id", None)))
+            threading.get_native_id(), getattr(launcher, "native_id", None)))
         # Started and registered under the lock: another slot looking for orphans of
         # ours (see _run_processes) never takes this run's first process for one.
         with _LIVE_LOCK:
             try:
-                process = self.launcher.popen(
+                process = launcher.popen(
                     args=command, cwd=self.folder, env=self.environment(),
                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
@@ -764,10 +779,11 @@ class Sandbox:
     def close(self):
         """Release the slot: its launcher thread, its cgroup and (when the sandbox made
         it) the workspace."""
-        launcher = getattr(self, "launcher", None)
-        if launcher is not None:
-            launcher.close()
-            self.launcher = None
+        for name in ("launcher", "allowlist_launcher"):
+            launcher = getattr(self, name, None)
+            if launcher is not None:
+                launcher.close()
+                setattr(self, name, None)
         if self.group is not None:
             self.group.remove()
             self.group = None
