@@ -15,6 +15,8 @@ import pytest
 from grading_helpers import our_copy, submission
 from grading_mutants import make_mutant
 
+from engine.grading import seccomp
+
 REPO = Path(__file__).resolve().parent.parent
 
 # The fields Gradescope's autograder specification documents.
@@ -136,6 +138,9 @@ def test_our_own_submission_scores_full_and_hidden_cases_wait(bundle, tmp_path):
     hidden = [test for test in tests if test["visibility"] == "after_published"]
     assert len(hidden) == 4 and all(test["name"].startswith("hidden case") for test in hidden)
     assert "4 hidden" in results["output"] and results["output_format"] == "md"
+    # The student reads which system-call filter held their runs (python: the allowlist).
+    if seccomp.allowlist_supported():
+        assert "; seccomp allowlist (12 runs))" in results["output"], results["output"]
     # The answers are the kit's alone, whatever fences can run in the container.
     answers = next((tmp_path / "autograder" / "source" / "cases" / "hidden").rglob("output.txt"))
     assert answers.stat().st_mode & 0o077 == 0

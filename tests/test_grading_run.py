@@ -13,7 +13,10 @@ import pytest
 from golden import REPO, program_cases
 from grading_helpers import grade, only_case, our_copy, stake_raid_case, submission
 
+from engine.grading import seccomp
 from engine.grading.case import snapshot
+from engine.grading.fences import syscall_filter_name, syscall_filters
+from engine.grading.report_html import render
 from engine.grading.detect import command_plan, detect
 from engine.grading.results import Results, load, merge
 from engine.grading.runner import (Runner, expected_cost, find_submissions, load_cases, shard,
@@ -131,6 +134,38 @@ def test_python_submission_runs_and_its_folder_is_never_written(tmp_path):
     case = only_case(grade("stake_raid", [folder], [stake_raid_case(output=b"ANYTHING\n")]))
     assert case["passed"], case
     assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize("isolation", ["auto", "rlimits"])
+def test_each_case_names_its_seccomp_filter(tmp_path, isolation):
+    # A python run gets the allowlist, a shell script the denylist, under bwrap or
+    # Landlock as under rlimits; results.json and the report say which.
+    python = submission(tmp_path / "python", {
+        "homework.py": "open('output.txt', 'w').write('ok\\n')\n"})
+    shell = submission(tmp_path / "shell", {"run.sh": "echo ok > output.txt\n"})
+    document = grade("stake_raid", [python], [stake_raid_case()], isolation=isolation)
+    document["submissions"] += grade("stake_raid", [shell], [stake_raid_case()],
+                                     isolation=isolation, command="sh run.sh")["submissions"]
+    filters = {entry["submission"].split("/")[-1]: [(case["passed"], case["seccomp"])
+                                                    for case in entry["cases"]]
+               for entry in document["submissions"]}
+    if not seccomp.supported():
+        assert filters == {"python": [(True, "none")], "shell": [(True, "none")]}
+    else:
+        assert filters == {"python": [(True, "allowlist" if seccomp.allowlist_supported()
+                                       else "denylist")], "shell": [(True, "denylist")]}
+    page = render(document)
+    if seccomp.allowlist_supported():
+        assert "system calls: seccomp allowlist (1 run), seccomp denylist (1 run)" in page
+
+
+def test_the_filters_are_named_in_one_phrase():
+    assert syscall_filters(["allowlist", "denylist", "allowlist", None]) == \
+        "seccomp allowlist (2 runs), seccomp denylist (1 run)"
+    assert syscall_filters(["none", "none"]) == "no seccomp filter (2 runs)"
+    assert syscall_filters([]) == ""
+    assert [syscall_filter_name(name) for name in ("allowlist", "denylist", None)] == \
+        ["allowlist", "denylist", "none"]
 
 
 def test_make_build_runs_the_binary(tmp_path):

@@ -16,7 +16,8 @@ import pytest
 from golden import REPO
 
 from engine.grading import seccomp
-from engine.grading.fences import bwrap_works, landlock_works
+from engine.grading.fences import (IsolationError, bwrap_works, landlock_works,
+                                   syscall_filter_name, syscall_filters)
 from engine.grading.sandbox import Limits, Sandbox, syscall_filter
 from engine.grading.untrusted_files import open_folder
 
@@ -266,6 +267,51 @@ def test_java_take_stones_runs_under_the_denylist(sandbox):
                       ["python3", "TakeStones"] + args, folders=[str(REPO / "engine")])
         assert direct.syscalls == "allowlist"
         assert direct.exit == 0 and direct.stdout == expected, direct.stderr[-500:]
+
+
+# Tries a TCP socket (the denylist and the allowlist refuse it: EAFNOSUPPORT) and
+# personality (only the allowlist refuses it).
+PROBE_PY = ("import ctypes, os, socket\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+            "try:\n    socket.socket()\n    print('socket made')\n"
+            "except OSError as error:\n    print('socket', os.strerror(error.errno))\n"
+            "print(libc.personality(0xffffffff), os.strerror(ctypes.get_errno()))\n")
+
+
+@pytest.mark.parametrize("isolation", ["bwrap", "landlock", "rlimits"])
+def test_without_the_allowlists_numbers_every_run_gets_the_denylist(monkeypatch,
+                                                                    isolation):
+    # An architecture with the denylist's numbers but not the allowlist's: python falls
+    # back to the denylist (never to no filter), under every file fence.
+    _isolation_or_skip(isolation)
+    monkeypatch.delitem(seccomp._ALLOWED_NUMBERS, os.uname().machine)
+    assert seccomp.supported() and not seccomp.allowlist_supported()
+    box = Sandbox(Limits(timeout=30), 0, isolation)
+    try:
+        result = _run(box, {"p.py": PROBE_PY}, ["python3", "p.py"])
+    finally:
+        box.close()
+    assert "seccomp" in result.fences and result.syscalls == "denylist"
+    assert result.stdout == (b"socket Address family not supported by protocol\n"
+                             b"0 Success\n"), result
+
+
+@pytest.mark.parametrize("isolation", ["bwrap", "landlock", "rlimits"])
+def test_an_unknown_architecture_runs_without_a_filter_and_says_so(monkeypatch,
+                                                                    isolation):
+    _isolation_or_skip(isolation)
+    monkeypatch.setattr(seccomp.platform, "machine", lambda: "riscv64")
+    assert not seccomp.supported()
+    box = Sandbox(Limits(timeout=30), 0, isolation)
+    try:
+        result = _run(box, {"p.py": PROBE_PY}, ["python3", "p.py"])
+    finally:
+        box.close()
+    assert "seccomp" not in result.fences and result.syscalls is None
+    assert syscall_filters([syscall_filter_name(result.syscalls)]) == \
+        "no seccomp filter (1 run)"
+    assert result.exit == 0 and result.stdout.endswith(b"\n0 Success\n"), result
+    with pytest.raises(IsolationError, match="no seccomp filter for this machine"):
+        Sandbox(Limits(timeout=30), 0, isolation + "+seccomp")
 
 
 def test_an_unknown_architecture_has_no_allowlist(monkeypatch):

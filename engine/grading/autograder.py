@@ -31,7 +31,7 @@ import zipfile
 from pathlib import Path
 
 from .exports import KIT_HINT, installed_stepper
-from .fences import IsolationError
+from .fences import IsolationError, syscall_filters
 from .printable import printable
 from .results import write_atomically
 from ..errors import EngineError
@@ -256,8 +256,10 @@ def results_json(document, entry, hidden_names, leaderboard=None):
             and document["program"] == "stake_raid":
         lines.append("Stake/Raid's rule: 0 points when output.txt is missing or cannot be "
                      "read in any case.")
-    lines.append(f"Your code ran in a sandbox ({document.get('isolation', '')}), as its own "
-                 f"user, with no network.")
+    filters = syscall_filters(case.get("seccomp") for case in cases)
+    lines.append(f"Your code ran in a sandbox ({document.get('isolation', '')}"
+                 + (f"; {filters}" if filters else "") + "), as its own user, with no "
+                 "network.")
     results = {"score": entry["points"], "output": "\n\n".join(lines),
                "output_format": "md", "visibility": "visible",
                "stdout_visibility": "hidden", "tests": tests}

@@ -26,6 +26,35 @@ SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"
 FENCE_ORDER = ("bwrap", "landlock", "seccomp", "cgroup", "cgroup2", "uid", "rlimits")
 
 
+# The seccomp filter a run had (``RunResult.syscalls``, or None), as the kit's listings
+# name it: results.json's "seccomp" of each case, the report, the autograder's message.
+SYSCALL_FILTERS = {"allowlist": "seccomp allowlist", "denylist": "seccomp denylist",
+                   None: "no seccomp filter"}
+
+
+def syscall_filter_name(syscalls):
+    """The word results.json keeps for ``RunResult.syscalls``: "allowlist", "denylist"
+    or "none"."""
+    return syscalls if syscalls in ("allowlist", "denylist") else "none"
+
+
+def syscall_filters(names):
+    """The filters of runs whose results.json words are ``names`` (an iterable of
+    "allowlist", "denylist", "none"; missing ones are skipped), in one phrase, e.g.
+    "seccomp allowlist (12 runs), seccomp denylist (1 run)", "no seccomp filter (3
+    runs)"; "" when there is none."""
+    counts = {}
+    for name in names:
+        if name:
+            counts[name] = counts.get(name, 0) + 1
+    order = ("allowlist", "denylist", "none")
+    return ", ".join(
+        f"{SYSCALL_FILTERS.get(name if name != 'none' else None, name)} "
+        f"({count} run{'s' if count != 1 else ''})"
+        for name, count in sorted(counts.items(),
+                                  key=lambda item: (order + (item[0],)).index(item[0])))
+
+
 class IsolationError(EngineError, ValueError):
     """An isolation that was asked for cannot run here (the message says why)."""
 

@@ -11,6 +11,7 @@ long outputs were already cut by the runner (marked "truncated"). Control charac
 
 from html import escape as _html_escape
 
+from .fences import SYSCALL_FILTERS, syscall_filters
 from .printable import printable
 
 
@@ -106,6 +107,10 @@ def render(document, steps=None):
     meta = [f"isolation: {escape(document.get('isolation') or 'unknown')}",
             "comparison: " + ("lenient (trailing blanks and a missing final newline "
                               "ignored)" if lenient else "strict, byte for byte")]
+    filters = syscall_filters(case.get("seccomp") for entry in document["submissions"]
+                              for case in entry["cases"])
+    if filters:
+        meta.append(f"system calls: {escape(filters)}")
     limits = document.get("limits") or {}
     if limits:
         meta.append("limits: " + ", ".join(f"{escape(str(key))} {escape(str(value))}"
@@ -178,7 +183,9 @@ def _failure(name, case, page=None):
              f'<h3>{escape(case["case"])}: {escape(case["reason"])}</h3>',
              f'<div>command: <code>{escape(case.get("command", ""))}</code> · '
              f'{case.get("seconds", 0):.3f} s wall, {case.get("cpu", 0):.3f} s CPU · '
-             f'{escape(_how_it_ended(case))}</div>']
+             f'{escape(_how_it_ended(case))}'
+             + (f' · {escape(SYSCALL_FILTERS.get(case["seccomp"], "no seccomp filter"))}'
+                if case.get("seccomp") else "") + '</div>']
     if case.get("detail") and case["detail"] != case["reason"]:
         parts.append(f'<div class="detail"><b>diagnosis:</b>\n{escape(case["detail"], True)}</div>')
     files = (case.get("inputs") or {}).get("files") or {}

@@ -9,7 +9,11 @@ Shape (extra keys beyond the contract are marked *)::
                       "points": 11, "max_points": 12,
                       "cases": [{"case": "case001", "passed": true, "reason": "passed",
                                  "seconds": 0.05, "detail": "", "cpu"*: 0.04,
-                                 "command"*: "python3 tictactoe.py ...", ...}]}]}
+                                 "command"*: "python3 tictactoe.py ...",
+                                 "seccomp"*: "allowlist", ...}]}]}
+
+A case's ``seccomp`` names the system-call filter its run had: "allowlist", "denylist"
+or "none" (see :mod:`engine.grading.seccomp`).
 
 :class:`Results` is filled by the runner from several threads; when it has a path it
 rewrites the file atomically (temp file + rename) as cases finish, at most every

@@ -34,6 +34,7 @@ from ..commandline import command_words
 from .case import Outcome, load_case
 from .detect import Build, Plan, build, command_plan, detect
 from .diagnose import diagnose
+from .fences import syscall_filter_name
 from .sandbox import Limits, Sandbox, close_all
 from .scoring import score
 from .untrusted_files import (Bounds, TooLarge, copy_tree, hard_link, lstat_beneath,
@@ -441,7 +442,8 @@ class Runner:
         record.update(passed=verdict.passed, reason=verdict.reason, detail=verdict.detail,
                       seconds=round(result.wall, 4), cpu=round(result.cpu, 4),
                       ended=result.ended, lenient=verdict.lenient, exit=result.exit,
-                      unusable_output=verdict.unusable_output)
+                      unusable_output=verdict.unusable_output,
+                      seccomp=syscall_filter_name(result.syscalls))
         if not verdict.passed:
             record.update(cosmetic=verdict.cosmetic, inputs=case_inputs(case),
                           rerun=rerun_command(case, argv))

@@ -130,8 +130,9 @@ _PYTHON = ("python3", "pypy3", "pypy")
 
 def syscall_filter(argv, folder_fd):
     """The seccomp filter a run of ``argv`` gets: "allowlist" for CPython and PyPy
-    (``argv[0]`` named python3, python3.N, pypy3 or pypy) and for a native program of the run folder (``./NAME``, an ELF file,
-    read through ``folder_fd`` without following links), "denylist" for everything else:
+    (``argv[0]`` named python3, python3.N, pypy3 or pypy) and for a native program of
+    the run folder (``./NAME``, an ELF file, read through ``folder_fd`` without
+    following links), "denylist" for everything else:
     the JVM (a wide, version-dependent set of calls), ``make``, compilers, shells and
     scripts, where an allowlist is too tight (see :mod:`engine.grading.seccomp`)."""
     if not argv or not seccomp.allowlist_supported():
