@@ -19,7 +19,8 @@ from engine.grading.sandbox import Limits, Sandbox
 from engine.grading.untrusted_files import remove_tree
 from engine.grading.workspace import new_workspace
 from engine.tournament import entrants as entrants_module
-from engine.tournament import referee
+from engine.tournament import referee, results
+from engine.tournament.cli import standings_text
 from engine.tournament.director import Director
 from engine.tournament.entrants import Entrant
 from engine.tournament.games import O_SIDE, X_SIDE, rules_for
@@ -177,6 +178,57 @@ def test_a_sleeping_build_is_eliminated_at_its_cap_with_a_progress_line(tmp_path
     [done] = [line for line in lines if line.startswith("slowbuild ")]
     # Stopped at its cap, far before the 600 s it sleeps (a loaded machine adds waiting).
     assert done.startswith("slowbuild eliminated ") and float(done.split()[-1]) < 60.0
+
+
+def test_a_calibration_over_its_cap_eliminates_the_entrant_with_the_reason(tmp_path,
+                                                                           monkeypatch):
+    # The handout's make calibrate, sleeping past its cap (2 s here, 300 s for real): killed
+    # at the cap and eliminated, the reason in the progress lines and the standings; a
+    # calibration that merely fails is still ignored.
+    monkeypatch.setattr(entrants_module, "CALIBRATE_SECONDS", 2.0)
+    folders = {}
+    for name, files in {
+            "slow\x1b[2Jcal": {"Makefile": "agent:\n\ttrue\ncalibrate:\n\tsleep 600\n"
+                                          "run:\n\tpython3 homework.py\n",
+                                "homework.py": FIRST_EMPTY},
+            "failing": {"Makefile": "agent:\n\ttrue\ncalibrate:\n\tfalse\n"
+                                    "run:\n\tpython3 homework.py\n",
+                        "homework.py": FIRST_EMPTY}}.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        for relative, text in files.items():
+            (folder / relative).write_text(text)
+        folders[name] = str(folder)
+    found = entrants_module.resolve(RULES, list(folders.values()), [], None)
+    director = Director(RULES, found, 1.0, 1, "auto", 256)
+    lines = []
+    try:
+        start = time.monotonic()
+        builds = director.build(
+            on_start=lambda name, what: lines.append(f"{name}: {what}"),
+            on_built=lambda name, error, seconds: lines.append(
+                f"{name} {'eliminated' if error else 'built'} {seconds:.1f}"))
+        took = time.monotonic() - start
+    finally:
+        director.close()
+    slow = next(entrant.name for entrant in found if entrant.name.startswith("slow"))
+    assert builds["failing"] is None
+    assert builds[slow].startswith("make calibrate over its cap (slept or waited: ")
+    assert "(cap 2 s of wall time" in builds[slow]
+    assert f"{slow}: make agent (up to 300 s), then make calibrate (up to 2 s)" in lines
+    [done] = [line for line in lines if line.startswith(slow + " ")]
+    assert done.startswith(f"{slow} eliminated ") and float(done.split()[-1]) < 60.0
+    assert took < 120.0
+    header = {"game": "stake_raid", "format": "round-robin", "time": 1.0, "seed": 3,
+              "isolation": director.isolation, "sizes": [3], "pairs": 1,
+              "games_per_match": None, "rounds": None, "shard": None}
+    dicts = [{"name": e.name, "path": e.path, "kind": e.kind, "staff": e.staff}
+             for e in found]
+    table = standings_text(results.assemble(header, dicts, builds, [], True))
+    [row] = [line for line in table.split("\n") if "eliminated" in line]
+    assert "slow\\x1b[2Jcal" in row and "\x1b" not in table       # through printable()
+    assert row.endswith("eliminated: make calibrate over its cap (slept or waited: "
+                        + builds[slow].split("(slept or waited: ", 1)[1])
 
 
 # Leaves a System V message queue and files in the shared lock and temporary folders at

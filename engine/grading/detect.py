@@ -209,7 +209,10 @@ def build(plan, submission, sandbox, builds, timeout=120.0, after=(), wall=None)
 
     ``after`` are more steps ``(argv, cpu_seconds, wall_seconds)`` run once the build
     succeeded, whose failures are ignored (a tournament entrant's ``make calibrate``):
-    what they write in the folder is kept, what they print goes to the log.
+    what they write in the folder is kept, what they print goes to the log. One still
+    running at its CPU or wall-clock cap fails the build (killed, with the reason: "make
+    calibrate over its cap (...)"), so that a tournament eliminates it rather than
+    wait for it silently.
 
     The copy is bounded (:data:`SUBMISSION_BOUNDS`) and never follows a link inside the
     submission. Python submissions are byte-compiled in the build (with the sandbox's
@@ -254,6 +257,11 @@ def build(plan, submission, sandbox, builds, timeout=120.0, after=(), wall=None)
         result = sandbox.run(list(argv), timeout=cpu, wall=wall)
         seconds += result.wall
         log.append(result.stdout + result.stderr)
+        if result.ended in ("timeout", "cpu"):
+            reason = result.describe(sandbox.limits, cpu, wall)
+            sandbox.clear()
+            return Build(None, f"{' '.join(argv)} over its cap ({reason})",
+                         _tail(b"".join(log), 200), seconds)
         if result.ended != "exited" or result.exit != 0:
             log.append(f"({' '.join(argv)}: {result.describe(sandbox.limits, cpu, wall)}; "
                        f"ignored)\n".encode())

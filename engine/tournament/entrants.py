@@ -2,8 +2,9 @@
 
 An entrant is a folder, as the course's competition handout sets them out: a Makefile
 whose ``agent`` target builds (a failure eliminates the entrant), whose optional
-``calibrate`` target runs once after the build (errors ignored, killed after 5 minutes
-of wall time; what it writes stays in the folder), whose optional ``newgame`` target runs
+``calibrate`` target runs once after the build (errors ignored; one still running
+after 5 minutes of wall time or of CPU is killed and eliminates the entrant, with the
+reason; what it writes stays in the folder), whose optional ``newgame`` target runs
 before each game (errors ignored) and whose ``run`` target plays one move. Without a
 Makefile, the game's entry points are run as the grading kit runs them (Stake/Raid:
 ``homework.py``, ``homework.java``, ``homework.cpp``, ``homework11.cpp``, ``homework.c``;
@@ -28,7 +29,8 @@ from ..errors import EngineError
 from ..grading.detect import (
     Build, Plan, build, detect, is_file, makefile_has_target, needs, submission_root)
 
-# The handout's calibration: once, after the build, killed after 5 minutes of wall time.
+# The handout's calibration: once, after the build, killed after 5 minutes of wall time
+# (or of CPU), which eliminates the entrant: a stall is bounded and named, never silent.
 CALIBRATE_SECONDS = 300.0
 # make newgame before each game: errors ignored; these caps keep it from stalling a game.
 NEWGAME_CPU, NEWGAME_WALL = 10.0, 30.0
@@ -58,7 +60,8 @@ class Entrant(NamedTuple):
     newgame: bool = False
 
     def calibrate_steps(self):
-        """The steps run once after a successful build (their errors are ignored)."""
+        """The steps run once after a successful build (their errors are ignored; one
+        over its cap eliminates the entrant)."""
         if self.kind == "makefile" and makefile_has_target(Path(self.source), "calibrate"):
             return [(("make", "calibrate"), CALIBRATE_SECONDS, CALIBRATE_SECONDS)]
         return []
