@@ -15,8 +15,9 @@ PROGRAM is tictactoe, tmmorris, take_stones or stake_raid. A SUBMISSION is a fol
 class folder (one folder per student, or an LMS export: --layout), every entry of which is
 graded or listed with the reason. `grade run` builds each submission once,
 runs every case in a sandbox, prints a summary (and, for a single submission, why each
-failed case failed) and writes the requested files. `grade autograder` makes a Gradescope
-autograder zip (visible and hidden cases; its run_autograder calls `grade gradescope-run`).
+failed case failed; how to read it: docs/failures.md) and writes the requested files.
+`grade autograder` makes a Gradescope autograder zip (visible and hidden cases; its
+run_autograder calls `grade gradescope-run`).
 Exit code 0 when it graded (whatever the scores), 2 on bad usage, 130 when interrupted
 (what finished is kept).
 """

@@ -16,7 +16,8 @@ per entrant, or one of our players: ours:agent, ours:classic, ours:greedy, ours:
 (Stake/Raid), ours:e1, ours:e2 (Line 'em Up). Every call runs in the grading kit's
 sandbox; clocks charge user CPU time. Exit code 0 when it ran (whatever the games' results), 1 when
 a game could not be refereed (--resume plays it), 2 on bad usage, 130 when interrupted
-(every finished game is kept).
+(every finished game is kept). A student's entrant and gauntlet: docs/agent.md; sprt:
+docs/stake_raid_agent.md.
 """
 
 import argparse

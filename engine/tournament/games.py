@@ -7,7 +7,7 @@ that the game can be replayed (:meth:`Rules.positions`). The referee keeps a
 (:meth:`Board.input_text`), reads the move from ``output.txt`` (:meth:`Board.parse`),
 checks it (:meth:`Board.legal`) and plays it by the rules of engine.games itself.
 
-Protocols (docs/tournament.md):
+Protocols (docs/agent.md, "The protocol"):
 
 * Stake/Raid, the homework's COMPETITION input: N, ``COMPETITION``, the side to move
   (``X``/``O``), its remaining CPU seconds (plainly: ``200``, ``12.37``), N lines of

@@ -5,7 +5,7 @@
     player.py     the CPU-time manager of a game, the earlier agent (classic), greedy
 
 Games between programs are played by the tournament's sandboxed referee
-(``python3 -m engine tournament sprt stake_raid ...``, docs/tournament.md); the file
+(``python3 -m engine tournament sprt stake_raid ...``, docs/stake_raid_agent.md); the file
 format is engine.games.stake_raid_files.
 """
 

@@ -95,10 +95,10 @@ def pick_strategy(argv: List[str]) -> Tuple[str, List[str]]:
     return name, argv
 
 
-# Games between two programs: the tournament's sandboxed referee (docs/tournament.md).
+# Games between two programs: the tournament's sandboxed referee (docs/stake_raid_agent.md).
 RETIRED_ARENA = ("'stake_raid arena' was retired: play two programs with 'python3 -m engine "
                  "tournament sprt stake_raid A B --elo0 0 --elo1 50' (ours:NAME for a "
-                 "strategy), sandboxed, see docs/tournament.md")
+                 "strategy), sandboxed, see docs/stake_raid_agent.md")
 
 
 def run(argv: List[str], fast_exit: bool = False) -> int:
