@@ -20,6 +20,7 @@ margin grows with them; a long title is never shortened, so callers keep titles 
 """
 
 import math
+from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .svg import attribute, number as fmt, text as escape
 
@@ -45,11 +46,15 @@ PLOT_HEIGHT = 260
 LEFT, RIGHT, TOP = 78, 230, 58
 CATEGORY_LINE = 14
 
+Plot = Tuple[float, float, float, float]           # the plot area: x0, y0, x1, y1 (pixels)
+# A bar chart's marker: (name, one value or None per category, colour, SVG dash array).
+Marker = Tuple[str, Sequence[Optional[float]], str, str]
+
 
 class Series:
     """A named list of points [(x, y)] (line chart) or values (bar chart)."""
 
-    def __init__(self, name, values, colour=None):
+    def __init__(self, name: str, values: Iterable[Any], colour: Optional[str] = None) -> None:
         self.name = name
         self.values = list(values)
         self.colour = colour
@@ -58,7 +63,8 @@ class Series:
 class Chart:
     """Base: a title, axis titles and a list of :class:`Series`."""
 
-    def __init__(self, title, x_title, y_title, series, subtitle=None):
+    def __init__(self, title: str, x_title: str, y_title: str, series: Iterable[Series],
+                 subtitle: Optional[str] = None) -> None:
         self.title = title
         self.subtitle = subtitle
         self.x_title = x_title
@@ -68,13 +74,13 @@ class Chart:
             if one.colour is None:
                 one.colour = PALETTE[index % len(PALETTE)]
 
-    def bottom_margin(self):
+    def bottom_margin(self) -> int:
         return 62
 
-    def size(self):
+    def size(self) -> Tuple[int, float]:
         return WIDTH, TOP + PLOT_HEIGHT + self.bottom_margin()
 
-    def render(self, out, top=0):
+    def render(self, out: List[str], top: float = 0) -> None:
         """Append this chart's SVG elements to ``out``, shifted down by ``top``."""
         width, height = self.size()
         out.append(f'<g class="chart" transform="translate(0,{fmt(top)})">')
@@ -96,11 +102,15 @@ class Chart:
         self.draw_legend(out, x1 + 18, y0)
         out.append("</g>")
 
-    def legend_entries(self):
+    def draw_plot(self, out: List[str], plot: Plot) -> None:
+        """Append the plot's SVG elements (axes' ticks, the data) to ``out``."""
+        raise NotImplementedError
+
+    def legend_entries(self) -> List[Tuple[str, Optional[str], Optional[str]]]:
         """(name, colour, dash) per entry; dash None: a filled box, else a line."""
         return [(one.name, one.colour, None) for one in self.series]
 
-    def draw_legend(self, out, x, y):
+    def draw_legend(self, out: List[str], x: float, y: float) -> None:
         out.append('<g class="legend-box">')
         for index, (name, colour, dash) in enumerate(self.legend_entries()):
             row = y + 8 + index * 20
@@ -117,7 +127,7 @@ class Chart:
 
 
 # --- axes -----------------------------------------------------------------------------------------
-def nice_ticks(low, high, count=5, integers=False):
+def nice_ticks(low: float, high: float, count: int = 5, integers: bool = False) -> List[float]:
     """Round tick values covering [low, high] (low <= high), about ``count`` of them.
 
     ``integers``: whole-number steps only (counts of games, depths).
@@ -138,7 +148,7 @@ def nice_ticks(low, high, count=5, integers=False):
     return ticks
 
 
-def tick_text(value):
+def tick_text(value: float) -> str:
     if value == int(value) and abs(value) < 1e6:
         return f"{int(value):,}"
     if abs(value) >= 1e6:
@@ -149,34 +159,35 @@ def tick_text(value):
 class LinearAxis:
     """Maps a value range onto [bottom, top] pixels (y) with round ticks."""
 
-    def __init__(self, low, high, pixel_low, pixel_high, integers=False):
-        self.ticks = nice_ticks(low, high, integers=integers)
+    def __init__(self, low: float, high: float, pixel_low: float, pixel_high: float,
+                 integers: bool = False) -> None:
+        self.ticks: Sequence[float] = nice_ticks(low, high, integers=integers)
         self.low, self.high = self.ticks[0], self.ticks[-1]
         self.pixel_low, self.pixel_high = pixel_low, pixel_high
 
-    def position(self, value):
+    def position(self, value: float) -> float:
         share = (value - self.low) / (self.high - self.low)
         return self.pixel_low + share * (self.pixel_high - self.pixel_low)
 
-    def labels(self):
+    def labels(self) -> List[Tuple[float, str]]:
         return [(value, tick_text(value)) for value in self.ticks]
 
 
 class LogAxis:
     """A log-10 axis from the decade below the smallest value to the one above the largest."""
 
-    def __init__(self, low, high, pixel_low, pixel_high):
+    def __init__(self, low: float, high: float, pixel_low: float, pixel_high: float) -> None:
         low = max(low, 1e-12)
         self.low_exponent = math.floor(math.log10(low))
         self.high_exponent = max(math.ceil(math.log10(max(high, low))), self.low_exponent + 1)
         self.pixel_low, self.pixel_high = pixel_low, pixel_high
 
-    def position(self, value):
+    def position(self, value: float) -> float:
         exponent = math.log10(max(value, 1e-12))
         share = (exponent - self.low_exponent) / (self.high_exponent - self.low_exponent)
         return self.pixel_low + share * (self.pixel_high - self.pixel_low)
 
-    def labels(self):
+    def labels(self) -> List[Tuple[float, str]]:
         result = []
         for exponent in range(self.low_exponent, self.high_exponent + 1):
             value = 10.0 ** exponent
@@ -185,7 +196,7 @@ class LogAxis:
         return result
 
 
-def _y_ticks(out, axis, x0, x1):
+def _y_ticks(out: List[str], axis: Union[LinearAxis, LogAxis], x0: float, x1: float) -> None:
     for value, text in axis.labels():
         y = axis.position(value)
         out.append(f'<line class="grid" x1="{x0}" y1="{fmt(y)}" x2="{x1}" y2="{fmt(y)}"/>')
@@ -201,12 +212,13 @@ class LineChart(Chart):
     ``skipped``) rather than drawn at a false height.
     """
 
-    def __init__(self, title, x_title, y_title, series, log_y=False, subtitle=None):
+    def __init__(self, title: str, x_title: str, y_title: str, series: Iterable[Series],
+                 log_y: bool = False, subtitle: Optional[str] = None) -> None:
         super().__init__(title, x_title, y_title, series, subtitle)
         self.log_y = log_y
         self.skipped = 0
 
-    def draw_plot(self, out, plot):
+    def draw_plot(self, out: List[str], plot: Plot) -> None:
         x0, y0, x1, y1 = plot
         points = [(x, y) for one in self.series for x, y in one.values
                   if not (self.log_y and y <= 0)]
@@ -219,7 +231,7 @@ class LineChart(Chart):
             x_axis.low = min(x_axis.ticks[0], min(xs))
             x_axis.high = max(x_axis.ticks[-1], max(xs), x_axis.low + 1)
         if self.log_y:
-            y_axis = LogAxis(min(ys), max(ys), y1, y0)
+            y_axis: Union[LinearAxis, LogAxis] = LogAxis(min(ys), max(ys), y1, y0)
         else:
             y_axis = LinearAxis(min(0, min(ys)), max(ys), y1, y0)
         _y_ticks(out, y_axis, x0, x1)
@@ -244,7 +256,7 @@ class LineChart(Chart):
                            f'{x}, {y}</title></circle>')
 
 
-def _integer_ticks(low, high):
+def _integer_ticks(low: float, high: float) -> List[int]:
     span = max(1, int(high - low))
     step = next(s for s in (1, 2, 5, 10, 20, 50, 100) if span / s <= 12)
     first = int(math.ceil(low / step) * step)
@@ -262,8 +274,11 @@ class BarChart(Chart):
     ``value_labels``: print each bar's value above it (grouped bars only).
     """
 
-    def __init__(self, title, x_title, y_title, categories, series, stacked=False,
-                 markers=(), log_y=False, value_labels=False, subtitle=None):
+    def __init__(self, title: str, x_title: str, y_title: str,
+                 categories: Iterable[Union[str, Sequence[str]]], series: Iterable[Series],
+                 stacked: bool = False,
+                 markers: Iterable[Marker] = (), log_y: bool = False, value_labels: bool = False,
+                 subtitle: Optional[str] = None) -> None:
         super().__init__(title, x_title, y_title, series, subtitle)
         self.categories = [c if isinstance(c, (list, tuple)) else [c] for c in categories]
         self.stacked = stacked
@@ -271,14 +286,14 @@ class BarChart(Chart):
         self.log_y = log_y
         self.value_labels = value_labels
 
-    def bottom_margin(self):
+    def bottom_margin(self) -> int:
         return 44 + CATEGORY_LINE * max(len(lines) for lines in self.categories)
 
-    def legend_entries(self):
+    def legend_entries(self) -> List[Tuple[str, Optional[str], Optional[str]]]:
         entries = super().legend_entries()
         return entries + [(name, colour, dash) for name, _, colour, dash in self.markers]
 
-    def draw_plot(self, out, plot):
+    def draw_plot(self, out: List[str], plot: Plot) -> None:
         x0, y0, x1, y1 = plot
         count = len(self.categories)
         if self.stacked:
@@ -289,7 +304,7 @@ class BarChart(Chart):
         high = max(tops or [1]) or 1
         if self.log_y:
             positive = [v for v in tops if v > 0] or [1]
-            axis = LogAxis(min(positive), max(positive), y1, y0)
+            axis: Union[LinearAxis, LogAxis] = LogAxis(min(positive), max(positive), y1, y0)
         else:
             # Headroom above the highest bar for its value label and the markers.
             whole = all(float(v).is_integer() for v in tops)
@@ -345,13 +360,13 @@ class BarChart(Chart):
                            f'"{attribute(name)}" data-x="{index}" data-y="{value}"/>')
 
 
-def _base(axis):
+def _base(axis: Union[LinearAxis, LogAxis]) -> float:
     """The value bars grow from: 0 on a linear axis, the lowest decade on a log axis."""
     return 0 if isinstance(axis, LinearAxis) else 10.0 ** axis.low_exponent
 
 
 # --- documents -----------------------------------------------------------------------------------
-def render_svg(charts, gap=24):
+def render_svg(charts: Sequence[Chart], gap: float = 24) -> str:
     """One SVG document with the charts stacked top to bottom."""
     width = max(chart.size()[0] for chart in charts)
     height = sum(chart.size()[1] for chart in charts) + gap * (len(charts) - 1)
@@ -360,7 +375,7 @@ def render_svg(charts, gap=24):
            f'viewBox="0 0 {width} {fmt(height)}">',
            f"<style>{STYLE}</style>",
            f'<rect x="0" y="0" width="{width}" height="{fmt(height)}" fill="#ffffff"/>']
-    top = 0
+    top: float = 0
     for chart in charts:
         chart.render(out, top)
         top += chart.size()[1] + gap
@@ -368,7 +383,7 @@ def render_svg(charts, gap=24):
     return "\n".join(out) + "\n"
 
 
-def render_html(title, sections):
+def render_html(title: str, sections: Iterable[Tuple[str, Optional[str], Sequence[Chart]]]) -> str:
     """An HTML page: ``sections`` = [(heading, paragraph or None, [charts])]."""
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{escape(title)}</title>",

@@ -33,9 +33,10 @@ own script run (its sha256 is the whole ``script-src``) and fetches nothing.
 import base64
 import hashlib
 import json
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import UsageError
-from ..search import INF, INTERIOR, search
+from ..search import INF, INTERIOR, SearchResult, search
 from ..trace import Tracer
 from .stepper_assets import BODY, SCRIPT, STYLE
 from .svg import attribute, text as escape
@@ -55,7 +56,7 @@ class TooManyNodes(UsageError):
     """The search visits more nodes than a page can replay."""
 
 
-def json_bound(bound):
+def json_bound(bound: Optional[float]) -> Union[str, float, None]:
     """A bound as ``tree --json`` writes it: ``"inf"``, ``"-inf"`` or the number."""
     if bound == INF:
         return "inf"
@@ -72,14 +73,15 @@ class StepTracer(Tracer):
     value, final window and value kind, and the actions a cut skipped.
     """
 
-    def __init__(self, is_max, max_nodes=MAX_NODES):
+    def __init__(self, is_max: Callable[[Any], Any], max_nodes: int = MAX_NODES) -> None:
         self.is_max = is_max
         self.max_nodes = max_nodes
-        self.nodes = []          # dicts, see _node
-        self.steps = []          # (ENTER | CUT | LEAVE, node id); step number = index + 1
-        self.open = []           # open[d]: id of the node of depth d on the current path
+        self.nodes: List[Dict[str, Any]] = []   # one dict per visited node, see enter
+        # (ENTER | CUT | LEAVE, node id); step number = index + 1
+        self.steps: List[Tuple[str, int]] = []
+        self.open: List[int] = []  # open[d]: id of the node of depth d on the current path
 
-    def enter(self, state, action, depth, alpha, beta):
+    def enter(self, state: Any, action: Any, depth: int, alpha: float, beta: float) -> None:
         if len(self.nodes) >= self.max_nodes:
             raise TooManyNodes(f"the search visits more than {self.max_nodes} nodes: too many "
                                "for one page (search with pruning, a depth limit or a later "
@@ -95,14 +97,15 @@ class StepTracer(Tracer):
                            "skipped": []})
         self.steps.append((ENTER, ident))
 
-    def pruned(self, state, depth, actions):
+    def pruned(self, state: Any, depth: int, actions: List[Any]) -> None:
         ident = self.open[depth]
         node = self.nodes[ident]
         node["skipped"].extend(actions)
         node["cut"] = len(self.steps) + 1
         self.steps.append((CUT, ident))
 
-    def leave(self, state, action, depth, value, alpha, beta, kind):
+    def leave(self, state: Any, action: Any, depth: int, value: float, alpha: float, beta: float,
+              kind: str) -> None:
         ident = self.open[depth]
         node = self.nodes[ident]
         node.update(value=value, alpha=alpha, beta=beta, kind=kind,
@@ -118,20 +121,26 @@ class Recording:
     explicit trees, everything below them); :meth:`data` is the JSON the page embeds.
     """
 
-    def __init__(self, tracer, result, prune, board=None, label=None, child=None,
-                 expand=None, given=None, title="", caption=(), move=None):
+    def __init__(self, tracer: StepTracer, result: SearchResult, prune: bool,
+                 board: Optional[Callable[[Any], Sequence[str]]] = None,
+                 label: Optional[Callable[[Any], Any]] = None,
+                 child: Optional[Callable[[Any, Any], Any]] = None,
+                 expand: Optional[Callable[[Any], Iterable[Any]]] = None,
+                 given: Optional[Callable[[Any], Any]] = None, title: str = "",
+                 caption: Iterable[str] = (),
+                 move: Optional[Callable[[Any, Any], Optional[str]]] = None) -> None:
         self.prune = prune
         self.result = result
         self.title = title
         self.caption = list(caption)
         self.steps = tracer.steps
         self.states = [node["state"] for node in tracer.nodes]
-        self.against = None
+        self.against: Optional[Dict[str, Any]] = None
         visited = tracer.nodes
         parent = [node["parent"] for node in visited]
         is_max = [node["max"] for node in visited]
         pruned_at = [-1] * len(visited)
-        kids = [[] for _ in visited]
+        kids: List[List[int]] = [[] for _ in visited]
         for ident, node in enumerate(visited):
             if node["parent"] >= 0:
                 kids[node["parent"]].append(ident)
@@ -159,7 +168,7 @@ class Recording:
         total = len(parent)
         count = len(visited)
 
-        def visited_field(name, convert=lambda x: x):
+        def visited_field(name: str, convert: Callable[[Any], Any] = lambda x: x) -> List[Any]:
             return [convert(node[name]) for node in visited] + [None] * (total - count)
 
         bound = json_bound if prune else (lambda _: None)
@@ -180,7 +189,8 @@ class Recording:
         }
         # The window a parent has once this child returned: the next visited sibling's
         # entry window, or (after the last visited child, or a cut) the parent's final one.
-        after_alpha, after_beta = [None] * total, [None] * total
+        after_alpha: List[Any] = [None] * total
+        after_beta: List[Any] = [None] * total
         for ident in range(count):
             children = [c for c in kids[ident] if c < count]
             for position, c in enumerate(children):
@@ -217,7 +227,7 @@ class Recording:
         self.quiz = False
 
     # --- facts about the recorded tree (used by the page and by tests) -------------------
-    def path(self, ident):
+    def path(self, ident: int) -> str:
         """The node's path text: child indices from the root joined by '.'."""
         parts = []
         while self.parent[ident] >= 0:
@@ -226,12 +236,12 @@ class Recording:
             ident = up
         return ".".join(reversed(parts))
 
-    def pruned_tops(self):
+    def pruned_tops(self) -> List[int]:
         """Ids of the children a cut skipped (the tops of pruned branches), by path."""
         count = self.visited_count
         return [i for i in range(count, len(self.parent)) if self.parent[i] < count]
 
-    def _chosen_path(self):
+    def _chosen_path(self) -> List[int]:
         """The chosen line: the root's chosen child, then each node's first child whose
         value is its own (the search keeps the first strictly better child)."""
         action = self.result.action
@@ -248,9 +258,9 @@ class Recording:
                          and values[c] == values[node]), None)
         return line
 
-    def data(self):
+    def data(self) -> Dict[str, Any]:
         """The JSON-able dict the page embeds."""
-        data = dict(self.columns)
+        data: Dict[str, Any] = dict(self.columns)
         data["steps"] = "".join(kind for kind, _ in self.steps)
         data["step_node"] = [ident for _, ident in self.steps]
         data["prune"] = self.prune
@@ -263,9 +273,15 @@ class Recording:
         return data
 
 
-def record(game, state, *, prune=True, depth=None, board=None, label=None, child=None,
-           expand=None, given=None, title="", caption=(), max_nodes=MAX_NODES, window=None,
-           move=None):
+def record(game: Any, state: Any, *, prune: bool = True, depth: Optional[int] = None,
+           board: Optional[Callable[[Any], Sequence[str]]] = None,
+           label: Optional[Callable[[Any], Any]] = None,
+           child: Optional[Callable[[Any, Any], Any]] = None,
+           expand: Optional[Callable[[Any], Iterable[Any]]] = None,
+           given: Optional[Callable[[Any], Any]] = None, title: str = "",
+           caption: Iterable[str] = (), max_nodes: int = MAX_NODES,
+           window: Optional[Tuple[float, float]] = None,
+           move: Optional[Callable[[Any, Any], Optional[str]]] = None) -> Recording:
     """Search ``state`` of ``game`` with THE search, recording every step.
 
     Arguments: ``prune``/``depth`` as for engine.search.search (the programs' options);
@@ -283,7 +299,7 @@ def record(game, state, *, prune=True, depth=None, board=None, label=None, child
     """
     tracer = StepTracer(game.is_maxs_turn, max_nodes)
     # Only a given window is passed on: search's own default stays the one source of it.
-    extra = {} if window is None else {"window": window}
+    extra: Dict[str, Any] = {} if window is None else {"window": window}
     result = search(game, state, prune=prune, depth=depth, tracer=tracer, **extra)
     return Recording(tracer, result, prune, board=board, label=label, child=child, move=move,
                      expand=expand, given=given, title=title, caption=caption)
@@ -293,7 +309,8 @@ def record(game, state, *, prune=True, depth=None, board=None, label=None, child
 MAX_SHOWN = 300     # characters of a student's line shown on the page
 
 
-def expected_visited_lines(recording, key):
+def expected_visited_lines(recording: Recording,
+                           key: Callable[[Any], str]) -> List[Tuple[str, int]]:
     """The visited file the programs write, as (line, node id) in order: one
     ``KEY VALUE`` line per visited node but the root, as it returns (post-order)."""
     values = recording.columns["value"]
@@ -304,11 +321,12 @@ def expected_visited_lines(recording, key):
     return lines
 
 
-def _shorten(line):
+def _shorten(line: str) -> str:
     return line if len(line) <= MAX_SHOWN else line[:MAX_SHOWN] + "\u2026"
 
 
-def compare_visited(recording, student_text, key):
+def compare_visited(recording: Recording, student_text: str,
+                    key: Callable[[Any], str]) -> Dict[str, Any]:
     """Compare a student's visited file with the one the search implies.
 
     ``student_text``: the file's text (anything; decoded by the caller); ``key(state)``:
@@ -330,7 +348,7 @@ def compare_visited(recording, student_text, key):
     return report
 
 
-def _student_lines(student_text):
+def _student_lines(student_text: str) -> List[str]:
     """The student's lines, trailing white space (a CR included) removed."""
     student = student_text.split("\n")
     if student and student[-1] == "":
@@ -338,12 +356,13 @@ def _student_lines(student_text):
     return [line.rstrip() for line in student]
 
 
-def student_text_line(student_text, number):
+def student_text_line(student_text: str, number: int) -> str:
     """Line ``number`` (1-based) of the student's text as :func:`compare_lines` reads it."""
     return _student_lines(student_text)[number - 1]
 
 
-def compare_lines(expected, student_text):
+def compare_lines(expected: Sequence[Tuple[str, Optional[int]]],
+                  student_text: str) -> Dict[str, Any]:
     """Compare a student's file with the expected lines, ``expected`` a list of
     ``(line, node id or None)`` in file order (the node the line is about).
 
@@ -355,10 +374,11 @@ def compare_lines(expected, student_text):
     while (agree < len(expected) and agree < len(student)
            and student[agree] == expected[agree][0]):
         agree += 1
-    report = {"agree": agree, "total": len(expected), "student_total": len(student),
-              "line": None, "expected": None, "student": None, "node": None,
-              "student_node": None,
-              "agreed_nodes": [ident for _, ident in expected[:agree] if ident is not None]}
+    report: Dict[str, Any] = {
+        "agree": agree, "total": len(expected), "student_total": len(student),
+        "line": None, "expected": None, "student": None, "node": None,
+        "student_node": None,
+        "agreed_nodes": [ident for _, ident in expected[:agree] if ident is not None]}
     if agree == len(expected) and agree == len(student):
         return report
     report["line"] = agree + 1
@@ -369,7 +389,8 @@ def compare_lines(expected, student_text):
     return report
 
 
-def _find_student_node(recording, expected_node, line, key):
+def _find_student_node(recording: Recording, expected_node: Optional[int], line: str,
+                       key: Callable[[Any], str]) -> Optional[int]:
     """Where the student's differing line is about, if it names a node near the expected
     one: that node's parent's subtree, searched breadth first (pruned children included)."""
     board = line.split(" ", 1)[0]
@@ -388,7 +409,7 @@ def _find_student_node(recording, expected_node, line, key):
 
 
 # --- the page ----------------------------------------------------------------------------
-def embedded_json(value):
+def embedded_json(value: Any) -> str:
     """``value`` as JSON safe inside a ``<script>`` element: ``<``, ``>``, ``&``, U+2028
     and U+2029 are written as ``\\u`` escapes, so no text can close the element."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -404,7 +425,7 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri '
        + "'")
 
 
-def render(recording, *, against=None):
+def render(recording: Recording, *, against: Optional[Dict[str, Any]] = None) -> str:
     """The page (str): a self-contained HTML document replaying ``recording``.
 
     Arguments: ``recording`` from :func:`record`; ``against`` a report from

@@ -8,12 +8,16 @@ from the recording (the tracer's ``leave`` events), so comparing a student's lis
 :func:`expected_listing_lines` compares it with the search the page replays.
 """
 
-from .stepper import LEAVE, compare_lines
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..games.take_stones import TakeStones
+from .stepper import LEAVE, Recording, compare_lines
 
 __all__ = ["expected_listing_lines", "compare_listing"]
 
 
-def expected_listing_lines(recording, game):
+def expected_listing_lines(recording: Recording,
+                           game: TakeStones) -> List[Tuple[str, Optional[int]]]:
     """The listing the search implies, as ``(line, node id or None)`` in order.
 
     ``recording``: a stepper recording of a Take-Stones search (engine.games.take_stones,
@@ -22,7 +26,7 @@ def expected_listing_lines(recording, game):
     has no move (the program then prints "Invalid input", which no page is made for).
     """
     alphas, betas = recording.columns["alpha"], recording.columns["beta"]
-    lines = []
+    lines: List[Tuple[str, Optional[int]]] = []
     for kind, ident in recording.steps:
         if kind != LEAVE:
             continue
@@ -37,13 +41,13 @@ def expected_listing_lines(recording, game):
     return lines
 
 
-def stones_line(game, state):
+def stones_line(game: TakeStones, state: int) -> str:
     """The stones on the table, ascending, each followed by one space (the listing's
     second line of a block; the comparison drops that trailing space)."""
     return "".join(f"{stone} " for stone in game.available_stones(state))
 
 
-def compare_listing(recording, student_text, game):
+def compare_listing(recording: Recording, student_text: str, game: TakeStones) -> Dict[str, Any]:
     """Compare a student's TakeStones listing (text) with the expected one.
 
     Returns the report of engine.pictures.stepper.compare_visited (``line`` None when

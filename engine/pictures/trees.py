@@ -19,6 +19,11 @@ Layout: leaves take consecutive columns left to right, a parent is centred over 
 first and last child; each depth is one row. Simple, and never overlaps.
 """
 
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, cast
+
+from ..games.explicit_tree import TreeNode
+from ..search import SearchResult
+from ..searchtree import SearchNode, SearchTreeRecorder
 from .svg import number, text as escape
 
 MAX_COLOUR, MAX_FILL = "#1f5fa8", "#dbe9f6"
@@ -44,8 +49,11 @@ class FigureNode:
     __slots__ = ("role", "leaf", "status", "value", "alpha", "beta", "label", "tooltip",
                  "board", "best", "note", "children", "x", "y")
 
-    def __init__(self, role, leaf=False, status="visited", value=None, alpha=None,
-                 beta=None, label=None, tooltip=None, board=None, best=False, note=None):
+    def __init__(self, role: str, leaf: bool = False, status: str = "visited",
+                 value: Optional[str] = None, alpha: Optional[str] = None,
+                 beta: Optional[str] = None, label: Optional[str] = None,
+                 tooltip: Optional[str] = None, board: Optional[Sequence[str]] = None,
+                 best: bool = False, note: Optional[str] = None) -> None:
         self.role = role
         self.leaf = leaf
         self.status = status
@@ -57,19 +65,20 @@ class FigureNode:
         self.board = board
         self.best = best
         self.note = note
-        self.children = []
+        self.children: List[FigureNode] = []
         self.x = self.y = 0.0
 
 
 class Figure:
     """A picture: the root FigureNode, caption lines, and warnings shown in red."""
 
-    def __init__(self, root, caption=(), warnings=()):
+    def __init__(self, root: FigureNode, caption: Iterable[str] = (),
+                 warnings: Iterable[str] = ()) -> None:
         self.root = root
         self.caption = list(caption)
         self.warnings = list(warnings)
 
-    def nodes(self):
+    def nodes(self) -> List[FigureNode]:
         """Every node, pre-order."""
         result, stack = [], [self.root]
         while stack:
@@ -89,7 +98,7 @@ MARGIN = 24
 LINE = 16                      # caption line height
 
 
-def shape_size(node):
+def shape_size(node: FigureNode) -> Tuple[float, float]:
     """(width, height) of the node's shape."""
     if node.board is not None:
         columns = max(len(row) for row in node.board)
@@ -99,12 +108,13 @@ def shape_size(node):
     return SHAPE_W, SHAPE_H
 
 
-def layout(figure):
+def layout(figure: Figure) -> Tuple[float, float, float]:
     """Set ``x``/``y`` (shape centres) of every node; return (width, height, top)."""
     top = MARGIN + LINE * (len(figure.caption) + len(figure.warnings)) + 24
     column = [0]
 
-    def place(node, depth):   # recursion depth = tree depth (pictures are shallow)
+    def place(node: FigureNode,
+              depth: int) -> int:   # recursion depth = tree depth (pictures are shallow)
         node.y = top + depth * ROW
         if not node.children:
             node.x = MARGIN + COLUMN / 2 + column[0] * COLUMN
@@ -139,11 +149,11 @@ text { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; }
 """  # noqa: E501 (CSS written out as it goes into the SVG files, which goldens hold)
 
 
-def _polygon(points):
+def _polygon(points: Iterable[Tuple[float, float]]) -> str:
     return " ".join(f"{number(x)},{number(y)}" for x, y in points)
 
 
-def _colours(node):
+def _colours(node: FigureNode) -> Tuple[str, str]:
     if node.status != "visited":
         return GREY, "#ffffff"
     if node.leaf and node.board is None:
@@ -151,7 +161,7 @@ def _colours(node):
     return (MAX_COLOUR, MAX_FILL) if node.role == "max" else (MIN_COLOUR, MIN_FILL)
 
 
-def _node_classes(node):
+def _node_classes(node: FigureNode) -> str:
     classes = ["node", node.role]
     if node.leaf:
         classes.append("leaf")
@@ -164,13 +174,13 @@ def _node_classes(node):
     return " ".join(classes)
 
 
-def _triangle(x, y, w, h, up):
+def _triangle(x: float, y: float, w: float, h: float, up: bool) -> List[Tuple[float, float]]:
     if up:
         return [(x, y - h / 2), (x + w / 2, y + h / 2), (x - w / 2, y + h / 2)]
     return [(x - w / 2, y - h / 2), (x + w / 2, y - h / 2), (x, y + h / 2)]
 
 
-def _svg_node(node, out):
+def _svg_node(node: FigureNode, out: List[str]) -> None:
     x, y = node.x, node.y
     w, h = shape_size(node)
     stroke, fill = _colours(node)
@@ -224,7 +234,7 @@ def _svg_node(node, out):
         out.append(f'<text class="bounds" x="{number(bx)}" y="{number(y - 2)}">'
                    f'\u03b1 {escape(node.alpha)}</text>')
         out.append(f'<text class="bounds" x="{number(bx)}" y="{number(y + 10)}">'
-                   f'\u03b2 {escape(node.beta)}</text>')
+                   f'\u03b2 {escape(cast(str, node.beta))}</text>')   # set with alpha
     if node.note:
         below = y + h / 2 + (24 if node.board is not None else 13)
         out.append(f'<text class="note" x="{number(x)}" y="{number(below)}">'
@@ -232,7 +242,7 @@ def _svg_node(node, out):
     out.append("</g>")
 
 
-def _svg_edges(node, out):
+def _svg_edges(node: FigureNode, out: List[str]) -> None:
     _, parent_h = shape_size(node)
     for child in node.children:
         _, child_h = shape_size(child)
@@ -255,7 +265,7 @@ def _svg_edges(node, out):
         _svg_edges(child, out)
 
 
-def render_svg(figure):
+def render_svg(figure: Figure) -> str:
     """The figure as a self-contained SVG document (str)."""
     width, height, top = layout(figure)
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
@@ -282,7 +292,7 @@ def render_svg(figure):
     return "\n".join(out) + "\n"
 
 
-def _svg_legend(out, y):
+def _svg_legend(out: List[str], y: float) -> None:
     x = MARGIN
     items = []
     up = _polygon(_triangle(x + 6, y - 4, 12, 11, True))
@@ -310,11 +320,11 @@ def _svg_legend(out, y):
 
 
 # --- DOT ------------------------------------------------------------------------------
-def _dot_string(text):
+def _dot_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def render_dot(figure):
+def render_dot(figure: Figure) -> str:
     """The figure as Graphviz DOT (str): same shapes, colours and dashes as the SVG."""
     lines = ["digraph search {",
              "  graph [ordering=out, labelloc=t, fontname=\"Helvetica\", label="
@@ -367,7 +377,7 @@ def render_dot(figure):
 
 
 # --- builders -------------------------------------------------------------------------
-def _bound(bound):
+def _bound(bound: Optional[float]) -> str:
     if bound == float("inf"):
         return "\u221e"
     if bound == float("-inf"):
@@ -375,7 +385,7 @@ def _bound(bound):
     return str(bound)
 
 
-def explicit_tree_figure(answer):
+def explicit_tree_figure(answer: Any) -> Figure:
     """The Figure of an explicit tree's search (``answer``: programs.tree.TreeAnswer):
     the WHOLE tree, with the branches the search never reached greyed out."""
     from ..games.explicit_tree import path_text
@@ -385,7 +395,7 @@ def explicit_tree_figure(answer):
     pruned_tops = set(answer.pruned)
     min_root = answer.game.min_root
 
-    def build(tree_node, path, status):
+    def build(tree_node: TreeNode, path: Tuple[int, ...], status: str) -> FigureNode:
         searched = visited.get(path)
         if status == "visited" and searched is None:
             status = "pruned" if path in pruned_tops else "unvisited"
@@ -406,7 +416,8 @@ def explicit_tree_figure(answer):
             node.alpha, node.beta = _bound(searched.alpha), _bound(searched.beta)
         if not tree_node.is_leaf:
             node.children = [build(child, path + (index,), status)
-                             for index, child in enumerate(tree_node.children)]
+                             for index, child in enumerate(cast(List[TreeNode],
+                                                                tree_node.children))]
         return node
 
     root = build(answer.root, (), "visited")
@@ -420,8 +431,10 @@ def explicit_tree_figure(answer):
     return Figure(root, caption)
 
 
-def search_figure(recorder, result, board_of, child_of, caption=(), prune=True,
-                  describe=None):
+def search_figure(recorder: SearchTreeRecorder, result: SearchResult,
+                  board_of: Callable[[Any], Sequence[str]], child_of: Callable[[Any, Any], Any],
+                  caption: Iterable[str] = (), prune: bool = True,
+                  describe: Optional[Callable[[Any], str]] = None) -> Figure:
     """The Figure of a real game's search recorded by ``recorder``
     (engine.searchtree.SearchTreeRecorder) with SearchResult ``result``.
 
@@ -431,7 +444,7 @@ def search_figure(recorder, result, board_of, child_of, caption=(), prune=True,
     """
     chosen = {id(node) for node in recorder.chosen_path(result.action)}
 
-    def build(searched):
+    def build(searched: SearchNode) -> FigureNode:
         node = FigureNode("max" if searched.is_max else "min", leaf=searched.is_leaf,
                           value=str(searched.value), board=board_of(searched.state),
                           best=id(searched) in chosen,
@@ -454,4 +467,4 @@ def search_figure(recorder, result, board_of, child_of, caption=(), prune=True,
         warnings.append(f"capped: drew the {recorder.recorded} visited nodes of depth <= "
                         f"{recorder.drawn_depth} out of {recorder.visited} visited "
                         "(raise --max-nodes to see more)")
-    return Figure(build(recorder.root), caption, warnings)
+    return Figure(build(cast(SearchNode, recorder.root)), caption, warnings)
