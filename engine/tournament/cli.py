@@ -14,10 +14,10 @@ GAME is stake_raid or lineemup. An ENTRANT is a folder (with a Makefile: make ag
 calibrate, newgame, run; or the game's entry point), a class folder holding one folder
 per entrant, or one of our players: ours:agent, ours:classic, ours:greedy, ours:depthD
 (Stake/Raid), ours:e1, ours:e2 (Line 'em Up). Every call runs in the grading kit's
-sandbox; clocks charge user CPU time. Exit code 0 when it ran (whatever the games' results), 1 when
-a game could not be refereed (--resume plays it), 2 on bad usage, 130 when interrupted
-(every finished game is kept). A student's entrant and gauntlet: docs/agent.md; sprt:
-docs/stake_raid_agent.md.
+sandbox; clocks charge CPU time, user + system. Exit code 0 when it ran (whatever the
+games' results), 1 when a game could not be refereed (--resume plays it), 2 on bad usage,
+130 when interrupted (every finished game is kept). A student's entrant and gauntlet:
+docs/agent.md; sprt: docs/stake_raid_agent.md.
 """
 
 import argparse
