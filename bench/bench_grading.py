@@ -26,11 +26,12 @@ from engine.grading.results import Results  # noqa: E402
 from engine.grading.runner import Runner  # noqa: E402
 from engine.grading.fences import SAFE_PATH, bwrap_works, landlock_works  # noqa: E402
 from engine.grading.sandbox import Limits  # noqa: E402
+from engine.grading.judges import load as load_assignment  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def tictactoe_cases(count, seed):
     """``count`` generated tic-tac-toe cases (the kit's own generator)."""
-    return generate_cases("tictactoe", count, seed)
+    return generate_cases(load_assignment("tictactoe"), count, seed)
 
 
 def our_copy(folder):
@@ -43,7 +44,7 @@ def our_copy(folder):
 
 def grade(submissions, cases, jobs, isolation="auto"):
     results = Results("tictactoe")
-    runner = Runner("tictactoe", cases, results, Limits(timeout=20), jobs=jobs,
+    runner = Runner(load_assignment("tictactoe"), cases, results, Limits(timeout=20), jobs=jobs,
                     isolation=isolation)
     started = time.perf_counter()
     runner.run(submissions)
@@ -88,7 +89,8 @@ def overhead(cases, runs, cgroups=None):
                      [python, "tictactoe.py"] + list(cases[0].args))):
                 subset = [cases[0]._replace(name=f"r{index:03d}") for index in range(runs)]
                 results = Results("tictactoe")
-                runner = Runner("tictactoe", subset, results, Limits(timeout=20), jobs=1,
+                runner = Runner(load_assignment("tictactoe"), subset, results,
+                                Limits(timeout=20), jobs=1,
                                 command=command, isolation=isolation,
                                 cgroups_wanted=cgroups)
                 started, cpu_started = time.perf_counter(), cpu_now()

@@ -15,4 +15,4 @@ grade-self:
 	$(PYTHON) -m engine grade run tictactoe . --cases fixtures/tictactoe --quiet
 	$(PYTHON) -m engine grade run take_stones . --cases fixtures/take_stones --quiet
 	$(PYTHON) -m engine grade run stake_raid . --cases fixtures/stake_raid --quiet
-	$(PYTHON) -m engine grade run tmmorris . --cases fixtures/morris --quiet
+	$(PYTHON) -m engine grade run tmmorris . --cases fixtures/tmmorris --quiet

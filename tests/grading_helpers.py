@@ -12,6 +12,7 @@ from engine.grading.results import Results
 from engine.grading.runner import Runner
 from engine.grading.fences import bwrap_works, landlock_works
 from engine.grading.sandbox import Limits
+from engine.grading.judges import load as load_assignment
 
 # Every file fence this machine offers (cgroups and a uid per run join each when they
 # can run here).
@@ -68,7 +69,7 @@ def grade(program, submissions, cases, isolation="auto", json_path=None, previou
     """Grade ``submissions`` (paths) on ``cases``; return the results document."""
     limits = Limits(**dict(dict(timeout=5.0, memory_mb=512, output_mb=2), **limits))
     results = Results(program, json_path, lenient=lenient, previous=previous)
-    runner = Runner(program, cases, results, limits, jobs=jobs, lenient=lenient,
+    runner = Runner(load_assignment(program), cases, results, limits, jobs=jobs, lenient=lenient,
                     command=command, isolation=isolation, build_timeout=60, hidden=hidden)
     results.document["isolation"] = runner.isolation
     results.document["fences"] = list(runner.fences)

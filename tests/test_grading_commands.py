@@ -14,6 +14,7 @@ from golden import REPO
 from grading_mutants import make_mutant
 
 from engine.commandline import command_words, invoked_as
+from engine.grading.judges import load as load_assignment
 
 
 def test_commands_are_named_as_the_kit_was_called(monkeypatch):
@@ -28,12 +29,13 @@ def test_no_stepping_command_is_printed_that_the_page_would_refuse():
     from engine.grading.runner import STEPPED_NODES, stepper_command
     from engine.pictures.stepper import MAX_NODES
     assert STEPPED_NODES == MAX_NODES
-    [blank] = generate_cases("tictactoe", 1, 1)          # 549,945 visited lines
+    [blank] = generate_cases(load_assignment("tictactoe"), 1, 1)          # 549,945 visited lines
     assert blank.args[0] == "---------" and len(blank.args) == 2
     written = {"visited.txt": b"x\n"}
-    assert stepper_command("tictactoe", blank, written) is None
-    [pruned] = [case for case in generate_cases("tictactoe", 2, 1) if "prune" in case.args]
-    assert stepper_command("tictactoe", pruned, written)
+    assert stepper_command(load_assignment("tictactoe"), blank, written) is None
+    [pruned] = [case for case in generate_cases(load_assignment("tictactoe"), 2, 1)
+                if "prune" in case.args]
+    assert stepper_command(load_assignment("tictactoe"), pruned, written)
 
 
 def test_our_search_refuses_under_a_copy_of_the_engine(tmp_path):
@@ -104,12 +106,13 @@ def test_the_diagnosis_and_the_stepping_page_name_a_node_alike(tmp_path):
     from engine.grading.diagnose import diagnose
     from engine.grading.generate import generate_cases
 
-    [case] = [case for case in generate_cases("tictactoe", 2, 1) if "prune" in case.args]
+    [case] = [case for case in generate_cases(load_assignment("tictactoe"), 2, 1)
+              if "prune" in case.args]
     lines = case.expected["visited.txt"].decode().split("\n")
     board, value = lines[40].split()
     lines[40] = f"{board} {int(value) + 1}"          # one node's value wrong
     trace = "\n".join(lines)
-    verdict = diagnose("tictactoe", case, Outcome(0, case.stdout, b"", {
+    verdict = diagnose(load_assignment("tictactoe"), case, Outcome(0, case.stdout, b"", {
         "visited.txt": trace.encode()}), False)
     moves = re.search(r"reached by ([^:;]+)", verdict.reason).group(1)
     (tmp_path / "visited.txt").write_text(trace)

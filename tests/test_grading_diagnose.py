@@ -12,18 +12,26 @@ import pytest
 
 from engine.games.morris import moves as morris_moves, solve
 from engine.games.tictactoe import TicTacToe, winner
-from engine.grading.diagnose import diagnose
+from engine.grading.diagnose import diagnose as kit_diagnose
 from engine.grading.generate import PROGRAMS, generate_cases, run_in_process
+from engine.grading.judges import load as load_assignment
 from engine.games.stake_raid_files import output_text, parse_input
 from engine.games.stake_raid_files import position as setup
 from engine.search import search
 from engine.trace import Tracer
 
 
+def diagnose(program, case, outcome, lenient=False):
+    """The kit's diagnosis for the assignment named ``program`` (resolved here: the kit
+    itself is handed the resolved assignment)."""
+    return kit_diagnose(load_assignment(program), case, outcome, lenient)
+
+
 @pytest.fixture(scope="module")
 def runs():
     """{program: [(case, outcome of our program)]}."""
-    return {program: [(case, run_in_process(case)) for case in generate_cases(program, 24, 1)]
+    return {program: [(case, run_in_process(case))
+                      for case in generate_cases(load_assignment(program), 24, 1)]
             for program in PROGRAMS}
 
 
@@ -460,8 +468,12 @@ def test_stake_raid_illegal_move_and_wrong_board(runs):
 
 # --- scores --------------------------------------------------------------------------
 
-from engine.grading.scoring import score  # noqa: E402
+from engine.grading.scoring import score as kit_score  # noqa: E402
 from engine.grading.verdict import Verdict  # noqa: E402
+
+
+def score(program, verdicts):
+    return kit_score(load_assignment(program), verdicts)
 
 
 def verdicts(passed, failed, unusable=0):
@@ -506,7 +518,7 @@ def test_scores_of_diagnosed_runs(runs):
 
 # --- any case folder, not only generated ones ---------------------------------------
 
-FIXTURE_PROGRAMS = {"tictactoe": "tictactoe", "morris": "tmmorris",
+FIXTURE_PROGRAMS = {"tictactoe": "tictactoe", "tmmorris": "tmmorris",
                     "take_stones": "take_stones", "stake_raid": "stake_raid"}
 
 

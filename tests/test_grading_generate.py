@@ -11,6 +11,7 @@ from engine.errors import UsageError
 from engine.grading.case import REPO, load_case, replay, snapshot
 from engine.grading.assignments.take_stones import TAKE_STONES_MAX_LINES
 from engine.grading.generate import PROGRAMS, generate_cases, run_in_subprocess, write_cases
+from engine.grading.judges import load as load_assignment
 
 SMALL = 12
 LARGE = 80
@@ -29,13 +30,13 @@ def digest(cases):
 @pytest.fixture(scope="module")
 def large():
     # The default seed holds the edge cases (engine.grading.generate.EDGE_SEED).
-    return {program: generate_cases(program, LARGE, 1) for program in PROGRAMS}
+    return {program: generate_cases(load_assignment(program), LARGE, 1) for program in PROGRAMS}
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_same_seed_same_bytes_on_disk(program, tmp_path):
-    first = write_cases(generate_cases(program, SMALL, 11), tmp_path / "a")
-    second = write_cases(generate_cases(program, SMALL, 11), tmp_path / "b")
+    first = write_cases(generate_cases(load_assignment(program), SMALL, 11), tmp_path / "a")
+    second = write_cases(generate_cases(load_assignment(program), SMALL, 11), tmp_path / "b")
     assert [f.name for f in first] == [f.name for f in second]
     assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
     assert len(first) == SMALL
@@ -43,8 +44,8 @@ def test_same_seed_same_bytes_on_disk(program, tmp_path):
 
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_different_seeds_differ(program):
-    one = generate_cases(program, 40, 1)
-    two = generate_cases(program, 40, 2)
+    one = generate_cases(load_assignment(program), 40, 1)
+    two = generate_cases(load_assignment(program), 40, 2)
     assert [c.args for c in one] != [c.args for c in two] or \
         [c.files for c in one] != [c.files for c in two]
 
@@ -52,8 +53,9 @@ def test_different_seeds_differ(program):
 def test_same_cases_in_another_process_with_another_hash_seed():
     """Nothing may depend on set or dict order of strings (hash randomisation)."""
     code = ("import sys, hashlib; from engine.grading.generate import generate_cases\n"
+            "from engine.grading.judges import load as load_assignment\n"
             "for p in ('tictactoe', 'tmmorris', 'take_stones', 'stake_raid'):\n"
-            "    cs = generate_cases(p, 25, 5)\n"
+            "    cs = generate_cases(load_assignment(p), 25, 5)\n"
             "    print(p, hashlib.sha256(repr([(c.name, c.args, sorted(c.files.items()),"
             " c.stdout, sorted(c.expected.items())) for c in cs]).encode()).hexdigest())\n")
     outputs = []
@@ -89,11 +91,11 @@ def test_edges_come_first_then_random(program, large):
 
 
 def test_small_count_is_a_prefix_of_a_larger_one():
-    small = generate_cases("tictactoe", 3, 9)
-    larger = generate_cases("tictactoe", 30, 9)
+    small = generate_cases(load_assignment("tictactoe"), 3, 9)
+    larger = generate_cases(load_assignment("tictactoe"), 30, 9)
     assert [c.name[4:] for c in small] == [c.name[4:] for c in larger[:3]]
     assert [c.args for c in small] == [c.args for c in larger[:3]]
-    assert generate_cases("tictactoe", 0, 9) == []
+    assert generate_cases(load_assignment("tictactoe"), 0, 9) == []
 
 
 def test_tictactoe_families(large):
@@ -159,7 +161,7 @@ def test_stake_raid_families(large):
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_cases_replay_green_as_subprocesses(program, tmp_path):
     """Expected outputs made in-process are the bytes the real scripts print."""
-    folders = write_cases(generate_cases(program, SMALL, 3), tmp_path / "cases")
+    folders = write_cases(generate_cases(load_assignment(program), SMALL, 3), tmp_path / "cases")
     for folder in folders:
         workdir = tmp_path / ("run-" + folder.name)
         workdir.mkdir()
@@ -168,12 +170,12 @@ def test_cases_replay_green_as_subprocesses(program, tmp_path):
 
 
 def test_subprocess_runner_gives_the_same_cases():
-    assert generate_cases("take_stones", 6, 4, runner=run_in_subprocess) == \
-        generate_cases("take_stones", 6, 4)
+    assert generate_cases(load_assignment("take_stones"), 6, 4, runner=run_in_subprocess) == \
+        generate_cases(load_assignment("take_stones"), 6, 4)
 
 
 def test_write_cases_refuses_a_non_empty_folder(tmp_path):
-    cases = generate_cases("tictactoe", 2, 1)
+    cases = generate_cases(load_assignment("tictactoe"), 2, 1)
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "x").write_text("x")
     with pytest.raises(UsageError):
@@ -187,15 +189,16 @@ def test_write_cases_refuses_a_non_empty_folder(tmp_path):
 
 def test_bad_arguments():
     with pytest.raises(UsageError):
-        generate_cases("nqueens", 3, 1)
+        generate_cases(load_assignment("nqueens"), 3, 1)
     with pytest.raises(UsageError):
-        generate_cases("tictactoe", -1, 1)
+        generate_cases(load_assignment("tictactoe"), -1, 1)
 
 
 DIGEST_SCRIPT = (
     "import hashlib; from engine.grading.generate import generate_cases\n"
+    "from engine.grading.judges import load as load_assignment\n"
     "for p in ('tictactoe', 'tmmorris', 'take_stones', 'stake_raid'):\n"
-    "    cs = generate_cases(p, 30, 5)\n"
+    "    cs = generate_cases(load_assignment(p), 30, 5)\n"
     "    print(p, hashlib.sha256(repr([(c.name, c.args, sorted(c.files.items()), c.stdout,"
     " sorted(c.expected.items())) for c in cs]).encode()).hexdigest())\n")
 

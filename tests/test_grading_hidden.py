@@ -9,6 +9,7 @@ import sys
 from golden import REPO
 
 from engine.grading.generate import SHARES, case_key, generate_cases
+from engine.grading.judges import load as load_assignment
 
 
 def kit(*args, cwd):
@@ -20,7 +21,8 @@ def kit(*args, cwd):
 def test_different_seeds_never_share_a_case():
     """The edge cases belong to the default seed; every other case to the share of its
     hash: sets of seeds that differ modulo SHARES are disjoint, whatever their counts."""
-    sets = {seed: {case_key(case) for case in generate_cases("stake_raid", 12, seed)}
+    stake_raid = load_assignment("stake_raid")
+    sets = {seed: {case_key(case) for case in generate_cases(stake_raid, 12, seed)}
             for seed in (1, 2, 3, 4, 1 + SHARES)}
     for one in (1, 2, 3, 4):
         for other in (1, 2, 3, 4):
@@ -28,15 +30,15 @@ def test_different_seeds_never_share_a_case():
                 assert not sets[one] & sets[other], (one, other)
     # Seeds in the same share may meet (the guarantee is modulo SHARES).
     assert len(sets[1]) == 12
-    tictactoe = [{case_key(case) for case in generate_cases("tictactoe", 40, seed)}
+    tictactoe = [{case_key(case) for case in generate_cases(load_assignment("tictactoe"), 40, seed)}
                  for seed in (1, 5, 6)]
     assert not (tictactoe[0] & tictactoe[1] or tictactoe[0] & tictactoe[2]
                 or tictactoe[1] & tictactoe[2])
 
 
 def test_excluded_cases_are_never_generated():
-    visible = generate_cases("stake_raid", 8, 1)
-    hidden = generate_cases("stake_raid", 4, 1, exclude=visible[:2])
+    visible = generate_cases(load_assignment("stake_raid"), 8, 1)
+    hidden = generate_cases(load_assignment("stake_raid"), 4, 1, exclude=visible[:2])
     assert not {case_key(case) for case in visible[:2]} & {case_key(case) for case in hidden}
     assert [case.name[4:] for case in hidden[:2]] == [case.name[4:] for case in visible[2:4]]
 
@@ -62,5 +64,5 @@ def test_the_docs_gradescope_example_builds_and_a_repeat_is_refused(tmp_path):
 def test_grade_cases_defaults_the_seed_to_1_as_grade_run(tmp_path):
     done = kit("cases", "tictactoe", "--count", "2", "--out", "cases", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    expected = [case.name for case in generate_cases("tictactoe", 2, 1)]
+    expected = [case.name for case in generate_cases(load_assignment("tictactoe"), 2, 1)]
     assert sorted(os.listdir(tmp_path / "cases")) == expected

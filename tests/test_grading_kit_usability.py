@@ -27,6 +27,7 @@ from engine.grading.cli import gradescope_names, write_step_pages
 from engine.grading.generate import generate_cases
 from engine.grading.runner import find_submissions
 from engine.games.stake_raid_files import input_text
+from engine.grading.judges import load as load_assignment
 
 # The tie-break slip of a student's copy: the last of equal moves wins.
 SLIP = {"engine/search.py": ("if best is None or (cv > v if maximizing else cv < v):",
@@ -114,7 +115,7 @@ def mixed_class(tmp_path):
 
 def test_no_student_drops_out_of_the_gradebook(tmp_path):
     folder = mixed_class(tmp_path)
-    found = find_submissions("tictactoe", [str(folder)])
+    found = find_submissions(load_assignment("tictactoe"), [str(folder)])
     assert [Path(path).name for path in found] == ["alice", "bob", "carol smith"]
     result = kit(["run", "tictactoe", str(folder), "--count", "2", "--quiet",
                   "--csv", str(tmp_path / "g.csv")])
@@ -125,7 +126,7 @@ def test_no_student_drops_out_of_the_gradebook(tmp_path):
     rows = (tmp_path / "g.csv").read_text().splitlines()[1:]
     assert len(rows) == 3
     assert "one level down" in rows[0] and ",0,2," in rows[0]
-    descended = find_submissions("tictactoe", [str(folder)], descend=True)
+    descended = find_submissions(load_assignment("tictactoe"), [str(folder)], descend=True)
     assert [os.path.relpath(path, folder) for path in descended] == [
         "alice/hw1", "bob", "carol smith"]
 
@@ -143,7 +144,7 @@ def test_a_failed_case_says_how_to_rerun_it(tmp_path):
             "text = open('input.txt').read()\n"
             "open('output.txt', 'w').write('A1 Stake\\n' + text.split()[0] + '\\n')\n")
     folder = submission(tmp_path / "s", {"homework.py": code})
-    [case] = generate_cases("stake_raid", 1, 3)
+    [case] = generate_cases(load_assignment("stake_raid"), 1, 3)
     record = only_case(grade("stake_raid", [folder], [case]))
     assert not record["passed"]
     assert record["inputs"]["files"]["input.txt"] == case.files["input.txt"].decode()
@@ -167,7 +168,8 @@ def test_a_failed_trace_says_how_to_step_through_it_against_the_expected_search(
     # A tic-tac-toe copy with the tie-break slip: its visited file leaves the expected
     # search somewhere; the kit names the command that shows where, on the stepping page.
     folder = make_mutant("tie-break >=", tmp_path / "s")
-    cases = [case for case in generate_cases("tictactoe", 12, 1) if "prune" in case.args]
+    cases = [case for case in generate_cases(load_assignment("tictactoe"), 12, 1)
+             if "prune" in case.args]
     document = grade("tictactoe", [folder], cases)
     # A visited file the report can redraw (kept in the record: at most 64 KB).
     failed = [record for record in document["submissions"][0]["cases"]
@@ -232,7 +234,7 @@ def test_a_java_exception_is_the_headline(tmp_path):
 
 
 def test_the_class_summary_counts_reasons_and_what_lenient_would_forgive(tmp_path):
-    cases = generate_cases("tictactoe", 4, 1)
+    cases = generate_cases(load_assignment("tictactoe"), 4, 1)
     no_newline = our_copy(tmp_path / "class" / "a", "tictactoe.py", replace={
         "engine/programs/tictactoe.py": ('sys.stdout.write(result.child + "\\n")',
                                          'sys.stdout.write(result.child)')})
@@ -246,7 +248,7 @@ def test_the_class_summary_counts_reasons_and_what_lenient_would_forgive(tmp_pat
 
 
 def test_lenient_forgives_extra_blank_lines_at_the_end(tmp_path):
-    cases = generate_cases("tictactoe", 2, 1)
+    cases = generate_cases(load_assignment("tictactoe"), 2, 1)
     blank = our_copy(tmp_path / "s", "tictactoe.py", replace={
         "engine/programs/tictactoe.py": ("    write_atomically(path, listing.text())",
                                          "    write_atomically(path, listing.text() + '\\n\\n')")})
@@ -258,7 +260,7 @@ def test_lenient_forgives_extra_blank_lines_at_the_end(tmp_path):
 
 
 def test_report_panes_open_where_the_outputs_differ(tmp_path):
-    cases = [case for case in generate_cases("tictactoe", 1, 1)]
+    cases = [case for case in generate_cases(load_assignment("tictactoe"), 1, 1)]
     blank = our_copy(tmp_path / "s", "tictactoe.py", replace={
         "engine/programs/tictactoe.py": ("    write_atomically(path, listing.text())",
                                          "    write_atomically(path, listing.text() + '\\n\\n')")})
@@ -322,7 +324,7 @@ def test_ctrl_c_in_a_human_game_keeps_the_trace(tmp_path):
 def test_our_own_folder_grades_on_cases_that_carry_their_outputs(tmp_path):
     """With --cases the expected outputs are the cases' own: the reference's folder may
     be graded from itself (make grade-self); generated cases would be refused."""
-    [case] = generate_cases("tictactoe", 1, 2)
+    [case] = generate_cases(load_assignment("tictactoe"), 1, 2)
     write_case(case, tmp_path / "cases" / case.name)
     result = kit(["run", "tictactoe", str(REPO), "--cases", str(tmp_path / "cases"),
                   "--quiet"])

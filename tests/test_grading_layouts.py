@@ -13,6 +13,7 @@ import pytest
 from golden import REPO
 
 from engine.grading import layouts
+from engine.grading.judges import load as load_assignment
 
 AGENT = "open('output.txt', 'w').write('A1 Stake\\n')\n"
 
@@ -24,8 +25,8 @@ def write(path, text=AGENT):
 
 
 def rows(folder, layout="auto", staging=None, program="stake_raid"):
-    used, students = layouts.read_paths(program, [str(folder)], layout, str(staging)
-                                        if staging else None)
+    used, students = layouts.read_paths(load_assignment(program), [str(folder)], layout,
+                                        str(staging) if staging else None)
     return used, {os.path.basename(student.label): student for student in students}
 
 

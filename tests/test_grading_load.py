@@ -23,6 +23,7 @@ from grading_helpers import grade, our_copy, submission
 from engine.grading import processes
 from engine.grading.processes import RunClock
 from engine.grading.sandbox import Limits, RunResult, Sandbox, slept_or_waited
+from engine.grading.judges import load as load_assignment
 
 SPIN = "while True:\n    pass\n"
 
@@ -190,7 +191,7 @@ def verdicts(document):
 @pytest.mark.slow
 def test_a_class_of_four_gets_the_same_verdicts_quiet_and_beside_8_busy_per_core(tmp_path):
     from engine.grading.generate import generate_cases
-    cases = generate_cases("tictactoe", 2, 1)
+    cases = generate_cases(load_assignment("tictactoe"), 2, 1)
     folders = class_of_four(tmp_path)
     started = time.monotonic()
     quiet = grade("tictactoe", folders, cases, "auto", timeout=3, jobs=2)

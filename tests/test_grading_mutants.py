@@ -15,6 +15,7 @@ from engine.grading.case import REPO, run_reference
 from engine.grading.diagnose import diagnose
 from engine.grading.generate import PROGRAMS, generate_cases
 from engine.grading.scoring import score
+from engine.grading.judges import load as load_assignment
 from grading_mutants import make_mutant
 
 SEED = 1        # the default seed: the one holding the edge cases
@@ -22,7 +23,7 @@ SEED = 1        # the default seed: the one holding the edge cases
 
 @pytest.fixture(scope="module")
 def cases():
-    return {program: generate_cases(program, 40, SEED) for program in PROGRAMS}
+    return {program: generate_cases(load_assignment(program), 40, SEED) for program in PROGRAMS}
 
 
 def pick(cases, program, *labels, limit=None):
@@ -37,7 +38,7 @@ def run_all(program, chosen, repo, tmp_path, lenient=False):
     for case in chosen:
         workdir = Path(tempfile.mkdtemp(prefix=f"{program}-{case.name}-", dir=tmp_path))
         outcome = run_reference(case, workdir, repo=repo)
-        results.append((case, outcome, diagnose(program, case, outcome, lenient)))
+        results.append((case, outcome, diagnose(load_assignment(program), case, outcome, lenient)))
     return results
 
 
@@ -60,7 +61,7 @@ def test_our_own_programs_score_100_percent(program, cases, tmp_path):
                       REPO, tmp_path)
     verdicts = [verdict for _, _, verdict in results]
     assert all(v.passed and v.reason == "passed" for v in verdicts), verdicts
-    result = score(program, verdicts)
+    result = score(load_assignment(program), verdicts)
     assert result.score == result.max_score == len(verdicts)
     assert result.points == result.max_points
 

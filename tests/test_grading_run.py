@@ -23,6 +23,7 @@ from engine.grading.runner import (Runner, expected_cost, find_submissions, load
                                    usable_cores)
 from engine.grading.sandbox import Limits
 from engine.grading.workspace import new_workspace, remove_stale_workspaces
+from engine.grading.judges import load as load_assignment
 
 TICTACTOE = REPO / "fixtures" / "tictactoe"
 
@@ -49,7 +50,7 @@ def tictactoe_cases(*names):
     ("stake_raid", {"homework.c": ""}, "c", ("./homework",)),
 ])
 def test_detection_from_the_files_present(tmp_path, program, files, kind, run):
-    plan = detect(program, submission(tmp_path / "s", files))
+    plan = detect(load_assignment(program), submission(tmp_path / "s", files))
     assert plan.kind == kind
     assert plan.run == run
 
@@ -58,7 +59,7 @@ def test_detection_from_the_files_present(tmp_path, program, files, kind, run):
     ("tictactoe", "tictactoe.py"), ("tmmorris", "tmmorris.py"),
     ("take_stones", "TakeStones"), ("stake_raid", "homework.py")])
 def test_our_repository_is_recognised(program, script):
-    plan = detect(program, REPO)
+    plan = detect(load_assignment(program), REPO)
     assert plan.kind == "our repository"
     assert plan.run == ("python3", script)
     assert plan.keep == (script, "engine")
@@ -81,7 +82,7 @@ def test_class_folder_stands_for_its_submissions(tmp_path):
     for name in ("bob", "alice"):
         submission(tmp_path / "class" / name, {"homework.py": ""})
     (tmp_path / "class" / "README").write_text("not a submission")
-    found = find_submissions("stake_raid", [str(tmp_path / "class")])
+    found = find_submissions(load_assignment("stake_raid"), [str(tmp_path / "class")])
     assert found == [str(tmp_path / "class" / "alice"), str(tmp_path / "class" / "bob")]
 
 
@@ -99,7 +100,7 @@ def test_slots_are_pinned_only_when_they_take_every_core():
     if len(cores) < 2:
         pytest.skip("one core: every kit takes all of it")
     for jobs in (1, len(cores)):
-        runner = Runner("stake_raid", [stake_raid_case()], Results("stake_raid"),
+        runner = Runner(load_assignment("stake_raid"), [stake_raid_case()], Results("stake_raid"),
                         Limits(timeout=5), jobs=jobs, isolation="rlimits")
         try:
             pinned = [sandbox.cpu for sandbox in runner.sandboxes]
@@ -121,7 +122,8 @@ def test_shards_balance_the_expected_cost_not_the_count(tmp_path):
                       for index in (1, 2)]
     java = submission(tmp_path / "j", {"homework.java": "class homework {}\n"})
     python = submission(tmp_path / "p", {"homework.py": "pass\n"})
-    assert expected_cost("stake_raid", java, 50) > 3 * expected_cost("stake_raid", python, 50)
+    stake_raid = load_assignment("stake_raid")
+    assert expected_cost(stake_raid, java, 50) > 3 * expected_cost(stake_raid, python, 50)
 
 
 # --- builds -------------------------------------------------------------------------------
@@ -376,12 +378,12 @@ def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
 
 def test_only_cases_run_through_the_graders_script_are_graded():
     from engine.grading.runner import gradable
-    cases = program_cases("morris")
-    kept, skipped = gradable("tmmorris", cases)
+    cases = program_cases("tmmorris")
+    kept, skipped = gradable(load_assignment("tmmorris"), cases)
     assert kept and all(case.program == "tmmorris.py" and not case.stdin for case in kept)
     assert all(case.program != "tmmorris.py" or case.stdin for case in skipped)
     assert len(kept) + len(skipped) == len(cases)
-    assert gradable("stake_raid", cases)[0] == []
+    assert gradable(load_assignment("stake_raid"), cases)[0] == []
 
 
 def test_workspaces_of_dead_grading_runs_are_removed_and_live_ones_kept(tmp_path):

@@ -30,6 +30,7 @@ from engine.grading.case import write_case
 from engine.grading.generate import generate_cases
 from engine.grading.runner import find_submissions
 from engine.grading.sandbox import Limits, Sandbox
+from engine.grading.judges import load as load_assignment
 
 # Every attack under each file fence every day; under rlimits alone: make test-all.
 pytestmark = pytest.mark.parametrize("isolation", isolation_params())
@@ -151,7 +152,7 @@ def test_the_reference_and_the_cases_are_invisible(tmp_path, isolation):
     if isolation == "rlimits":
         pytest.skip("no file fence: world-readable files are readable (see "
                     "test_without_a_file_fence_the_kit_says_so)")
-    [case] = generate_cases("stake_raid", 1, 5)
+    [case] = generate_cases(load_assignment("stake_raid"), 1, 5)
     cases_folder = tmp_path / "cases"
     write_case(case, cases_folder / case.name)
     code = f"""
@@ -423,7 +424,7 @@ def test_one_students_folder_never_stops_the_class(tmp_path, isolation, deep_cle
     (odd / "mem").symlink_to("/proc/self/mem")
     (odd / "zero").symlink_to("/dev/zero")
     submission(tmp_path / "class" / "dave", {"homework.py": good})
-    students = find_submissions("stake_raid", [str(tmp_path / "class")])
+    students = find_submissions(load_assignment("stake_raid"), [str(tmp_path / "class")])
     document = grade("stake_raid", students, [stake_raid_case()], isolation)
     verdicts = {Path(entry["submission"]).name: entry["cases"][0]
                 for entry in document["submissions"]}
@@ -438,7 +439,7 @@ def test_a_makefile_linked_to_proc_self_mem_is_no_makefile(tmp_path, isolation):
     folder = submission(tmp_path / "student", {"tictactoe.py": "print('x')\n"})
     (folder / "GNUmakefile").symlink_to("/proc/self/mem")
     os.mkfifo(folder / "Makefile")
-    cases = [case for case in generate_cases("tictactoe", 1, 1)]
+    cases = [case for case in generate_cases(load_assignment("tictactoe"), 1, 1)]
     document = grade("tictactoe", [folder], cases, isolation)
     entry = document["submissions"][0]
     assert entry["kind"] == "python"
@@ -480,7 +481,7 @@ def test_a_huge_visited_file_is_too_large_to_diagnose(tmp_path, isolation):
             "open(sys.argv[2], 'wb').write(b'x-------- 1\\n' * ((64 << 20) // 12))\n"
             "print(sys.argv[1])\n")
     folder = submission(tmp_path / "student", {"tictactoe.py": code})
-    cases = generate_cases("tictactoe", 1, 1)
+    cases = generate_cases(load_assignment("tictactoe"), 1, 1)
     document = grade("tictactoe", [folder], cases, isolation, file_mb=128, timeout=20)
     record = only_case(document)
     assert record["reason"].startswith("visited file too large to diagnose"), record
@@ -496,7 +497,7 @@ def test_kit_memory_stays_bounded_whatever_the_runs_leave(tmp_path, isolation):
               "print(sys.argv[1])\n")
     submission(tmp_path / "class" / "a", {"tictactoe.py": sparse})
     cases = tmp_path / "cases"
-    for case in generate_cases("tictactoe", 2, 1):
+    for case in generate_cases(load_assignment("tictactoe"), 2, 1):
         write_case(case, cases / case.name)
     # VmHWM, not ru_maxrss: after a vfork the exec'd process inherits its parent's
     # peak in ru_maxrss (under xdist, the test worker's few hundred MB).

@@ -205,7 +205,7 @@ def test_svg_parses_with_one_shape_per_node_and_a_dashed_edge_per_pruned_branch(
     assert dot.startswith("digraph") and dot.count("style=dashed,") == len(answer.pruned)
 
 
-MORRIS_CASES = [case for case in program_cases("morris")
+MORRIS_CASES = [case for case in program_cases("tmmorris")
                 if case.program == "tmmorris.py" and "visited.txt" in case.expected]
 
 
@@ -220,15 +220,30 @@ def test_picture_records_exactly_the_nodes_tmmorris_lists(case):
 
 
 def test_picture_of_morris_draws_boards_and_refuses_terminal_positions(tmp_path):
-    completed = run_engine(["picture", "morris", "x--------", "3", "o", "--svg", "m.svg"],
+    completed = run_engine(["picture", "tmmorris", "x--------", "3", "o", "--svg", "m.svg"],
                            tmp_path)
     assert completed.returncode == 0, completed.stderr
     document = ET.parse(str(tmp_path / "m.svg")).getroot()
     shapes = [e for e in document.iter() if "node" in classes(e)]
     assert len([e for e in shapes if "pruned" not in classes(e)]) > 8
-    terminal = run_engine(["picture", "morris", "xxx-o-o--", "2", "o"], tmp_path)
+    terminal = run_engine(["picture", "tmmorris", "xxx-o-o--", "2", "o"], tmp_path)
     assert terminal.returncode == 2 and terminal.stderr.count(b"\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.svg"]
+
+
+def test_picture_takes_the_old_name_morris_and_writes_the_one_name(tmp_path):
+    """``morris`` (the program's name until the assignment and program had one) still
+    draws, and what is written and printed says ``tmmorris``."""
+    completed = run_engine(["picture", "morris", "x--------", "2", "o"], tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tmmorris.svg"]
+    assert b"tmmorris.svg" in completed.stderr and b"morris.svg" not in \
+        completed.stderr.replace(b"tmmorris.svg", b"")
+    unknown = run_engine(["picture", "chess", "x"], tmp_path)
+    assert unknown.returncode == 2
+    assert unknown.stderr.decode().strip() == (
+        "picture: unknown game 'chess'; pictures exist for: tictactoe, tmmorris, "
+        "take_stones, stake_raid")
 
 
 def _walk(node):

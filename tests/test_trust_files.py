@@ -23,6 +23,7 @@ from golden import REPO
 from grading_helpers import grade, isolation_params, submission
 
 from engine.grading.case import Case, write_case
+from engine.grading.judges import load as load_assignment
 
 # A run (on slot 0) swaps its own ``x`` between a folder and a link to a file that does
 # not exist yet beside the victim; the build another slot shares has ``input.txt`` ->
@@ -169,7 +170,7 @@ def test_a_receipts_file_name_never_stages_a_file_outside(tmp_path, original):
         "\tFilename: HW1_eve_attempt_2024-02-03-09-30-00_hw.py\n")
     staging = tmp_path / "deep" / "er" / "staging"
     staging.mkdir(parents=True)
-    _, [student] = layouts.read_paths("stake_raid", [str(export)], "blackboard",
+    _, [student] = layouts.read_paths(load_assignment("stake_raid"), [str(export)], "blackboard",
                                       str(staging))
     assert "cannot be staged" in student.reason
     assert not list(tmp_path.rglob("escaped.py"))

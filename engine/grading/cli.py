@@ -38,8 +38,8 @@ from . import autograder, exports, layouts, report_html, results as results_modu
 from .fences import IsolationError, exposure, parse_isolation
 from .detect import detect
 from .generate import PROGRAMS, case_key, generate_cases, write_cases
-from .runner import (GRADER_SCRIPTS, Runner, expected_cost, find_submissions, gradable,
-                     load_cases, shard)
+from .judges import load as load_assignment
+from .runner import (Runner, expected_cost, find_submissions, gradable, load_cases, shard)
 from .printable import escaping_usage_errors, printable
 from .sandbox import Limits
 
@@ -315,7 +315,7 @@ def run_cases(options):
         except (OSError, ValueError) as error:
             raise UsageError(f"--exclude {folder}: {error}") from None
     try:
-        cases = generate_cases(options.program, options.count, options.seed,
+        cases = generate_cases(options.assignment, options.count, options.seed,
                                exclude=exclude)
     except NotImplementedError as error:
         raise UsageError(f"cannot generate cases: {error}") from None
@@ -331,17 +331,17 @@ def _cases_for(options):
             cases = load_cases(options.cases)
         except (OSError, ValueError) as error:
             raise UsageError(f"--cases {options.cases}: {error}") from None
-        cases, skipped = gradable(options.program, cases)
+        cases, skipped = gradable(options.assignment, cases)
         if skipped:
             print(f"grade: skipped {len(skipped)} case(s) that do not run "
-                  f"{GRADER_SCRIPTS[options.program]} without stdin: "
+                  f"{options.assignment.script} without stdin: "
                   + ", ".join(printable(case.name) for case in skipped), file=sys.stderr)
         if not cases:
             raise UsageError(f"--cases {options.cases}: no case runs "
-                             f"{GRADER_SCRIPTS[options.program]}")
+                             f"{options.assignment.script}")
         return cases
     try:
-        return generate_cases(options.program, options.count or 50,
+        return generate_cases(options.assignment, options.count or 50,
                               1 if options.seed is None else options.seed)
     except NotImplementedError as error:
         raise UsageError(f"cannot generate cases ({error}); give --cases DIR") from None
@@ -382,7 +382,7 @@ def run_grading(options):
 def _grade_students(options, cases, staging):
     """Grade every row of the SUBMISSION paths (:mod:`engine.grading.layouts`)."""
     try:
-        _, students = layouts.read_paths(options.program, options.submissions,
+        _, students = layouts.read_paths(options.assignment, options.submissions,
                                          options.layout, staging, options.descend)
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -390,7 +390,7 @@ def _grade_students(options, cases, staging):
     submissions = [student.label for student in students]
     if options.shard:
         submissions = shard(submissions, *options.shard, cost=lambda submission:
-                            expected_cost(options.program, sources[submission].folder
+                            expected_cost(options.assignment, sources[submission].folder
                                           or submission, len(cases)))
     limits = Limits(timeout=options.timeout, memory_mb=options.memory,
                     output_mb=options.output_limit)
@@ -403,7 +403,7 @@ def _grade_students(options, cases, staging):
     progress = Progress(enabled=not options.quiet)
     try:
         runner_results = results_module.Results(
-            options.program, options.json, lenient=options.lenient,
+            options.assignment.name, options.json, lenient=options.lenient,
             limits=dict(limits._asdict()), previous=previous)
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -411,7 +411,7 @@ def _grade_students(options, cases, staging):
         runner_results.document["shard"] = "%d/%d" % options.shard
     hidden = [os.path.realpath(options.cases)] if options.cases else []
     try:
-        runner = Runner(options.program, cases, runner_results, limits, options.jobs,
+        runner = Runner(options.assignment, cases, runner_results, limits, options.jobs,
                         options.lenient, options.run_command, options.isolation,
                         options.build_timeout, progress, hidden=hidden, sources=sources)
     except IsolationError as error:
@@ -523,12 +523,12 @@ def run_bundle(options):
     languages = [word.strip() for word in options.languages.split(",") if word.strip()]
     try:
         visible, hidden = autograder.build_bundle(
-            options.program, options.cases, options.hidden, options.out, languages,
+            options.assignment.name, options.cases, options.hidden, options.out, languages,
             options.timeout, options.memory, options.leaderboard, load_cases)
     except autograder.BundleError as error:
         raise UsageError(str(error)) from None
     hidden_text = f" and {hidden} hidden" if options.hidden else ""
-    print(f"{options.out}: {options.program}, {visible} visible{hidden_text} cases, "
+    print(f"{options.out}: {options.assignment.name}, {visible} visible{hidden_text} cases, "
           f"setup.sh for {', '.join(languages)}"
           + (", a leaderboard" if options.leaderboard else "")
           + "; upload it as the assignment's autograder (Gradescope: Configure Autograder, "
@@ -538,22 +538,24 @@ def run_bundle(options):
 
 def grade_for_gradescope(program, cases, submission, config):
     """The results document of the one submission in ``submission`` (a folder Gradescope
-    filled; one level down when the student uploaded a folder), graded on ``cases``."""
-    found = [path for path in find_submissions(program, [str(submission)], descend=True)
-             if detect(program, path).kind != "none"]
+    filled; one level down when the student uploaded a folder), graded on ``cases`` for
+    the assignment named ``program`` (the bundle's autograder.json)."""
+    assignment = load_assignment(program)
+    found = [path for path in find_submissions(assignment, [str(submission)], descend=True)
+             if detect(assignment, path).kind != "none"]
     submissions = found[:1] or [str(submission)]
     limits = Limits(timeout=float(config.get("timeout", 10.0)),
                     memory_mb=int(config.get("memory", 768)))
-    results = results_module.Results(program, None, limits=dict(limits._asdict()))
+    results = results_module.Results(assignment.name, None, limits=dict(limits._asdict()))
     hidden = [str(Path(submission).resolve().parent / "source")]
     try:
-        runner = Runner(program, cases, results, limits, None, hidden=hidden)
+        runner = Runner(assignment, cases, results, limits, None, hidden=hidden)
     except IsolationError:
         if os.geteuid() != 0:
             raise          # fail closed: the submission would run as the kit's user
         # No namespaces nor Landlock in this container: the kit (root) still runs every
         # command as a uid of its own (insisted on), and the bundle's files are root's.
-        runner = Runner(program, cases, results, limits, None, isolation="rlimits+uid",
+        runner = Runner(assignment, cases, results, limits, None, isolation="rlimits+uid",
                         hidden=hidden)
     results.document["isolation"] = runner.isolation
     runner.run(submissions)
@@ -583,6 +585,9 @@ def engine_inside(paths, loaded=None):
 
 def run(argv):
     options = parser().parse_args(argv)
+    # The assignment is resolved here, once, and passed on (engine.grading.judges).
+    program = getattr(options, "program", None)
+    options.assignment = load_assignment(program) if program is not None else None
     shadowed = shadowing_engine()
     if shadowed and options.command in ("cases", "run"):
         raise UsageError(f"the engine in {shadowed[0].parent} hides the one PYTHONPATH names "

@@ -22,15 +22,15 @@ files only and at most 1 MB of a Makefile (:mod:`engine.grading.untrusted_files`
 
 import os
 import re
-import shlex
 import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import NamedTuple, Optional, Tuple
+from typing import NamedTuple, Optional, Union
 
-from .. import registry
 from .fences import SAFE_PATH
+from .judges import GradedAssignment
+from .plan import Plan
 from .untrusted_files import (Bounds, TooLarge, copy_tree, move_out, read_text_file,
                               regular_file_in, walk)
 
@@ -41,33 +41,6 @@ SUBMISSION_BOUNDS = Bounds(depth=32, entries=10_000, bytes=256 * 1024 * 1024)
 IGNORED = (".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules",
            ".pytest_cache", ".mypy_cache")
 
-
-
-class Plan(NamedTuple):
-    """How to build and run one submission.
-
-    ``kind`` names the way (shown in reports); ``build`` is the build argv (None: nothing
-    to build); ``run`` the argv the case's arguments follow (or a ``/bin/sh -c`` template,
-    see ``template``); ``keep`` the top-level names to copy (None: the whole folder);
-    ``error`` says why the folder cannot be run (then nothing else matters).
-    """
-    kind: str
-    run: Tuple[str, ...] = ()
-    build: Optional[Tuple[str, ...]] = None
-    keep: Optional[Tuple[str, ...]] = None
-    template: Optional[str] = None
-    error: Optional[str] = None
-
-    def argv(self, args):
-        """The argv that runs this plan on a case's arguments."""
-        if self.template is not None:
-            quoted = " ".join(shlex.quote(arg) for arg in args)
-            if "{args}" in self.template:
-                line = self.template.replace("{args}", quoted)
-            else:
-                line = (self.template + " " + quoted) if quoted else self.template
-            return ["/bin/sh", "-c", line]
-        return list(self.run) + list(args)
 
 
 def _tool(name):
@@ -107,19 +80,16 @@ def command_plan(command):
     return Plan("command", template=command)
 
 
-def detect(program, folder):
-    """The :class:`Plan` that runs the submission ``folder`` for ``program`` (the
-    assignment's own rules: its module in engine.grading.assignments)."""
+def detect(assignment: GradedAssignment, folder: Union[str, Path]) -> Plan:
+    """The :class:`Plan` that runs the submission ``folder`` for ``assignment`` (the
+    assignment's own rules: its judge's ``detect``)."""
     folder = Path(folder)
     try:
         if not folder.is_dir():
             return Plan("none", error=f"{folder} is not a folder")
     except OSError as error:
         return Plan("none", error=f"{folder}: {error.strerror}")
-    assignment = registry.assignment(program)
-    if assignment is None:
-        raise ValueError(f"unknown program {program!r}")
-    judge = assignment.judge_module()
+    judge = assignment.judge
     plan = judge.detect(folder)
     if plan.kind == "none":
         hint = _hint(folder, judge.ENTRY_POINTS, judge.detect)

@@ -1,7 +1,8 @@
 """Judging a finished run: pass or fail, and why a person would want to know.
 
-Contract: :func:`diagnose` gets the program name (``tictactoe``, ``tmmorris``,
-``take_stones`` or ``stake_raid``), the :class:`~engine.grading.case.Case` and the
+Contract: :func:`diagnose` gets the graded assignment (engine.grading.judges.load:
+``tictactoe``, ``tmmorris``, ``take_stones`` or ``stake_raid``), the
+:class:`~engine.grading.case.Case` and the
 :class:`~engine.grading.case.Outcome` of a run that ended by itself (timeouts and limit
 kills are judged by the runner), and returns a :class:`~engine.grading.verdict.Verdict`.
 
@@ -38,40 +39,21 @@ its cosmetic and content diagnoses, the notes on what is not graded.
 
 import re
 
-from .. import registry
 from ..errors import EngineError
+from .case import Case, Outcome
+from .judges import GradedAssignment
 from .textdiff import compare_text, content_difference, is_text
-from .verdict import Verdict
+from .verdict import Finding, Verdict, fail
 
 # A line of a tic-tac-toe or Morris visited file: a 9-character board and a value.
 VISITED_LINE = re.compile(rb"^([xo-]{9}) (-?\d+)$")
 
 
-class Finding:
-    """One graded output's judgement: ``ok`` (possibly only thanks to ``lenient_notes``),
-    else ``reason`` and ``detail``; ``unusable`` for an output that cannot be read;
-    ``forgivable`` for a failure that --lenient would forgive (cosmetic only)."""
-
-    __slots__ = ("ok", "reason", "detail", "lenient_notes", "unusable", "forgivable")
-
-    def __init__(self, ok, reason="", detail="", lenient_notes=(), unusable=False,
-                 forgivable=False):
-        self.ok, self.reason, self.detail = ok, reason, detail
-        self.lenient_notes = list(lenient_notes)
-        self.unusable = unusable
-        self.forgivable = forgivable
-
-
-def fail(reason, detail="", unusable=False):
-    return Finding(False, reason, detail or reason, unusable=unusable)
-
-
-def diagnose(program, case, outcome, lenient=False):
-    """The Verdict of ``outcome`` on ``case`` for ``program`` (see the module docstring)."""
-    assignment = registry.assignment(program)
-    if assignment is None:
-        raise ValueError(f"no diagnosis for program {program!r}")
-    module = assignment.judge_module()
+def diagnose(assignment: GradedAssignment, case: Case, outcome: Outcome,
+             lenient: bool = False) -> Verdict:
+    """The Verdict of ``outcome`` on ``case`` for ``assignment`` (see the module
+    docstring)."""
+    module = assignment.judge
     judge = module.judge
     if case.exit != 0 or case.stderr or not module.fits(case):
         # Not a generated case (e.g. a fixture of bad input): plain byte comparison.

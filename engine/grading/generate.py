@@ -1,16 +1,16 @@
 """Seeded, valid, distinct cases for the four graded programs, with expected outputs.
 
-Contract: ``generate_cases(program, count, seed)`` returns ``count`` distinct
+Contract: ``generate_cases(assignment, count, seed)`` returns ``count`` distinct
 :class:`~engine.grading.case.Case` objects (for the default seed 1, edge cases first;
 then random ones), the same for the same arguments on any machine and any Python; sets
 of seeds that differ modulo :data:`SHARES` share no case (see :func:`case_share`).
 The expected outputs are what our own programs produce. ``PROGRAMS`` names the programs
 that can be graded; :func:`write_cases` stores cases as numbered case folders. Each
-assignment's candidates come from its module in engine.grading.assignments (named by
-engine.registry).
+assignment's candidates come from its judge (engine.grading.judges; its module in
+engine.grading.assignments, named by engine.registry).
 
 Determinism: every choice comes from one ``random.Random`` seeded with a string built
-from the program and the seed (string seeds are hashed with SHA-512, the same on every
+from the assignment's one name and the seed (string seeds are hashed with SHA-512, the same on every
 Python since 3.2), and only its integer and sequence methods are used (``randrange``,
 ``choice``, ``shuffle``), whose results do not depend on the platform. Candidates are
 drawn from sorted lists, never from set or dict order.
@@ -50,6 +50,7 @@ from pathlib import Path
 from .. import registry
 from ..errors import UsageError
 from .case import Case, Outcome, prepare, run_reference, snapshot, write_case
+from .judges import GradedAssignment
 
 # The programs that can be graded (engine.registry's assignments).
 PROGRAMS = registry.assignment_names()
@@ -63,27 +64,25 @@ def case_key(case):
     return (case.program, tuple(case.args), case.stdin, tuple(sorted(case.files.items())))
 
 
-def generate_cases(program, count, seed, runner=None, exclude=()):
-    """``count`` distinct cases for ``program`` from ``seed`` (see the module docstring),
+def generate_cases(assignment: GradedAssignment, count, seed, runner=None, exclude=()):
+    """``count`` distinct cases for ``assignment`` from ``seed`` (see the module docstring),
     none equal (:func:`case_key`) to one of the cases ``exclude`` (another set: the
     hidden cases of a bundle are made to exclude its visible ones).
 
     ``runner(case) -> Outcome`` computes the expected outputs; the default runs our
     program in this process (:func:`run_in_process`), which gives the same bytes as a
     subprocess (:func:`run_in_subprocess`) and costs a tenth of the time. Raises
-    UsageError for an unknown program, a negative count, or more cases than the
-    program has distinct inputs of the kinds generated.
+    UsageError for a negative count, or more cases than the assignment has distinct
+    inputs of the kinds generated.
     """
-    assignment = registry.assignment(program)
-    if assignment is None:
-        raise UsageError(f"unknown program {program!r}; choose from {', '.join(PROGRAMS)}")
+    program = assignment.name
     if not isinstance(count, int) or count < 0:
         raise UsageError(f"the number of cases must be a non-negative integer, not {count!r}")
     runner = runner or run_in_process
     rng = random.Random(f"engine.grading:{program}:{seed}")
-    judge = assignment.judge_module()
+    judge = assignment.judge
     edges = judge.edges if seed == EDGE_SEED else (lambda _: ())
-    families = (edges, _owned(program, seed, judge.random_candidate))
+    families = (edges, _owned(assignment, seed))
     width = max(3, len(str(count)))
     seen = set()
     excluded = {case_key(case) for case in exclude}
@@ -127,14 +126,15 @@ def case_share(program, args, files):
     return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % SHARES
 
 
-def _owned(program, seed, random_candidate):
-    """``random_candidate`` drawing only candidates of ``seed``'s share, never one of the
-    default seed's edge cases."""
+def _owned(assignment, seed):
+    """The judge's ``random_candidate`` drawing only candidates of ``seed``'s share, never
+    one of the default seed's edge cases."""
     share = seed % SHARES
-    edges = _edge_keys(program) if seed != EDGE_SEED else frozenset()
+    program = assignment.name
+    edges = _edge_keys(assignment) if seed != EDGE_SEED else frozenset()
 
     def draw(rng):
-        candidate = random_candidate(rng)
+        candidate = assignment.judge.random_candidate(rng)
         if candidate is None:
             return None
         _, args, files = candidate
@@ -148,13 +148,14 @@ def _owned(program, seed, random_candidate):
 _EDGE_KEYS = {}
 
 
-def _edge_keys(program):
-    """The (args, files) of the default seed's edge cases of ``program``."""
+def _edge_keys(assignment):
+    """The (args, files) of the default seed's edge cases of ``assignment``."""
+    program = assignment.name
     if program not in _EDGE_KEYS:
-        judge = registry.assignment(program).judge_module()
         rng = random.Random(f"engine.grading:{program}:{EDGE_SEED}")
         _EDGE_KEYS[program] = frozenset(
-            (tuple(args), tuple(sorted(files.items()))) for _, args, files in judge.edges(rng))
+            (tuple(args), tuple(sorted(files.items())))
+            for _, args, files in assignment.judge.edges(rng))
     return _EDGE_KEYS[program]
 
 

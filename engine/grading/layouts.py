@@ -94,11 +94,11 @@ def _is_folder(path):
         return False
 
 
-def _is_submission(program, path):
-    return detect(program, path).kind != "none"
+def _is_submission(assignment, path):
+    return detect(assignment, path).kind != "none"
 
 
-def recognise(program, path):
+def recognise(assignment, path):
     """The layout ``auto`` reads ``path`` as (see the module docstring). Raises
     :class:`Ambiguous` for a submission that also holds student submissions."""
     if not _is_folder(path):
@@ -115,13 +115,13 @@ def recognise(program, path):
         export = "blackboard"
     elif any(CANVAS.match(name) for name in files):
         export = "canvas"
-    students = [name for name in folders if _is_submission(program, os.path.join(path, name))]
+    students = [name for name in folders if _is_submission(assignment, os.path.join(path, name))]
     if export is None and len(folders) >= 2 and _classroom_prefix(folders) and all(
             _is_folder(os.path.join(path, name, ".git")) for name in folders):
         export = "classroom"
-    itself = _is_submission(program, path)
+    itself = _is_submission(assignment, path)
     if itself and (export or len(students) >= 2):
-        entry = detect(program, path)
+        entry = detect(assignment, path)
         others = export or f"{len(students)} student folders ({', '.join(students[:3])}" \
             + (", ..." if len(students) > 3 else "") + ")"
         raise Ambiguous(
@@ -145,32 +145,32 @@ def _classroom_prefix(folders):
     return prefix
 
 
-def read_paths(program, paths, layout="auto", staging=None, descend=False):
+def read_paths(assignment, paths, layout="auto", staging=None, descend=False):
     """``(layouts used, [Student])`` for the SUBMISSION ``paths`` (see the module
     docstring). ``staging`` is an empty folder for the flat exports' files (needed only
     for ``canvas`` and ``blackboard``). Raises :class:`Ambiguous`, and ValueError for a
     layout that does not fit the folder."""
     used, students = [], []
     for path in paths:
-        chosen = recognise(program, path) if layout == "auto" else layout
+        chosen = recognise(assignment, path) if layout == "auto" else layout
         reader = READERS[chosen]
-        found = reader(program, path, staging)
+        found = reader(assignment, path, staging)
         if descend:
-            found = [_descended(program, student) for student in found]
+            found = [_descended(assignment, student) for student in found]
         used.append(chosen)
         students.extend(sorted(_unique_labels(found), key=lambda student: student.label))
     return used, students
 
 
-def _descended(program, student):
+def _descended(assignment, student):
     """With ``--descend``: a folder that is no submission but holds exactly one
     subfolder that is one (``alice/hw1``) stands for it."""
     folder = student.folder
-    if folder is None or not _is_folder(folder) or _is_submission(program, folder):
+    if folder is None or not _is_folder(folder) or _is_submission(assignment, folder):
         return student
     inside = [os.path.join(folder, name) for name in _entries(folder)
               if _is_folder(os.path.join(folder, name))
-              and _is_submission(program, os.path.join(folder, name))]
+              and _is_submission(assignment, os.path.join(folder, name))]
     return student._replace(folder=inside[0]) if len(inside) == 1 else student
 
 
@@ -184,7 +184,7 @@ def _unique_labels(students):
             for student in students]
 
 
-def _single(program, path, staging):
+def _single(assignment, path, staging):
     return [Student(path, path, None, path)]
 
 
@@ -193,7 +193,7 @@ def _loose(path, name, why):
     return Student(label, None, why, name)
 
 
-def _folders(program, path, staging):
+def _folders(assignment, path, staging):
     """One folder per student; every other entry is listed with the reason."""
     rows = []
     names = _entries(path)
@@ -256,7 +256,7 @@ def _staged_row(label, staging, key, files, source, ids):
     return Student(label, folder, None, source, ids)
 
 
-def _canvas(program, path, staging):
+def _canvas(assignment, path, staging):
     """Loose files ``name[_late]_USER_ATTACHMENT_FILE``, grouped by student."""
     groups, rows = OrderedDict(), []
     for name in _entries(path):
@@ -298,7 +298,7 @@ def _receipt(path, name):
     return (match.group(1) if match else None), originals
 
 
-def _blackboard(program, path, staging):
+def _blackboard(assignment, path, staging):
     """``ASSIGNMENT_USER_attempt_DATE[_FILE]``: each student's latest attempt."""
     attempts, rows = OrderedDict(), []
     for name in _entries(path):
@@ -330,7 +330,7 @@ def _blackboard(program, path, staging):
     return rows
 
 
-def _moodle(program, path, staging):
+def _moodle(assignment, path, staging):
     """``Full Name_ID_assignsubmission_KIND_/`` folders: the ``file`` one is graded."""
     students, rows = OrderedDict(), []
     for name in _entries(path):
@@ -375,7 +375,7 @@ def gradescope_metadata(text):
                        for key, people in found.items())
 
 
-def _gradescope(program, path, staging):
+def _gradescope(assignment, path, staging):
     """``submission_ID/`` folders named by ``submission_metadata.yml``."""
     descriptor = open_folder(path)
     try:
@@ -403,7 +403,7 @@ def _gradescope(program, path, staging):
     return rows
 
 
-def _classroom(program, path, staging):
+def _classroom(assignment, path, staging):
     """``ASSIGNMENT-username/`` clones, labelled by the username."""
     names = _entries(path)
     folders = [name for name in names if _is_folder(os.path.join(path, name))]

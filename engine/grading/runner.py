@@ -1,6 +1,7 @@
 """Grading submissions: every case of every submission, in parallel, in sandboxes.
 
-:class:`Runner` takes a program, its cases and the submission folders; it builds each
+:class:`Runner` takes a graded assignment (engine.grading.judges.load, resolved once by
+the caller), its cases and the submission folders; it builds each
 submission once (:mod:`engine.grading.detect`), runs every case in a fresh folder that
 shares the build (:mod:`engine.grading.sandbox`), judges timeouts and limit kills itself,
 hands runs that ended by themselves to :func:`engine.grading.diagnose.diagnose`, and scores
@@ -29,12 +30,12 @@ import stat
 import threading
 from pathlib import Path
 
-from .. import registry
 from ..commandline import command_words
 from .case import Outcome, load_case
 from .detect import Build, Plan, build, command_plan, detect
 from .diagnose import diagnose
 from .fences import syscall_filter_name
+from .judges import GradedAssignment
 from .sandbox import Limits, Sandbox, close_all
 from .scoring import score
 from .untrusted_files import (Bounds, TooLarge, copy_tree, hard_link, lstat_beneath,
@@ -43,8 +44,6 @@ from .untrusted_files import (Bounds, TooLarge, copy_tree, hard_link, lstat_bene
 from .verdict import Verdict
 from .workspace import new_workspace, remove_tree
 
-# The program word of a case run as the assignment's grader runs it (see case.py).
-GRADER_SCRIPTS = {entry.name: entry.script for entry in registry.ASSIGNMENTS}
 EXCERPT_LINES = 200
 EXCERPT_BYTES = 20000
 # What the kit looks at of a case folder after the run: past it, the case fails unread.
@@ -66,20 +65,20 @@ def load_cases(folder):
     return cases
 
 
-def gradable(program, cases):
+def gradable(assignment: GradedAssignment, cases):
     """(cases a grader would run, the others): a case is gradable when its command is the
-    assignment's script (not e.g. ``engine morris play``) and it feeds nothing on stdin
+    assignment's script (not e.g. ``engine tmmorris play``) and it feeds nothing on stdin
     (graders close it)."""
     kept, skipped = [], []
     for case in cases:
-        ok = case.program == GRADER_SCRIPTS[program] and not case.stdin
+        ok = case.program == assignment.script and not case.stdin
         (kept if ok else skipped).append(case)
     return kept, skipped
 
 
-def find_submissions(program, paths, descend=False):
+def find_submissions(assignment: GradedAssignment, paths, descend=False):
     """The submission folders among ``paths``, as given: a folder that looks like a
-    submission for ``program`` is one; a folder that does not, but at least one of whose
+    submission for ``assignment`` is one; a folder that does not, but at least one of whose
     subfolders does, is a class folder and stands for ALL its subfolders (sorted; hidden
     ones aside): those that are no submission are kept too, and fail with the reason
     detection names, so that no student silently drops out of the gradebook. Anything
@@ -87,17 +86,17 @@ def find_submissions(program, paths, descend=False):
     exactly one subfolder that is one (``alice/hw1``) stands for that subfolder."""
     found = []
     for path in paths:
-        if os.path.isdir(path) and not _is_submission(program, path):
+        if os.path.isdir(path) and not _is_submission(assignment, path):
             children = _subfolders(path)
-            if any(_is_submission(program, child) for child in children):
-                found.extend(_descended(program, child, descend) for child in children)
+            if any(_is_submission(assignment, child) for child in children):
+                found.extend(_descended(assignment, child, descend) for child in children)
                 continue
-        found.append(_descended(program, path, descend))
+        found.append(_descended(assignment, path, descend))
     return found
 
 
-def _is_submission(program, path):
-    return detect(program, path).kind != "none"
+def _is_submission(assignment, path):
+    return detect(assignment, path).kind != "none"
 
 
 def _subfolders(path):
@@ -109,11 +108,11 @@ def _subfolders(path):
             if not name.startswith(".") and os.path.isdir(os.path.join(path, name))]
 
 
-def _descended(program, path, descend):
+def _descended(assignment, path, descend):
     """``path``, or with ``descend`` its only subfolder that is a submission."""
-    if not descend or not os.path.isdir(path) or _is_submission(program, path):
+    if not descend or not os.path.isdir(path) or _is_submission(assignment, path):
         return path
-    inside = [child for child in _subfolders(path) if _is_submission(program, child)]
+    inside = [child for child in _subfolders(path) if _is_submission(assignment, child)]
     return inside[0] if len(inside) == 1 else path
 
 
@@ -126,10 +125,10 @@ CASE_COST = {"python": 0.1, "our repository": 0.15, "java": 0.5, "c++": 0.02, "c
              "make": 0.05, "command": 0.1, "none": 0.0}
 
 
-def expected_cost(program, submission, cases):
+def expected_cost(assignment: GradedAssignment, submission, cases):
     """The expected CPU seconds of grading ``submission`` on ``cases`` cases, from how
     it would run (a pure function of the folder's files: the same on any machine)."""
-    kind = detect(program, submission).kind
+    kind = detect(assignment, submission).kind
     return BUILD_COST.get(kind, 1.0) + cases * CASE_COST.get(kind, 0.1)
 
 
@@ -206,11 +205,11 @@ def first_differing_line(expected, actual):
     return expected.count(b"\n", 0, index)
 
 
-def graded_differences(program, case, outcome):
+def graded_differences(assignment: GradedAssignment, case, outcome):
     """[(what, expected bytes, actual bytes or None)] for each graded output that differs:
     stdout (not for Stake/Raid) and every file the case expects, or a file it says must
     not exist (the PATH file of a terminal tic-tac-toe input)."""
-    judge = registry.assignment(program).judge_module()
+    judge = assignment.judge
     pairs = []
     if judge.STDOUT_GRADED and outcome.stdout != case.stdout:
         pairs.append(("stdout", case.stdout, outcome.stdout))
@@ -225,7 +224,7 @@ def graded_differences(program, case, outcome):
 
 
 class Runner:
-    """Grades submissions of ``program`` against ``cases`` (see the module docstring).
+    """Grades submissions of ``assignment`` against ``cases`` (see the module docstring).
 
     ``results`` receives every case as it finishes (:class:`Results`); ``progress`` (a
     callable taking done, total) is told after each case. ``hidden`` are more paths
@@ -235,14 +234,14 @@ class Runner:
     run here.
     """
 
-    def __init__(self, program, cases, results, limits=Limits(), jobs=None, lenient=False,
-                 command=None, isolation="auto", build_timeout=120.0, progress=None,
-                 hidden=(), cgroups_wanted=None, dedicated_uids=None, sources=None):
-        self.program = program
+    def __init__(self, assignment: GradedAssignment, cases, results, limits=Limits(),
+                 jobs=None, lenient=False, command=None, isolation="auto",
+                 build_timeout=120.0, progress=None, hidden=(), cgroups_wanted=None,
+                 dedicated_uids=None, sources=None):
+        self.assignment = assignment
         # {submission label: engine.grading.layouts.Student}: where a row of an export
         # is built from, or why it is not graded (absent: the label is the folder).
         self.sources = dict(sources or {})
-        self.judge = registry.assignment(program).judge_module()
         self.cases = list(cases)
         self.results = results
         self.limits = limits
@@ -291,7 +290,7 @@ class Runner:
             return Plan("none", error=source.reason)
         if self.command is not None:
             return command_plan(self.command)
-        return detect(self.program, self.folder(submission))
+        return detect(self.assignment, self.folder(submission))
 
     def _build(self, submission, sandbox):
         with self._lock:
@@ -389,7 +388,7 @@ class Runner:
             verdicts = [Verdict(record["passed"], record["reason"], record.get("detail", ""),
                                 record.get("lenient", False),
                                 record.get("unusable_output", False)) for record in records]
-            scores[submission] = score(self.program, verdicts)
+            scores[submission] = score(self.assignment, verdicts)
         return scores
 
     def grade_case(self, submission, case, sandbox):
@@ -418,7 +417,7 @@ class Runner:
             left = self._files_after(sandbox.folder, baseline, case)
         finally:
             sandbox.clear()
-        if not isinstance(left, str) and self.judge.STDOUT_GRADED and \
+        if not isinstance(left, str) and self.assignment.judge.STDOUT_GRADED and \
                 len(result.stdout) > 2 * len(case.stdout) + (1 << 20):
             left[1]["stdout"] = len(result.stdout)
         if isinstance(left, str):       # too much left behind to read
@@ -429,9 +428,9 @@ class Runner:
         if unread is not None:
             verdict = Verdict(False, unread, unread)
         elif oversized:
-            verdict = _too_large(self.program, case, oversized)
+            verdict = _too_large(self.assignment, case, oversized)
         elif result.ended in ("exited", "signal"):
-            verdict = diagnose(self.program, case, outcome, self.lenient)
+            verdict = diagnose(self.assignment, case, outcome, self.lenient)
         else:
             # A run killed before it wrote its graded file has left it missing, which the
             # assignment's scoring treats like any other missing output.
@@ -447,11 +446,11 @@ class Runner:
         if not verdict.passed:
             record.update(cosmetic=verdict.cosmetic, inputs=case_inputs(case),
                           rerun=rerun_command(case, argv))
-            steps = stepper_command(self.program, case, outcome.files)
+            steps = stepper_command(self.assignment, case, outcome.files)
             if steps is not None:
                 record["stepper"] = steps
-                record["stepper_args"] = stepper_arguments(self.program, case)
-                trace = outcome.files[case.args[1]]
+                record["stepper_args"] = stepper_arguments(self.assignment, case)
+                trace = outcome.files[case.args[self.assignment.visited_arg]]
                 if len(trace) <= TRACE_KEPT:
                     # Kept so that --report can draw the page itself (see cli).
                     record["trace"] = trace.decode("utf-8", errors="replace")
@@ -460,7 +459,7 @@ class Runner:
         if not verdict.passed:
             record["stderr"] = _excerpt(result.stderr[-EXCERPT_BYTES:])[0]
             record["compared"] = []
-            for what, expected, actual in graded_differences(self.program, case, outcome):
+            for what, expected, actual in graded_differences(self.assignment, case, outcome):
                 # Both panes open a few lines before the first difference: a 550,000-line
                 # visited file that differs at its end shows its end.
                 start = 0
@@ -490,7 +489,7 @@ class Runner:
             return f"left too much behind in its folder to grade: {error}"
         except OSError:
             return {}, {}
-        caps = graded_caps(self.program, case)
+        caps = graded_caps(self.assignment, case)
         files, oversized = {}, {}
         root = open_folder(folder)
         try:
@@ -521,27 +520,22 @@ class Runner:
         return dict(sorted(files.items())), oversized
 
 
-def graded_caps(program, case):
+def graded_caps(assignment: GradedAssignment, case):
     """{file name: bytes the kit reads of it} for the files a case grades or provides:
     twice the expected size plus 1 MB (enough for any cosmetic difference, and the most
     a diagnosis is allowed to chew on)."""
     caps = {}
     for name, data in list(case.expected.items()) + list(case.files.items()):
         caps[name] = 2 * len(data) + (1 << 20)
-    for name in _graded_names(program, case):
+    for name in assignment.judge.graded_files(case):
         caps.setdefault(name, 1 << 20)
     return caps
 
 
-def _graded_names(program, case):
-    """The output files ``program``'s grader compares besides stdout."""
-    return registry.assignment(program).judge_module().graded_files(case)
-
-
-def _too_large(program, case, oversized):
+def _too_large(assignment, case, oversized):
     """The verdict of a run whose graded files are too large to diagnose."""
     parts = []
-    judge = registry.assignment(program).judge_module()
+    judge = assignment.judge
     for name, size in sorted(oversized.items()):
         label = judge.FILE_LABEL if name in judge.graded_files(case) else name
         expected = len(case.stdout if name == "stdout" else case.expected.get(name, b""))
@@ -686,12 +680,6 @@ def rerun_command(case, argv):
     return " && ".join(parts)
 
 
-# The searches the stepping page (python3 -m engine picture ... --html) replays, with the
-# position of the grader's arguments: STATE, the visited file, then what picture takes.
-STEPPED = {"tictactoe": ("tictactoe", lambda args: [args[0]] + args[2:]),
-           "tmmorris": ("morris", lambda args: [args[0]] + args[2:4])}
-
-
 # The most nodes a stepping page replays (engine.pictures.stepper.MAX_NODES: the kit
 # imports no picture code; a test keeps them equal). A visited file is a line per node
 # below the root.
@@ -702,24 +690,28 @@ STEPPED_NODES = 200_000
 TRACE_KEPT = 64 * 1024
 
 
-def stepper_arguments(program, case):
-    """The ``picture`` arguments (game, then its own) of ``case``'s search."""
-    name, game_args = STEPPED[program]
-    return [name] + game_args(list(case.args))
+def stepper_arguments(assignment: GradedAssignment, case):
+    """The ``picture`` arguments of ``case``'s search: the assignment's name, then the
+    grader's arguments without the visited file (engine.registry's ``visited_arg``)."""
+    return [assignment.name] + [word for index, word in enumerate(case.args)
+                                if index != assignment.visited_arg]
 
 
-def stepper_command(program, case, written):
+def stepper_command(assignment: GradedAssignment, case, written):
     """The command that opens our search of ``case`` step by step, with the visited file
     the submission wrote overlaid and its first divergence marked (run after the rerun
     command, in the submission's folder); None for assignments without a trace file, or
     when the submission wrote none (``written``: the files it left)."""
-    if program not in STEPPED or len(case.args) < 2 or case.args[1] not in case.expected \
-            or case.args[1] not in written:
+    visited = assignment.visited_arg
+    if visited is None or len(case.args) <= visited:
         return None
-    if case.expected[case.args[1]].count(b"\n") + 1 > STEPPED_NODES:
+    path = case.args[visited]
+    if path not in case.expected or path not in written:
+        return None
+    if case.expected[path].count(b"\n") + 1 > STEPPED_NODES:
         return None     # the page would refuse: printed, the command would not run
-    words = ["picture"] + stepper_arguments(program, case) + [
-        "--against", case.args[1], "--html", "steps.html"]
+    words = ["picture"] + stepper_arguments(assignment, case) + [
+        "--against", path, "--html", "steps.html"]
     # As the user called the kit, runnable in the submission's folder (see
     # engine.commandline.command_words).
     return command_words() + " " + " ".join(shlex.quote(word) for word in words)

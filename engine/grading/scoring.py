@@ -1,25 +1,27 @@
 """Scores of a submission from its verdicts, by each assignment's own rule.
 
 ``score`` / ``max_score`` are always cases passed / cases run. ``points`` /
-``max_points`` follow the assignment: its module in engine.grading.assignments may define
-``score(verdicts) -> (points, max_points)`` (Stake/Raid: 50 points, one lost per failed
-case, 0 when output.txt was missing or unparsable in any case); otherwise one point per
-case passed, ``points = passed``, ``max_points = cases``.
+``max_points`` follow the assignment: its judge's ``score(verdicts) -> (points,
+max_points)`` (Stake/Raid: 50 points, one lost per failed case, 0 when output.txt was
+missing or unparsable in any case; the others: :func:`one_point_per_case`).
 
 No case run: every figure is 0 (Stake/Raid: 0 of its 50 points).
 """
 
-from .. import registry
-from .verdict import Score
+from typing import Iterable, Sequence, Tuple
+
+from .judges import GradedAssignment
+from .verdict import Score, Verdict
 
 
-def score(program, verdicts):
+def one_point_per_case(verdicts: Sequence[Verdict]) -> Tuple[float, float]:
+    """The usual rule: one point per case passed, of one per case run."""
+    return sum(1 for verdict in verdicts if verdict.passed), len(verdicts)
+
+
+def score(assignment: GradedAssignment, verdicts: Iterable[Verdict]) -> Score:
     """The :class:`~engine.grading.verdict.Score` of a submission's ``verdicts``."""
-    verdicts = list(verdicts)
-    passed = sum(1 for verdict in verdicts if verdict.passed)
-    total = len(verdicts)
-    rule = getattr(registry.assignment(program).judge_module(), "score", None)
-    if rule is not None:
-        points, most = rule(verdicts)
-        return Score(passed, total, points, most)
-    return Score(passed, total, passed, total)
+    judged = list(verdicts)
+    passed, total = one_point_per_case(judged)
+    points, most = assignment.judge.score(judged)
+    return Score(passed, total, points, most)

@@ -1,6 +1,7 @@
-"""What grading says of one run of a submission on one case, and of a whole submission."""
+"""What grading says of one run of a submission on one case (a Verdict, from the Findings
+of its graded outputs), and of a whole submission (a Score)."""
 
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 
 class Verdict(NamedTuple):
@@ -28,3 +29,24 @@ class Score(NamedTuple):
     max_score: float
     points: float
     max_points: float
+
+
+class Finding:
+    """One graded output's judgement: ``ok`` (possibly only thanks to ``lenient_notes``),
+    else ``reason`` and ``detail``; ``unusable`` for an output that cannot be read;
+    ``forgivable`` for a failure that --lenient would forgive (cosmetic only)."""
+
+    __slots__ = ("ok", "reason", "detail", "lenient_notes", "unusable", "forgivable")
+
+    def __init__(self, ok: bool, reason: str = "", detail: str = "",
+                 lenient_notes: Iterable[str] = (), unusable: bool = False,
+                 forgivable: bool = False) -> None:
+        self.ok, self.reason, self.detail = ok, reason, detail
+        self.lenient_notes = list(lenient_notes)
+        self.unusable = unusable
+        self.forgivable = forgivable
+
+
+def fail(reason: str, detail: str = "", unusable: bool = False) -> Finding:
+    """A failed Finding: ``reason``, and ``detail`` (the reason again when empty)."""
+    return Finding(False, reason, detail or reason, unusable=unusable)

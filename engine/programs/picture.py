@@ -6,7 +6,8 @@ usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] [--max-nod
 games:
   tictactoe STATE [prune [PLY]]   the search of tictactoe.py STATE PATH [prune [PLY]]:
                                   same game, same options, same visit order
-  morris STATE PLY TURN           the search of tmmorris.py STATE PATH PLY TURN
+  tmmorris STATE PLY TURN         the search of tmmorris.py STATE PATH PLY TURN
+                                  (``morris`` is accepted for tmmorris)
   take_stones N K S1..SK DEPTH    the search of TakeStones N K S1..SK DEPTH (its window
                                   -1000..1000 and depth rule; nodes as its listing
                                   prints them: last move, stones left)
@@ -32,6 +33,7 @@ options:
 
 import sys
 
+from .. import registry
 from ..pictures.trees import render_dot, render_svg, search_figure
 from ..errors import UsageError
 from ..search import search
@@ -48,10 +50,10 @@ class TicTacToeAdapter:
     """What ``picture`` needs of tictactoe.py: its argument rules, game and search options.
 
     A game adapter offers: ``parse(args) -> (game, state, search keyword arguments,
-    caption)`` (UsageError on bad input), ``board(state) -> rows``, ``child(state, action)``.
+    caption)`` (UsageError on bad input), ``board(state) -> rows``, ``child(state, action)``;
+    engine.registry lists it as its assignment's ``picture``, and :func:`adapter_for` names
+    it (``name``) after the assignment.
     """
-
-    name = "tictactoe"
 
     def parse(self, args):
         from ..games.tictactoe import TicTacToe
@@ -88,13 +90,11 @@ class MorrisAdapter:
     """What ``picture`` needs of tmmorris.py: STATE PLY TURN, searched exactly as the
     program searches (its game, repetition rule and depth ``min(PLY, 7)``)."""
 
-    name = "morris"
-
     def parse(self, args):
         from ..games.morris import DECISIVE_HORIZON, MorrisLookahead
         from .morris.program import parse_arguments
         if len(args) != 3:
-            raise UsageError("morris takes STATE PLY TURN")
+            raise UsageError("tmmorris takes STATE PLY TURN")
         board, _, ply, turn = parse_arguments([args[0], "-", args[1], args[2]])
         game = MorrisLookahead()
         root = game.root(board, turn)
@@ -124,8 +124,6 @@ class TakeStonesAdapter:
     a new game) and the stones on the table; ``board(state)`` (the SVG) one cell a stone,
     ``x`` the last move, ``o`` a stone on the table, ``.`` one taken before.
     """
-
-    name = "take_stones"
 
     def parse(self, args):
         from ..games.take_stones import TakeStones
@@ -181,7 +179,6 @@ class StakeRaidAdapter:
     for ALPHABETA, minimax for MINIMAX, to DEPTH. Boards are the N rows of output.txt.
     No ``--against``: the grader checks only output.txt."""
 
-    name = "stake_raid"
     label = None
 
     def parse(self, args):
@@ -216,8 +213,21 @@ class StakeRaidAdapter:
         raise UsageError("stake_raid has no --against: its grader checks only output.txt")
 
 
-ADAPTERS = {"tictactoe": TicTacToeAdapter, "morris": MorrisAdapter,
-            "take_stones": TakeStonesAdapter, "stake_raid": StakeRaidAdapter}
+def game_names():
+    """The games ``picture`` draws: the assignments engine.registry gives an adapter."""
+    return [entry.name for entry in registry.pictured()]
+
+
+def adapter_for(word):
+    """A fresh adapter of the game ``word`` (an assignment's name or alias), named by
+    the assignment's one name; UsageError for a game without pictures."""
+    entry = registry.assignment(word)
+    if entry is None or entry.picture is None:
+        raise UsageError(f"unknown game {word!r}; pictures exist for: "
+                         f"{', '.join(game_names())}")
+    adapter = registry.resolve(entry.picture)()
+    adapter.name = entry.name
+    return adapter
 
 
 def parse_arguments(argv, pages=None):
@@ -252,19 +262,17 @@ def parse_arguments(argv, pages=None):
         else:
             rest.append(word)
     if not rest:
-        raise UsageError(f"missing GAME (one of: {', '.join(ADAPTERS)}); {USAGE}")
-    if rest[0] not in ADAPTERS:
-        raise UsageError(f"unknown game {rest[0]!r}; pictures exist for: "
-                         f"{', '.join(ADAPTERS)}")
+        raise UsageError(f"missing GAME (one of: {', '.join(game_names())}); {USAGE}")
+    adapter = adapter_for(rest[0])
     if dot and svg is not None:
         raise UsageError("choose one of --svg and --dot")
     if pages is not None:
         if page["against"] is not None and page["html"] is None:
-            page["html"] = f"{rest[0]}.html"
+            page["html"] = f"{adapter.name}.html"
         if page["html"] is not None and dot:
             raise UsageError("choose one of --html and --dot")
         pages.update(page)
-    return ADAPTERS[rest[0]](), rest[1:], svg, dot, max_nodes
+    return adapter, rest[1:], svg, dot, max_nodes
 
 
 def read_text(path):

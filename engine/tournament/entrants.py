@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import EngineError
+from .games import our_command
 from ..grading.detect import (
     Build, Plan, build, detect, is_file, makefile_has_target, needs, submission_root)
+from ..grading.judges import load as load_assignment
 
 # The handout's calibration: once, after the build, killed after 5 minutes of wall time
 # (or of CPU), which eliminates the entrant: a stall is bounded and named, never silent.
@@ -82,7 +84,7 @@ def plan_for(rules, folder):
             return needs(Plan("c++", ("./homework",),
                               build=("g++", "-O2", "-std=c++11", "-o", "homework",
                                      "homework11.cpp")), "g++")
-        plan = detect("stake_raid", folder)
+        plan = detect(load_assignment("stake_raid"), folder)
         if plan.kind != "none":
             return plan
     elif is_file(folder / "lineemup_agent.py"):
@@ -194,7 +196,7 @@ def entrant_for(rules, name, path, staff=False, ours_source=None):
     its entrants one at a time."""
     if path.startswith(OURS_PREFIX):
         player = path[len(OURS_PREFIX):]
-        plan = Plan("our repository", tuple(rules.our_command(player)))
+        plan = Plan("our repository", tuple(our_command(rules, player)))
         return Entrant(name, path, "ours", staff, plan, ours_source)
     if os.path.isdir(path):
         plan = plan_for(rules, path)

@@ -20,8 +20,10 @@ Protocols (docs/agent.md, "The protocol"):
 
 import random
 import re
+from collections.abc import Mapping
 from typing import NamedTuple
 
+from .. import registry
 from ..games.line_em_up import WIN as LINE_WIN
 from ..games.line_em_up import LineEmUp, cell_name
 from ..games.stake_raid import EMPTY, MAX, MIN, StakeRaid, move_name
@@ -148,12 +150,6 @@ class StakeRaidRules:
     @staticmethod
     def board(cells):
         return StakeRaidBoard(cells)
-
-    @staticmethod
-    def our_command(player):
-        """The argv (run in a folder holding a copy of the engine package) of our
-        player ``player``."""
-        return ["python3", "-m", "engine", "stake_raid", "--strategy", player]
 
 
 # --- Line 'em Up -------------------------------------------------------------------------
@@ -312,17 +308,37 @@ class LineEmUpRules:
     def board(cells):
         return LineEmUpBoard(cells)
 
-    @staticmethod
-    def our_command(player):
-        return ["python3", "-m", "engine", "lineemup", "agent", "--heuristic", player]
+
+class _Games(Mapping):
+    """{game name: rules class} of the tournament games engine.registry lists (its
+    ``tournament`` entries, in the table's order), each resolved when first asked for:
+    the registry names the classes of this module, which is loaded by then."""
+
+    def __iter__(self):
+        return iter([entry.name for entry in registry.tournament_games()])
+
+    def __len__(self):
+        return len(registry.tournament_games())
+
+    def __getitem__(self, name):
+        entry = registry.assignment(name)
+        if entry is None or entry.tournament is None:
+            raise KeyError(name)
+        return registry.resolve(entry.tournament)
 
 
-GAMES = {rules.name: rules for rules in (StakeRaidRules, LineEmUpRules)}
+GAMES = _Games()
 
 
 def rules_for(name):
     """The rules class of the game ``name`` (``stake_raid`` or ``lineemup``), or KeyError."""
     return GAMES[name]
+
+
+def our_command(rules, player):
+    """The argv (run in a folder holding a copy of the engine package) of our player
+    ``player`` of the game ``rules`` (engine.registry's command for it)."""
+    return registry.assignment(rules.name).agent_command(player)
 
 
 def positions(game, cells, moves):

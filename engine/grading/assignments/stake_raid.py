@@ -6,26 +6,32 @@ input.txt and the submission's output.txt are read here, independently of the pr
 under judgement (homework.py's own parser is not used).
 """
 
+from pathlib import Path
+from random import Random
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from ...games.stake_raid import RAID, action_cell, is_raid, move_name
 from ...games.stake_raid_files import (FileFormatError, input_text, parse_input, parse_output,
                                        position)
 from ...search import search
+from ..case import Case, Outcome
 from ..detect import Plan, is_file, needs, ours
 from ..diagnose import fail, judge_text
 from ..textdiff import content_difference
+from ..judges import Candidate
+from ..verdict import Finding, Verdict
 
 # A case's reference search stays under about a second: an estimate of its nodes (see
 # stake_raid_estimate) within these budgets.
 STAKE_RAID_MAX_NODES = {"MINIMAX": 300000, "ALPHABETA": 600000}
 
 
-def fits(case):
+def fits(case: Case) -> bool:
     """A generated Stake/Raid case: it has an input.txt."""
     return "input.txt" in case.files
 
 
-def graded_files(case):
+def graded_files(case: Case) -> List[str]:
     """output.txt."""
     return ["output.txt"]
 
@@ -67,7 +73,7 @@ def _stake_raid_case(label, size, mode, player, depth, values, board):
                                                board).encode()}
 
 
-def edges(rng):
+def edges(rng: Random) -> Iterator[Candidate]:
     def values(size, low=1, high=100):
         return [rng.randrange(low, high) for _ in range(size * size)]
 
@@ -109,7 +115,7 @@ def edges(rng):
                            ["...."] * 4)
 
 
-def random_candidate(rng):
+def random_candidate(rng: Random) -> Optional[Candidate]:
     size = rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 7, 8, 10, 12, 16, 20, 26])
     fill = rng.choice([0, 20, 40, 60, 80, 95])
     board = _random_board(size, rng, fill)
@@ -131,7 +137,7 @@ def random_candidate(rng):
     return _stake_raid_case(label, size, mode, player, depth, values, board)
 
 
-def judge(case, outcome, lenient):
+def judge(case: Case, outcome: Outcome, lenient: bool) -> Sequence[Optional[Finding]]:
     expected = case.expected.get("output.txt")
     if expected is None:
         return [judge_text("output.txt", b"", outcome.files.get("output.txt", b""), lenient)]
@@ -220,7 +226,7 @@ POINTS = 50
 ENTRY_POINTS = ("homework.py", "homework.java", "homework.cpp", "homework.c")
 
 
-def detect(folder):
+def detect(folder: Path) -> Plan:
     """homework.py (ours or not), homework.java, homework.cpp or homework.c; run in a
     folder holding input.txt, writing output.txt."""
     if is_file(folder / "homework.py"):
@@ -240,7 +246,7 @@ def detect(folder):
     return Plan("none", error="no homework.py, homework.java, homework.cpp or homework.c")
 
 
-def score(verdicts):
+def score(verdicts: Sequence[Verdict]) -> Tuple[float, float]:
     """(points, max_points) by the assignment's rule: "50 - failed" over 50 cases, i.e.
     50 points, one lost per failed case; for another number of cases the same rule
     scaled (``50 * passed / cases``, two decimals). And 0 points when output.txt was

@@ -5,14 +5,21 @@ it lists and walked beside ours; a wrong move is judged by its value.
 """
 
 import re
+from pathlib import Path
+from random import Random
+from typing import Iterator, List, Optional, Sequence
 
 from ...errors import SearchTimeout
 from ...games.take_stones import TakeStones
 from ...search import TimeLimit, search
+from ..case import Case, Outcome
 from ..detect import Plan, is_file, needs, ours
 from ..diagnose import judge_text
 from ..textdiff import content_difference, first_line_difference
 from ..traces import Entry, diagnose_trace
+from ..judges import Candidate
+from ..scoring import one_point_per_case
+from ..verdict import Finding
 
 # Size limits of a case's reference run: outputs under about 20,000 lines, judged by a
 # deterministic node count (never by the clock).
@@ -20,12 +27,12 @@ TAKE_STONES_MAX_LINES = 20000
 TAKE_STONES_MAX_NODES = (TAKE_STONES_MAX_LINES - 3) // 3 - 2   # 3 lines per node + NEXT MOVE
 
 
-def fits(case):
+def fits(case: Case) -> bool:
     """A generated Take-Stones case: n k s1..sk depth."""
     return len(case.args) >= 3
 
 
-def graded_files(case):
+def graded_files(case: Case) -> List[str]:
     """None: Take-Stones prints everything."""
     return []
 
@@ -94,7 +101,7 @@ def _game_over_history(n, rng, max_to_move):
     return None
 
 
-def edges(rng):
+def edges(rng: Random) -> Iterator[Candidate]:
     def small(label, n, taken, depth):
         if take_stones_nodes(n, taken, depth) is not None:
             return [(label, _take_stones_args(n, taken, depth), {})]
@@ -131,7 +138,7 @@ def edges(rng):
                     break
 
 
-def random_candidate(rng):
+def random_candidate(rng: Random) -> Optional[Candidate]:
     n = rng.randrange(1, 31)
     taken = random_history(n, rng.randrange(0, max(1, n // 2)), rng)
     depth = rng.randrange(0, 7)
@@ -256,7 +263,7 @@ def _take_stones_move(case, want, got):
             f"{got_value} (Max's view: Max takes the highest, Min the lowest)")
 
 
-def judge(case, outcome, lenient):
+def judge(case: Case, outcome: Outcome, lenient: bool) -> Sequence[Optional[Finding]]:
     return [judge_text("stdout", case.stdout, outcome.stdout, lenient,
                        lambda e, a: _take_stones_difference(case, e, a))]
 
@@ -271,7 +278,7 @@ FILE_LABEL = "stdout"
 ENTRY_POINTS = ("TakeStones.java", "TakeStones")
 
 
-def detect(folder):
+def detect(folder: Path) -> Plan:
     """TakeStones.java (with its other .java files), or a TakeStones script (ours)."""
     if is_file(folder / "TakeStones.java"):
         return needs(Plan("java", ("java", "TakeStones"),
@@ -281,3 +288,7 @@ def detect(folder):
         kind = "our repository" if keep else "python"
         return needs(Plan(kind, ("python3", "TakeStones"), keep=keep), "python3")
     return Plan("none", error="no TakeStones.java or TakeStones script")
+
+
+# One point per case passed (engine.grading.judges.Judge.score).
+score = one_point_per_case

@@ -6,22 +6,30 @@ search), a visited file rebuilt into the tree it lists and walked beside ours.
 """
 
 import functools
+from pathlib import Path
+from random import Random
+from typing import Dict, Iterator, List, Optional, Sequence
 
 from ...games.tictactoe import TicTacToe, winner
 from ...search import search
+from ..case import Case, Outcome
 from ..detect import script_or_java_or_make
 from ..diagnose import VISITED_LINE, fail, judge_text, terminal_input
 from ..generate import VISITED, reachable_positions
 from ..textdiff import content_difference, first_line_difference
 from ..traces import Entry, diagnose_trace
+from ..judges import Candidate
+from ..plan import Plan
+from ..scoring import one_point_per_case
+from ..verdict import Finding
 
 
-def fits(case):
+def fits(case: Case) -> bool:
     """A generated tic-tac-toe case: STATE PATH [prune [PLY]]."""
     return 2 <= len(case.args) <= 4
 
 
-def graded_files(case):
+def graded_files(case: Case) -> List[str]:
     """The visited file PATH."""
     return [case.args[1]] if len(case.args) >= 2 else []
 
@@ -45,7 +53,7 @@ def _mode_label(mode):
     return mode if isinstance(mode, str) else f"prune-ply{mode}"
 
 
-def edges(rng):
+def edges(rng: Random) -> Iterator[Candidate]:
     game = TicTacToe()
     positions = tictactoe_positions()
     open_ = [b for b in positions if not game.is_terminal(b)]
@@ -73,7 +81,7 @@ def edges(rng):
     yield "o-to-move-prune", _tictactoe_mode_args(rng.choice(o_to_move), "prune"), {}
 
 
-def random_candidate(rng):
+def random_candidate(rng: Random) -> Optional[Candidate]:
     game = TicTacToe()
     board = rng.choice(tictactoe_positions())
     if game.is_terminal(board):
@@ -86,7 +94,7 @@ def random_candidate(rng):
 
 
 # Moves already named: a listing repeats the same few thousand parent/child pairs.
-_CELL_MOVES = {}
+_CELL_MOVES: Dict[str, str] = {}
 
 
 def _cell_move(parent, child):
@@ -194,7 +202,7 @@ def _tictactoe_move_difference(board, ply, expected, actual):
             f"{got_value}); {view}")
 
 
-def judge(case, outcome, lenient):
+def judge(case: Case, outcome: Outcome, lenient: bool) -> Sequence[Optional[Finding]]:
     board, path = case.args[0], case.args[1]
     ply = int(case.args[3]) if len(case.args) == 4 else None
     if path not in case.expected:
@@ -222,7 +230,11 @@ FILE_LABEL = "visited file"
 ENTRY_POINTS = ("tictactoe.py", "tictactoe.java", "Makefile")
 
 
-def detect(folder):
+def detect(folder: Path) -> Plan:
     """Our repository's tictactoe.py, a Makefile with a tictactoe target, tictactoe.java,
     or tictactoe.py."""
     return script_or_java_or_make(folder, "tictactoe")
+
+
+# One point per case passed (engine.grading.judges.Judge.score).
+score = one_point_per_case

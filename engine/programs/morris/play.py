@@ -1,4 +1,4 @@
-"""``python3 -m engine morris play``: a person plays Three Men's Morris against the program.
+"""``python3 -m engine tmmorris play``: a person plays Three Men's Morris against the program.
 
 Cells are numbered 1-9 like a phone keypad (1 2 3 / 4 5 6 / 7 8 9). A placement is one
 cell (``5``); a slide is the origin and the destination (``4 5``, ``4-5`` or ``45``).
@@ -16,7 +16,7 @@ from ...games.morris import (DECISIVE_HORIZON, NEIGHBOURS, OTHER, PIECES, Action
 from ...commandline import parse_positive_int
 from .lookahead import best_move
 
-PLAY_USAGE = "usage: python3 -m engine morris play [--human x|o] [--ply N]"
+PLAY_USAGE = "usage: python3 -m engine tmmorris play [--human x|o] [--ply N]"
 HELP = """Enter a move: a cell 1-9 to place a piece (while you have fewer than 3),
 or two cells to slide a piece to an adjacent empty cell: '4 5', '4-5' or '45'.
 Slides go up, down, left or right only. Three in a row or column wins (not diagonals).

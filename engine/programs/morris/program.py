@@ -1,8 +1,8 @@
 """tmmorris.py: Three Men's Morris best move and visited nodes (docs/tmmorris.md).
 
     tmmorris.py STATE PATH PLY TURN
-    python3 -m engine morris STATE PATH PLY TURN
-    python3 -m engine morris play [--human x|o] [--ply N]
+    python3 -m engine tmmorris STATE PATH PLY TURN
+    python3 -m engine tmmorris play [--human x|o] [--ply N]
 
 STATE is the board in raster order from 'x', 'o', '-' (at most 3 of each); TURN ('x' or
 'o') is the side to move; PLY (a positive integer) is the look-ahead in plies. Alpha-beta
@@ -28,7 +28,7 @@ from ...trace import VisitedListing
 from ...commandline import parse_positive_int, run_program, write_atomically
 from .lookahead import best_move
 
-USAGE = "usage: tmmorris.py STATE PATH PLY TURN  (or: python3 -m engine morris play)"
+USAGE = "usage: tmmorris.py STATE PATH PLY TURN  (or: python3 -m engine tmmorris play)"
 
 
 def parse_arguments(argv: List[str]) -> Tuple[str, str, int, str]:
@@ -59,11 +59,12 @@ def run(argv: List[str]) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None, name: str = "morris") -> int:
+def main(argv: Optional[List[str]] = None, name: str = "tmmorris") -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code.
 
-    ``name`` prefixes error lines: the word the user typed (``morris`` for
-    ``python3 -m engine morris``; tmmorris.py passes its own name).
+    ``name`` prefixes error lines: the program's one name (``tmmorris`` for
+    ``python3 -m engine tmmorris``, or its alias ``morris``; tmmorris.py passes its own
+    name).
     """
     return run_program(name, run, sys.argv[1:] if argv is None else argv,
                        help_text=__doc__)

@@ -8,19 +8,27 @@ the solved value of the position (see engine.grading.assignments for the contrac
 
 import functools
 import re
+from pathlib import Path
+from random import Random
+from typing import Iterator, List, Optional, Sequence
 
 from ...games.morris import OTHER, Morris, line_owner, moves as morris_moves, solve
+from ..case import Case, Outcome
 from ..detect import script_or_java_or_make
-from ..diagnose import VISITED_LINE, Finding, fail, judge_text, terminal_input
+from ..diagnose import VISITED_LINE, fail, judge_text, terminal_input
 from ..generate import VISITED, reachable_positions
+from ..judges import Candidate
+from ..plan import Plan
+from ..scoring import one_point_per_case
+from ..verdict import Finding
 
 
-def fits(case):
+def fits(case: Case) -> bool:
     """A generated Morris case: STATE PATH PLY TURN."""
     return len(case.args) == 4
 
 
-def graded_files(case):
+def graded_files(case: Case) -> List[str]:
     """The visited file PATH."""
     return [case.args[1]] if len(case.args) >= 2 else []
 
@@ -35,7 +43,7 @@ def _morris_args(position, ply):
     return [position[0], VISITED, str(ply), position[1]]
 
 
-def edges(rng):
+def edges(rng: Random) -> Iterator[Candidate]:
     game = Morris()
     solved = solve()
     blank = ("-" * 9, "x")
@@ -73,7 +81,7 @@ def edges(rng):
     yield "terminal-blocked", _morris_args(rng.choice(blocked), 5), {}
 
 
-def random_candidate(rng):
+def random_candidate(rng: Random) -> Optional[Candidate]:
     position = rng.choice(morris_positions())
     if Morris().is_terminal(position):
         return None
@@ -89,7 +97,7 @@ def _canonical_lines(text):
     return b"".join(line.rstrip(b" \t") + b"\n" for line in lines)
 
 
-def judge(case, outcome, lenient):
+def judge(case: Case, outcome: Outcome, lenient: bool) -> Sequence[Optional[Finding]]:
     board, path, ply, turn = case.args[0], case.args[1], int(case.args[2]), case.args[3]
     if path not in case.expected:
         return terminal_input(case, outcome, path)
@@ -159,7 +167,11 @@ FILE_LABEL = "visited file"
 ENTRY_POINTS = ("tmmorris.py", "tmmorris.java", "Makefile")
 
 
-def detect(folder):
+def detect(folder: Path) -> Plan:
     """Our repository's tmmorris.py, a Makefile with a tmmorris target, tmmorris.java, or
     tmmorris.py."""
     return script_or_java_or_make(folder, "tmmorris")
+
+
+# One point per case passed (engine.grading.judges.Judge.score).
+score = one_point_per_case

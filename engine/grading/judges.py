@@ -1,0 +1,160 @@
+"""The judge contract: what the grading kit asks of each graded assignment, resolved once.
+
+engine.registry names each graded assignment's judge: a module of
+engine.grading.assignments that fulfils :class:`Judge` (every member below is required;
+a module that lacks one is refused when it is loaded, and the type checker checks their
+signatures, see engine/grading/assignments/__init__.py). :func:`load` resolves an
+assignment's name (or alias) once per run into a :class:`GradedAssignment`, the
+registry's facts and the judge together, which the kit then passes on: to detection,
+generation, the runner, the diagnosis and the scores. Nothing of the kit looks an
+assignment up again by its name.
+"""
+
+import functools
+from pathlib import Path
+from random import Random
+from typing import (Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Protocol,
+                    Sequence, Tuple, runtime_checkable)
+
+from .. import registry
+from ..errors import UsageError
+from .case import Case, Outcome
+from .plan import Plan
+from .verdict import Finding, Verdict
+
+# A generated case before its expected outputs: (label, the grader's arguments, input
+# files {relative path: bytes}). The label goes into the case's folder name.
+Candidate = Tuple[str, List[str], Dict[str, bytes]]
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """One graded assignment's part of the kit (a module: each member a module-level name).
+
+    How a submission runs:
+
+    ``ENTRY_POINTS``: the files a submission is recognised by, in the order the grader
+    tries them; the kit names them when a folder is none (and hints at a name that
+    differs only in case, or a submission one level down).
+
+    ``detect(folder)``: the :class:`~engine.grading.plan.Plan` that builds and runs the
+    submission ``folder`` as the assignment's grader would (kind ``"none"``, with the
+    reason, when nothing can). Reads the folder link-safely (engine.grading.detect's
+    helpers), never writes it.
+
+    What its grader compares:
+
+    ``STDOUT_GRADED``: whether stdout is graded (Stake/Raid: no, only output.txt).
+
+    ``graded_files(case)``: the output files the grader compares besides stdout (the
+    visited file PATH, output.txt), including one a case says must not exist.
+
+    ``FILE_LABEL``: how a report names the graded file (``visited file``, ``output.txt``).
+
+    ``UNREADABLE_ZEROES``: whether a missing or unreadable graded file costs the whole
+    submission its points (Stake/Raid's rule): a verdict then carries
+    ``unusable_output``.
+
+    Generated cases (engine.grading.generate):
+
+    ``edges(rng)``: the edge-case candidates, in order (the default seed's own).
+
+    ``random_candidate(rng)``: one random :data:`Candidate`, or None to draw again.
+
+    Judging a run that ended by itself (engine.grading.diagnose):
+
+    ``fits(case)``: whether ``case`` has the shape of a generated one; else the kit
+    compares bytes alone.
+
+    ``judge(case, outcome, lenient)``: the Findings (None entries are skipped) of
+    ``outcome`` on a fitting ``case``; may raise ValueError, IndexError, KeyError,
+    UnicodeError or EngineError on a case its reading does not fit (bytes decide then).
+
+    ``score(verdicts)``: ``(points, max_points)`` of a submission's verdicts by the
+    assignment's rule (:func:`engine.grading.scoring.one_point_per_case` unless it has
+    its own).
+    """
+
+    @property
+    def ENTRY_POINTS(self) -> Tuple[str, ...]: ...
+
+    @property
+    def STDOUT_GRADED(self) -> bool: ...
+
+    @property
+    def FILE_LABEL(self) -> str: ...
+
+    @property
+    def UNREADABLE_ZEROES(self) -> bool: ...
+
+    def detect(self, folder: Path) -> Plan: ...
+
+    def graded_files(self, case: Case) -> List[str]: ...
+
+    def edges(self, rng: Random) -> Iterator[Candidate]: ...
+
+    def random_candidate(self, rng: Random) -> Optional[Candidate]: ...
+
+    def fits(self, case: Case) -> bool: ...
+
+    def judge(self, case: Case, outcome: Outcome,
+              lenient: bool) -> Iterable[Optional[Finding]]: ...
+
+    def score(self, verdicts: Sequence[Verdict]) -> Tuple[float, float]: ...
+
+
+def contract() -> Tuple[str, ...]:
+    """The names every judge must supply (the members of :class:`Judge`), sorted."""
+    return tuple(sorted(name for name in vars(Judge)
+                        if not name.startswith("_") and name != "register"))
+
+
+class GradedAssignment(NamedTuple):
+    """An assignment the kit grades, resolved once (:func:`load`): ``facts``, its
+    engine.registry entry, and ``judge``, its module."""
+    facts: registry.Assignment
+    judge: Judge
+
+    @property
+    def name(self) -> str:
+        """The assignment's one name (never an alias): what results, reports and the
+        seeds of generated cases use."""
+        return self.facts.name
+
+    @property
+    def script(self) -> str:
+        """The grader's script word in a case's ``cmd`` (``tictactoe.py``, ...)."""
+        script = self.facts.script
+        assert script is not None, f"graded assignment {self.name} has no script"
+        return script
+
+    @property
+    def visited_arg(self) -> Optional[int]:
+        """The position of the visited file among the grader's arguments (see
+        engine.registry), None when the grader compares no search trace."""
+        return self.facts.visited_arg
+
+    def reference_main(self) -> Callable[[List[str]], int]:
+        """``main(argv) -> exit code`` of our program, for in-process runs."""
+        return self.facts.reference_main()
+
+
+class JudgeError(TypeError):
+    """A judge module that lacks part of the :class:`Judge` contract (our bug)."""
+
+
+@functools.lru_cache(maxsize=None)
+def load(name: str) -> GradedAssignment:
+    """The graded assignment ``name`` (or one of its aliases), its judge imported and
+    checked. UsageError for a name the kit does not grade; JudgeError when the judge
+    lacks a member of the contract (the message names each)."""
+    entry = registry.assignment(name)
+    if entry is None or entry.judge is None:
+        raise UsageError(f"unknown program {name!r}; choose from "
+                         f"{', '.join(registry.assignment_names())}")
+    module = registry.resolve(entry.judge)
+    missing = [member for member in contract() if not hasattr(module, member)]
+    if missing:
+        raise JudgeError(f"{entry.judge} lacks {', '.join(missing)} (engine.grading."
+                         f"judges.Judge)")
+    return GradedAssignment(entry, module)
