@@ -46,19 +46,21 @@ SEARCH_MIN_CUT_AFTER_UPDATE = """\
 """
 
 VISITED_POST_ORDER = """\
-    def leave(self, state, action, depth, value, alpha, beta, kind):
+    def leave(self, state: Any, action: Any, depth: int, value: float, alpha: float,
+              beta: float, kind: str) -> None:
         if depth:
             board = state if self.board is None else self.board(state)
             self.chunks.append(f"{board} {value}\\n")
 """
 # Parents first: a slot is taken when a node is entered and filled when it is left.
 VISITED_PRE_ORDER = """\
-    def enter(self, state, action, depth, alpha, beta):
+    def enter(self, state: Any, action: Any, depth: int, alpha: float, beta: float) -> None:
         if depth:
             self.__dict__.setdefault("slots", []).append(len(self.chunks))
             self.chunks.append("")
 
-    def leave(self, state, action, depth, value, alpha, beta, kind):
+    def leave(self, state: Any, action: Any, depth: int, value: float, alpha: float,
+              beta: float, kind: str) -> None:
         if depth:
             board = state if self.board is None else self.board(state)
             self.chunks[self.slots.pop()] = f"{board} {value}\\n"
