@@ -14,7 +14,8 @@ import pytest
 from grading_helpers import FIRST_EMPTY, LAST_EMPTY
 
 from engine.tournament import entrants as entrants_module
-from engine.tournament import results, schedule
+from engine.grading import seccomp
+from engine.tournament import report, results, schedule
 from engine.tournament.director import Director, schedule_todo
 from engine.tournament.games import rules_for
 
@@ -158,6 +159,18 @@ def test_a_build_failure_eliminates_and_calibration_and_newgame_run(tmp_path):
     # Every game starts from a fresh copy of the calibrated build: no forfeits means
     # calibrated.txt was there and moves.txt of an earlier game was not.
     assert rows["careful"]["forfeits"] == {} and rows["plain"]["forfeits"] == {}
+    # Each game names the filter of each side's moves; the standings and the report
+    # gather them: make run (a shell) the denylist, python3 homework.py the allowlist.
+    python = "allowlist" if seccomp.allowlist_supported() else (
+        "denylist" if seccomp.supported() else "none")
+    assert (rows["careful"]["seccomp"], rows["plain"]["seccomp"]) == (
+        "denylist" if seccomp.supported() else "none", python)
+    assert rows["broken"]["seccomp"] is None
+    for game in document["games"]:
+        assert game["seccomp"] == {side: rows[game[side]]["seccomp"] for side in "xo"}
+    if seccomp.allowlist_supported():
+        assert ("<dt>system calls</dt><dd>seccomp allowlist (1 entrant), seccomp "
+                "denylist (1 entrant)</dd>") in report.render(document)
 
 
 def test_the_clock_charges_cpu_not_wall_time(tmp_path):

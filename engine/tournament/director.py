@@ -217,7 +217,8 @@ class Director:
             "result": outcome.result, "score": outcome.score, "cpu": outcome.cpu,
             "forfeit": None if forfeit is None else {
                 "player": forfeit.side, "reason": forfeit.reason,
-                "detail": forfeit.detail}}
+                "detail": forfeit.detail},
+            "seccomp": dict(outcome.syscalls or {})}
 
     def stop(self):
         """Stop: no new game starts, the running calls are killed (no result)."""

@@ -29,6 +29,7 @@ reason and a detail: what happened and the end of the player's stderr.
 import os
 from typing import NamedTuple, Optional
 
+from ..grading.fences import syscall_filter_name
 from ..grading.runner import populate
 from ..grading.untrusted_files import (lstat_beneath, open_folder, read_regular,
                                       remove_beneath, write_new)
@@ -209,13 +210,16 @@ def _ending_words(result):
 
 
 class Outcome(NamedTuple):
-    """A finished game: the moves ([side, move, cpu]), result, score [X, O], CPU [X, O]
-    and the forfeit (None when the game was played to its end)."""
+    """A finished game: the moves ([side, move, cpu]), result, score [X, O], CPU [X, O],
+    the forfeit (None when the game was played to its end) and the seccomp filter each
+    side's calls ran under ({side: "allowlist", "denylist" or "none"}; a side that made
+    no call is left out)."""
     moves: list
     result: str
     score: list
     cpu: list
     forfeit: Optional[Forfeit]
+    syscalls: Optional[dict] = None
 
 
 def play(rules, cells, built, seats, seconds, on_move=None, grace=GRACE_SECONDS):
@@ -230,6 +234,7 @@ def play(rules, cells, built, seats, seconds, on_move=None, grace=GRACE_SECONDS)
     walls = {X_SIDE: budget, O_SIDE: budget}
     moves = []
     forfeit = None
+    filters = {}
     try:
         for side in (X_SIDE, O_SIDE):
             seats[side].sit(built[side])
@@ -239,6 +244,7 @@ def play(rules, cells, built, seats, seconds, on_move=None, grace=GRACE_SECONDS)
             wall_left = walls[side]
             result, output = seats[side].call(board.input_text(remaining), remaining,
                                               wall_left)
+            filters[side] = syscall_filter_name(result.syscalls)
             # What the call could run: waiting for a CPU others held is not its doing.
             walls[side] = wall_left - (result.wall - (result.waited or 0.0))
             action, charge, forfeit = _judge_call(
@@ -257,5 +263,5 @@ def play(rules, cells, built, seats, seconds, on_move=None, grace=GRACE_SECONDS)
     cpu = [round(seconds - clocks[X_SIDE], 3), round(seconds - clocks[O_SIDE], 3)]
     if forfeit is not None:
         winner = O_SIDE if forfeit.side == X_SIDE else X_SIDE
-        return Outcome(moves, winner, board.forfeit_scores(winner), cpu, forfeit)
-    return Outcome(moves, board.winner(), board.scores(), cpu, None)
+        return Outcome(moves, winner, board.forfeit_scores(winner), cpu, forfeit, filters)
+    return Outcome(moves, board.winner(), board.scores(), cpu, None, filters)

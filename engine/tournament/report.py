@@ -110,6 +110,25 @@ def _text(value, limit):
     return "?" if _key(value) is None else printable(_cut(value, limit))
 
 
+_FILTER_WORDS = {"allowlist": "seccomp allowlist", "denylist": "seccomp denylist",
+                 "none": "no seccomp filter"}
+
+
+def _syscall_filters(entrants):
+    """Which seccomp filter the entrants' moves ran under (their ``seccomp``, from the
+    games), as HTML: e.g. "seccomp allowlist (3 entrants), seccomp denylist (1
+    entrant)"; "" when no entrant says (no game played, or an older document)."""
+    counts = {}
+    for entrant in entrants:
+        said = entrant.get("seccomp") if isinstance(entrant, dict) else None
+        for word in (said.split(", ") if isinstance(said, str) else ()):
+            if word in _FILTER_WORDS:
+                counts[word] = counts.get(word, 0) + 1
+    return ", ".join(f"{_FILTER_WORDS[word]} ({counts[word]} entrant"
+                     f"{'s' if counts[word] != 1 else ''})"
+                     for word in _FILTER_WORDS if word in counts)
+
+
 def _missing(text="?"):
     return f'<span class="missing" title="missing or unreadable in the document">{text}</span>'
 
@@ -291,6 +310,9 @@ def _header(view):
     isolation = doc.get("isolation")
     rows.append(("isolation", f"<code>{_h(isolation, PATH_CHARS)}</code>"
                  if isolation else _missing("not recorded")))
+    filters = _syscall_filters(view.ranked + view.eliminated)
+    if filters:
+        rows.append(("system calls", filters))
     if doc.get("shard"):
         rows.append(("shard", _h(doc.get("shard"), WORD_CHARS)))
     played = len(view.games)

@@ -7,6 +7,9 @@ merged tournament gets the very standings of an uninterrupted one.
 from . import ratings, schedule
 from .games import O_SIDE, X_SIDE
 
+# The filters a game record may name per side (see engine.grading.fences).
+SYSCALL_FILTERS = ("allowlist", "denylist", "none")
+
 
 def _side_points(record, side):
     if record["result"] == "draw":
@@ -25,7 +28,7 @@ def entrant_rows(entrants, builds, records, byes=None, bye_points=None, placings
             points=0.0, games=0, wins=0, draws=0, losses=0, forfeits={},
             rating=None, rating_low=None, rating_high=None, cpu_per_game=None,
             margin=None, beaten=0, byes=(byes or {}).get(entrant["name"], 0),
-            placing=(placings or {}).get(entrant["name"]))
+            placing=(placings or {}).get(entrant["name"]), seccomp=None)
     cpu, margin, results = {}, {}, []
     for record in records:
         score = record.get("score") or [0, 0]
@@ -43,6 +46,10 @@ def entrant_rows(entrants, builds, records, byes=None, bye_points=None, placings
                 reason = forfeit.get("reason", "?")
                 row["forfeits"][reason] = row["forfeits"].get(reason, 0) + 1
             cpu.setdefault(name, []).append((record.get("cpu") or [0, 0])[index])
+            filters = record.get("seccomp")
+            if isinstance(filters, dict) and filters.get(side) in SYSCALL_FILTERS:
+                seen = set(filter(None, (row["seccomp"] or "").split(", ")))
+                row["seccomp"] = ", ".join(sorted(seen | {filters[side]}))
             margin.setdefault(name, []).append(score[index] - score[1 - index])
         results.append((record[X_SIDE], record[O_SIDE], _side_points(record, X_SIDE)))
     for name, extra in (bye_points or {}).items():
