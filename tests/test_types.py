@@ -27,8 +27,6 @@ PENDING = (
     "engine/grading/",
     "engine/tournament/",
     "engine/programs/picture.py",
-    # Not annotated yet.
-    "engine/ladder/",
 )
 
 

@@ -29,6 +29,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from types import ModuleType
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..commandline import run_program, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
@@ -42,8 +44,8 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 EXTRA = "the ladder needs its extra libraries: pip install '.[ladder]' ({})"
 
 
-def _positive(kind):
-    def parse(text):
+def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
         try:
             value = kind(text)
         except ValueError:
@@ -54,7 +56,7 @@ def _positive(kind):
     return parse
 
 
-def parser():
+def parser() -> argparse.ArgumentParser:
     top = ArgumentParser(prog="python3 -m engine ladder", description=__doc__.split("\n")[0])
     commands = top.add_subparsers(dest="command", metavar="init|serve|work|stop|export")
     init = commands.add_parser("init", help="make a ladder in a new folder")
@@ -103,11 +105,11 @@ def parser():
     return top
 
 
-def say(text):
+def say(text: str) -> None:
     print(f"ladder: {text}", file=sys.stderr, flush=True)
 
 
-def _store_module():
+def _store_module() -> ModuleType:
     try:
         from . import store
     except ImportError as error:
@@ -117,7 +119,7 @@ def _store_module():
 
 # --- init -------------------------------------------------------------------------------
 
-def read_roster(path):
+def read_roster(path: str) -> List[str]:
     """The students' names in ``path`` (CSV; a ``name`` column, else the first column)."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
@@ -145,7 +147,9 @@ def read_roster(path):
     return names
 
 
-def _make_ladder(options, folder, rules, sizes, names, store_module):
+def _make_ladder(options: argparse.Namespace, folder: str, rules: Any, sizes: Sequence[Any],
+                 names: List[str],
+                 store_module: ModuleType) -> Tuple[Dict[str, str], Dict[str, Any]]:
     """Make the ladder's folder, database and secrets; (tokens, settings)."""
     os.makedirs(folder, exist_ok=True)
     os.chmod(folder, 0o755)
@@ -178,7 +182,7 @@ def _make_ladder(options, folder, rules, sizes, names, store_module):
     return tokens, settings
 
 
-def run_init(options):
+def run_init(options: argparse.Namespace) -> int:
     # The arguments are checked before the extra is imported: a usage error reads the
     # same with or without the ladder's libraries (the golden cases replay under PyPy and
     # CPython 3.8, which do not have them).
@@ -221,7 +225,7 @@ def run_init(options):
 
 # --- serve ------------------------------------------------------------------------------
 
-def _web_user(name):
+def _web_user(name: str) -> Tuple[int, int]:
     import pwd
     try:
         entry = pwd.getpwnam(name)
@@ -232,7 +236,7 @@ def _web_user(name):
     return entry.pw_uid, entry.pw_gid
 
 
-def give_data_to(settings, uid, gid):
+def give_data_to(settings: Dict[str, Any], uid: int, gid: int) -> None:
     """Make the web process's files (DIR/data, ladder.json) its user's."""
     data = config.data_folder(settings)
     for root, folders, files in os.walk(data):
@@ -242,7 +246,7 @@ def give_data_to(settings, uid, gid):
     os.lchown(config.settings_path(settings["folder"]), uid, gid)
 
 
-def _engine_environment():
+def _engine_environment() -> Dict[str, str]:
     environment = dict(os.environ)
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
@@ -251,7 +255,7 @@ def _engine_environment():
     return environment
 
 
-def _wait_for(url, process, seconds=60.0):
+def _wait_for(url: str, process: "subprocess.Popen[bytes]", seconds: float = 60.0) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -264,7 +268,7 @@ def _wait_for(url, process, seconds=60.0):
     raise UsageError(f"the web process did not answer on {url} in {seconds:g} s")
 
 
-def run_serve(options):
+def run_serve(options: argparse.Namespace) -> int:
     settings = config.load(options.folder)
     terminate_as_interrupt()
     folder = settings["folder"]
@@ -279,14 +283,14 @@ def run_serve(options):
     environment = _engine_environment()
     web = subprocess.Popen(python + ["web", folder, "--host", host, "--port",
                                      str(options.port)] + user_options, env=environment)
-    workers = []
+    workers: List["subprocess.Popen[bytes]"] = []
     state = {"url": url, "pid": os.getpid(), "web": web.pid, "workers": []}
 
-    def publish():
+    def publish() -> None:
         state["workers"] = [worker.pid for worker in workers]
         write_atomically(os.path.join(folder, config.SERVER), json.dumps(state) + "\n")
 
-    def start_worker(index):
+    def start_worker(index: int) -> "subprocess.Popen[bytes]":
         return subprocess.Popen(python + ["work", folder, "--server", url, "--name",
                                           f"local-{index}"], env=environment)
     try:
@@ -325,7 +329,7 @@ def run_serve(options):
             pass
 
 
-def drop_privileges(user):
+def drop_privileges(user: str) -> None:
     """As root: become ``user`` for good (no supplementary groups, no way back)."""
     if os.geteuid() != 0:
         return
@@ -337,7 +341,7 @@ def drop_privileges(user):
         raise UsageError("could not drop root")
 
 
-def run_web(options):
+def run_web(options: argparse.Namespace) -> int:
     """The web process. Everything it will ever import is imported, and the server's
     protocol classes loaded, before root is dropped: the unprivileged user may not be
     able to read the interpreter's own library (a Python under /root)."""
@@ -372,7 +376,7 @@ def run_web(options):
     return 0
 
 
-def run_stop(options):
+def run_stop(options: argparse.Namespace) -> int:
     """Stop the ``ladder serve`` of DIR (SIGTERM; its workers' games in progress are
     replayed at the next start) and wait until it has stopped."""
     path = os.path.join(options.folder, config.SERVER)
@@ -395,7 +399,7 @@ def run_stop(options):
 
 # --- work -------------------------------------------------------------------------------
 
-def run_work(options):
+def run_work(options: argparse.Namespace) -> int:
     from .worker import Client, ServerError, Worker, say as worker_say
     terminate_as_interrupt()
     url, token = options.server, options.worker_token or os.environ.get(
@@ -413,7 +417,7 @@ def run_work(options):
         worker = Worker(Client(url, token), options.name)
     except ServerError as error:
         raise UsageError(f"cannot reach the ladder: {error}") from None
-    worker_say(f"{worker.name} working for {url} (sandbox {worker.director.isolation})")
+    worker_say(f"{worker.name} working for {url} (sandbox {worker.running_director().isolation})")
     try:
         played = worker.run(options.games)
     except KeyboardInterrupt:
@@ -426,7 +430,7 @@ def run_work(options):
 
 # --- export -----------------------------------------------------------------------------
 
-def run_export(options):
+def run_export(options: argparse.Namespace) -> int:
     settings = config.load(options.folder)
     store_module = _store_module()
     from ..tournament import report, results
@@ -454,19 +458,19 @@ def run_export(options):
     return 0
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     return run_program(NAME, _main, argv, help_text=__doc__)
 
 
-def _main(argv):
+def _main(argv: List[str]) -> int:
     try:
         return _command(parser().parse_args(argv))
     except config.LadderError as error:
         raise UsageError(str(error)) from None
 
 
-def _command(options):
+def _command(options: argparse.Namespace) -> int:
     if options.command == "init":
         return run_init(options)
     if options.command == "serve":

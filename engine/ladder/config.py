@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import secrets
+from typing import Any, Dict
 
 from ..grading.results import write_atomically
 
@@ -33,17 +34,17 @@ class LadderError(ValueError):
     """A ladder folder that cannot be used (the message says why, in one line)."""
 
 
-def new_token():
+def new_token() -> str:
     """A fresh secret: 32 random bytes, URL-safe."""
     return secrets.token_urlsafe(32)
 
 
-def token_hash(token):
+def token_hash(token: str) -> str:
     """What the database keeps of a token (tokens are random, so one SHA-256 suffices)."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def write_secret(path, text):
+def write_secret(path: str, text: str) -> None:
     """Create ``path`` holding ``text``, mode 0600, exclusively (never replacing a file,
     never through a link). Raises LadderError when it exists."""
     try:
@@ -55,11 +56,11 @@ def write_secret(path, text):
         handle.write(text)
 
 
-def settings_path(folder):
+def settings_path(folder: str) -> str:
     return os.path.join(folder, SETTINGS)
 
 
-def load(folder):
+def load(folder: str) -> Dict[str, Any]:
     """The settings of the ladder in ``folder`` (dict). Raises LadderError."""
     path = settings_path(folder)
     try:
@@ -75,21 +76,21 @@ def load(folder):
     return merged
 
 
-def save(folder, settings):
+def save(folder: str, settings: Dict[str, Any]) -> None:
     stored = {key: value for key, value in settings.items() if key != "folder"}
     write_atomically(settings_path(folder), json.dumps(stored, indent=1) + "\n")
     os.chmod(settings_path(folder), 0o600)
 
 
-def data_folder(settings):
+def data_folder(settings: Dict[str, Any]) -> str:
     return os.path.join(settings["folder"], DATA)
 
 
-def uploads_folder(settings):
+def uploads_folder(settings: Dict[str, Any]) -> str:
     return os.path.join(data_folder(settings), UPLOADS)
 
 
-def database_url(settings):
+def database_url(settings: Dict[str, Any]) -> str:
     """The SQLAlchemy URL: the settings' ``db`` (postgresql://... is given the psycopg
     driver), else the SQLite file in DIR/data."""
     url = settings.get("db")
@@ -100,7 +101,7 @@ def database_url(settings):
     return url
 
 
-def read_worker_token(folder):
+def read_worker_token(folder: str) -> str:
     try:
         with open(os.path.join(folder, WORKER_TOKEN), encoding="utf-8") as handle:
             return handle.read().strip()
@@ -109,7 +110,7 @@ def read_worker_token(folder):
                           f"{error.strerror}") from None
 
 
-def server_url(folder):
+def server_url(folder: str) -> str:
     """The URL ``ladder serve`` wrote into DIR/server.json."""
     try:
         with open(os.path.join(folder, SERVER), encoding="utf-8") as handle:

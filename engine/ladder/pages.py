@@ -11,6 +11,7 @@ render`) for a one-game document, with its own policy.
 import time
 
 from jinja2 import DictLoader, Environment, select_autoescape
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from ..grading.printable import printable
 from ..tournament import report
@@ -199,24 +200,25 @@ _ENV = Environment(loader=DictLoader({"base": _BASE, "leaderboard": _LEADERBOARD
                    autoescape=select_autoescape(default=True, default_for_string=True))
 
 
-def shown(text, limit=200):
+def shown(text: Any, limit: int = 200) -> str:
     """An untrusted string as it may be shown (escaped later by the template)."""
     text = printable(str(text))
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _bar(row, low, high):
+def _bar(row: Dict[str, Any], low: float, high: float) -> Optional[Tuple[float, float, float]]:
     if row["rating"] is None:
         return None
     span = max(high - low, 1.0)
 
-    def x(value):
+    def x(value: float) -> float:
         return round(max(0.0, min(BAR_WIDTH - 2, (value - low) / span * (BAR_WIDTH - 2))), 1)
     return (x(row["rating_low"]), max(round(x(row["rating_high"]) - x(row["rating_low"]), 1),
                                       1), x(row["rating"]))
 
 
-def leaderboard(game_title, rows, games, summary):
+def leaderboard(game_title: str, rows: Sequence[Dict[str, Any]], games: Sequence[Dict[str, Any]],
+                summary: Any) -> str:
     rated = [row for row in rows if row["rating"] is not None]
     low = min([row["rating_low"] for row in rated] + [-100.0])
     high = max([row["rating_high"] for row in rated] + [100.0])
@@ -237,13 +239,14 @@ def leaderboard(game_title, rows, games, summary):
         scale=(low, high), bar_width=BAR_WIDTH, summary=summary)
 
 
-def login(game_title, csrf, error=None):
+def login(game_title: str, csrf: str, error: Optional[str] = None) -> str:
     return _ENV.get_template("login").render(title="Log in", game_title=game_title,
                                              csrf=csrf, error=error)
 
 
-def me(game_title, name, csrf, submissions, current, upload_mb, entry_points,
-       message=None, message_class="ok"):
+def me(game_title: str, name: str, csrf: str, submissions: Sequence[Dict[str, Any]],
+       current: Optional[int], upload_mb: float, entry_points: Any,
+       message: Optional[str] = None, message_class: str = "ok") -> str:
     subs = []
     for sub in submissions:
         subs.append(dict(sub, when=time.strftime("%Y-%m-%d %H:%M:%S UTC",
@@ -259,16 +262,16 @@ def me(game_title, name, csrf, submissions, current, upload_mb, entry_points,
         message=message, message_class=message_class)
 
 
-def shown_log(text):
+def shown_log(text: Any) -> str:
     """A log (several lines) as shown: each line printable, newlines kept."""
     return printable(str(text or ""), newlines=True)[-8000:]
 
 
-def error(game_title, title, message):
+def error(game_title: str, title: str, message: str) -> str:
     return _ENV.get_template("error").render(title=title, game_title=game_title,
                                              message=message)
 
 
-def replay(document):
+def replay(document: Dict[str, Any]) -> str:
     """The tournament's page for a one-game document (its stepping board)."""
     return report.render(document)

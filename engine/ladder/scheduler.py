@@ -12,7 +12,7 @@ A pure function of what the store knows (no database here, standard library only
 The board size of pair k is ``sizes[k % len(sizes)]``, so every size is played evenly.
 """
 
-from typing import NamedTuple, Optional
+from typing import Container, FrozenSet, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 
 class Active(NamedTuple):
@@ -27,19 +27,21 @@ class Active(NamedTuple):
     games: int
 
 
-def _width(entrant):
+def _width(entrant: Active) -> float:
     if entrant.rating is None or entrant.low is None or entrant.high is None:
         return float("inf")
     return entrant.high - entrant.low
 
 
-def _distance(a, b):
+def _distance(a: Active, b: Active) -> float:
     if a.rating is None or b.rating is None:
         return 0.0 if a.rating is None and b.rating is None else 400.0
     return abs(a.rating - b.rating)
 
 
-def next_pair(active, pairs_of, met, busy, placement_pairs):
+def next_pair(active: Sequence[Active], pairs_of: Mapping[int, int],
+              met: Mapping[FrozenSet[int], float], busy: Container[int],
+              placement_pairs: int) -> Optional[Tuple[int, int]]:
     """The two submission ids to pair next (the first moves first in the pair's first
     game), or None when nobody can play.
 
@@ -69,7 +71,8 @@ def next_pair(active, pairs_of, met, busy, placement_pairs):
     return None
 
 
-def _nearest(entrant, active, met, busy):
+def _nearest(entrant: Active, active: Sequence[Active], met: Mapping[FrozenSet[int], float],
+             busy: Container[int]) -> Optional[Active]:
     """The free entrant nearest in rating to ``entrant`` among those it met least."""
     others = [e for e in active if e.submission != entrant.submission
               and e.player != entrant.player and e.submission not in busy]
@@ -80,6 +83,6 @@ def _nearest(entrant, active, met, busy):
                                       _distance(entrant, e), e.submission))
 
 
-def size_of_pair(sizes, pair):
+def size_of_pair(sizes: Sequence[int], pair: int) -> int:
     """The board size of pair ``pair`` (see the module docstring)."""
     return sizes[pair % len(sizes)]

@@ -27,6 +27,7 @@ import time
 from sqlalchemy import (Boolean, Float, ForeignKey, Integer, String, Text, create_engine,
                         event, func, select, update)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple, cast
 
 from ..tournament import results as tournament_results
 from ..tournament.games import rules_for
@@ -105,14 +106,14 @@ class Conflict(Exception):
     """A worker's report that does not match its lease (expired, or not its own)."""
 
 
-def make_engine(url):
+def make_engine(url: str) -> Any:
     """The SQLAlchemy engine of ``url``; SQLite in WAL mode, waiting on locks."""
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False,
                                                   "timeout": 30})
 
         @event.listens_for(engine, "connect")
-        def _pragmas(connection, _record):
+        def _pragmas(connection: Any, _record: Any) -> None:
             cursor = connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
@@ -122,7 +123,7 @@ def make_engine(url):
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
 
 
-def migrate(engine):
+def migrate(engine: Any) -> None:
     """Bring the database up to the newest schema (Alembic's ``upgrade head``)."""
     from alembic import command
     from alembic.config import Config
@@ -137,7 +138,7 @@ def migrate(engine):
 class Store:
     """The operations of the ladder on its database (see the module docstring)."""
 
-    def __init__(self, settings, engine=None):
+    def __init__(self, settings: Dict[str, Any], engine: Any = None) -> None:
         self.settings = settings
         self.rules = rules_for(settings["game"])
         self.sizes = self.rules.parse_sizes(",".join(str(s) for s in settings["sizes"]))
@@ -146,14 +147,15 @@ class Store:
         # One scheduler at a time in this process (the web process is the only writer
         # that schedules; PostgreSQL's row locks guard the rest).
         self.lock = threading.Lock()
-        self._standings_cache = (None, None)
+        # (the games and submissions they were computed from, the rows), see standings
+        self._standings_cache: Tuple[Any, Optional[List[Dict[str, Any]]]] = (None, None)
 
-    def close(self):
+    def close(self) -> None:
         self.engine.dispose()
 
     # --- players and tokens -------------------------------------------------------------
 
-    def create(self, names, worker_token):
+    def create(self, names: Iterable[str], worker_token: str) -> Dict[str, str]:
         """A new ladder: the players ``names`` (returns name -> token), our anchors, the
         workers' token hash."""
         tokens = {}
@@ -176,7 +178,7 @@ class Store:
                                   archive=None, path=path, attempts=0))
         return tokens
 
-    def player_of_token(self, token):
+    def player_of_token(self, token: Optional[str]) -> Optional[Tuple[int, str]]:
         """The (id, name) of the student whose token this is, or None."""
         if not token:
             return None
@@ -185,7 +187,7 @@ class Store:
                 Player.token_hash == config.token_hash(token)))
             return None if player is None else (player.id, player.name)
 
-    def is_worker(self, token):
+    def is_worker(self, token: Optional[str]) -> bool:
         if not token:
             return False
         with self.session() as db:
@@ -195,7 +197,7 @@ class Store:
 
     # --- page sessions ------------------------------------------------------------------
 
-    def open_session(self, player_id):
+    def open_session(self, player_id: int) -> Tuple[str, str]:
         """A new login: (session id, csrf token)."""
         session_id, csrf = config.new_token(), config.new_token()
         with self.session.begin() as db:
@@ -203,7 +205,7 @@ class Store:
                               csrf=csrf, expires=time.time() + SESSION_SECONDS))
         return session_id, csrf
 
-    def session_of(self, session_id):
+    def session_of(self, session_id: Optional[str]) -> Optional[Tuple[int, str, str]]:
         """(player id, name, csrf) of a live session, or None."""
         if not session_id:
             return None
@@ -214,7 +216,7 @@ class Store:
             player = db.get(Player, row.player_id)
             return player.id, player.name, row.csrf
 
-    def close_session(self, session_id):
+    def close_session(self, session_id: str) -> None:
         with self.session.begin() as db:
             row = db.get(SessionRow, config.token_hash(session_id))
             if row is not None:
@@ -222,7 +224,7 @@ class Store:
 
     # --- submissions --------------------------------------------------------------------
 
-    def add_submission(self, player_id, kind, size, digest):
+    def add_submission(self, player_id: int, kind: str, size: int, digest: str) -> int:
         """Record an upload (its archive is then stored as uploads/ID.<kind>); its id."""
         with self.session.begin() as db:
             row = Submission(player_id=player_id, created=time.time(), status="uploading",
@@ -231,7 +233,7 @@ class Store:
             db.flush()
             return row.id
 
-    def recover(self):
+    def recover(self) -> None:
         """At the web process's start: an upload cut off by a crash (its archive never
         stored) is marked failed; leases left by the last run expire by themselves."""
         with self.session.begin() as db:
@@ -240,24 +242,25 @@ class Store:
                 row.status = "failed"
                 row.build_log = "the server stopped while this upload was being stored"
 
-    def queue_submission(self, submission_id):
+    def queue_submission(self, submission_id: int) -> None:
         """The upload's archive is in place: a worker may build it."""
         with self.session.begin() as db:
             db.get(Submission, submission_id).status = "queued"
 
-    def current_of(self, player_id):
+    def current_of(self, player_id: int) -> Optional[int]:
         """The id of the player's submission that plays now, or None."""
         with self.session() as db:
             return self.current_submissions(db).get(player_id)
 
-    def drop_submission(self, submission_id):
+    def drop_submission(self, submission_id: int) -> None:
         """Forget an upload whose archive could not be stored."""
         with self.session.begin() as db:
             row = db.get(Submission, submission_id)
             if row is not None:
                 db.delete(row)
 
-    def submission(self, submission_id, player_id=None):
+    def submission(self, submission_id: int,
+                   player_id: Optional[int] = None) -> Optional[Dict[str, Any]]:
         """The submission as the API shows it (own only when ``player_id`` is given:
         another's is None, as a missing one)."""
         with self.session() as db:
@@ -281,13 +284,13 @@ class Store:
                 "build_log": row.build_log or "", "games": len(games),
                 "forfeits": forfeits}
 
-    def submissions_of(self, player_id):
+    def submissions_of(self, player_id: int) -> List[Optional[Dict[str, Any]]]:
         with self.session() as db:
             rows = db.scalars(select(Submission).where(Submission.player_id == player_id)
                               .order_by(Submission.id.desc())).all()
         return [self.submission(row.id) for row in rows]
 
-    def archive_of(self, submission_id):
+    def archive_of(self, submission_id: int) -> Optional[Tuple[Optional[str], Optional[str], str]]:
         """(kind, path of staff, player name) of a submission, or None."""
         with self.session() as db:
             row = db.get(Submission, submission_id)
@@ -297,18 +300,18 @@ class Store:
 
     # --- standings ----------------------------------------------------------------------
 
-    def _done_games(self, db):
+    def _done_games(self, db: Any) -> Any:
         return db.execute(select(Game.id, Game.x_sub, Game.o_sub, Game.record)
                           .where(Game.state == "done").order_by(Game.id)).all()
 
-    def current_submissions(self, db):
+    def current_submissions(self, db: Any) -> Dict[int, int]:
         """player id -> the id of its latest ready submission."""
         rows = db.execute(select(Submission.player_id, func.max(Submission.id))
                           .where(Submission.status == "ready")
                           .group_by(Submission.player_id)).all()
         return {player_id: submission_id for player_id, submission_id in rows}
 
-    def document(self):
+    def document(self) -> Dict[str, Any]:
         """The tournament results document of everything played (``ladder export``, the
         standings): entrants are the players' current submissions, named by the player,
         and their older submissions that played, named ``NAME@ID``."""
@@ -319,7 +322,7 @@ class Store:
             games = self._done_games(db)
         current_ids = set(current.values())
 
-        def name_of(sid):
+        def name_of(sid: int) -> str:
             sub = subs[sid]
             name = players[sub.player_id].name
             return name if sid in current_ids else f"{name}@{sid}"
@@ -329,7 +332,8 @@ class Store:
             record["x"], record["o"] = name_of(x_sub), name_of(o_sub)
             records.append(record)
             seen[x_sub] = seen[o_sub] = True
-        entrants, builds = [], {}
+        entrants: List[Dict[str, Any]] = []
+        builds: Dict[str, Optional[str]] = {}       # entrant name -> build error, or None
         for sid in sorted(set(seen) | current_ids):
             sub = subs[sid]
             player = players[sub.player_id]
@@ -363,7 +367,7 @@ class Store:
             row["submission"] = by_name.get(row["name"])
         return document
 
-    def standings(self):
+    def standings(self) -> List[Dict[str, Any]]:
         """The leaderboard rows (current submissions, best rating first), cached until a
         game or a build changes them."""
         with self.session() as db:
@@ -372,12 +376,12 @@ class Store:
                    tuple(sorted(self.current_submissions(db).values())))
         cached_key, cached = self._standings_cache
         if cached_key == key:
-            return cached
+            return cast(List[Dict[str, Any]], cached)   # a key is never None: rows are set
         document = self.document()
         rows = []
         # Best rating first (players meet different opponents and different numbers of
         # them: points would rank by activity); the unrated last.
-        def by_rating(row):
+        def by_rating(row: Dict[str, Any]) -> Tuple[bool, float, str]:
             return (row["rating"] is None, -(row["rating"] or 0.0), row["name"])
         for row in sorted(document["entrants"], key=by_rating):
             if row["build_error"] is not None or "@" in row["name"]:
@@ -393,7 +397,7 @@ class Store:
 
     # --- games --------------------------------------------------------------------------
 
-    def game_record(self, game_id):
+    def game_record(self, game_id: int) -> Optional[Dict[str, Any]]:
         """The record of a finished game, or None."""
         with self.session() as db:
             game = db.get(Game, game_id)
@@ -401,7 +405,8 @@ class Store:
                 return None
             return json.loads(game.record)
 
-    def games_of(self, player=None, submission=None, limit=500):
+    def games_of(self, player: Optional[str] = None, submission: Optional[int] = None,
+                 limit: int = 500) -> List[Dict[str, Any]]:
         """Finished games' records, newest first: of ``player`` (a name) or of one
         ``submission`` when given."""
         with self.session() as db:
@@ -417,7 +422,7 @@ class Store:
             games = db.scalars(query.order_by(Game.id.desc()).limit(limit)).all()
             return [json.loads(game.record) for game in games]
 
-    def counts(self):
+    def counts(self) -> Tuple[Dict[str, int], Dict[str, int]]:
         """{state: games} and {status: submissions}."""
         with self.session() as db:
             games = dict(db.execute(select(Game.state, func.count()).group_by(Game.state))
@@ -428,7 +433,7 @@ class Store:
 
     # --- leases -------------------------------------------------------------------------
 
-    def lease(self, worker):
+    def lease(self, worker: str) -> Optional[Dict[str, Any]]:
         """The next piece of work for ``worker``: a build, a game, or nothing (None).
         Expired leases are returned to the queue first (once; a second expiry voids)."""
         now = time.time()
@@ -465,12 +470,12 @@ class Store:
                              "o": self._describe(o, db.get(Player, o.player_id))}}
 
     @staticmethod
-    def _describe(submission, player):
+    def _describe(submission: Any, player: Any) -> Dict[str, Any]:
         return {"id": submission.id, "player": player.name, "staff": player.staff,
                 "path": submission.path, "archive": submission.archive,
                 "sha256": submission.sha256}
 
-    def _expire(self, db, now):
+    def _expire(self, db: Any, now: float) -> None:
         for game in db.scalars(select(Game).where(Game.state == "leased",
                                                   Game.lease_expires < now)).all():
             game.state = "pending" if game.attempts < 2 else "void"
@@ -484,7 +489,7 @@ class Store:
                 build.build_log = "the build's worker stopped twice before it finished"
             build.lease = None
 
-    def _pending_game(self, db):
+    def _pending_game(self, db: Any) -> Any:
         """The oldest pending game whose two submissions still play (pending games of a
         superseded submission are voided here)."""
         current = set(self.current_submissions(db).values())
@@ -495,7 +500,7 @@ class Store:
             game.state = "void"
         return None
 
-    def _schedule(self, db, now):
+    def _schedule(self, db: Any, now: float) -> None:
         """Add the next colour-swapped pair (see engine.ladder.scheduler)."""
         current = self.current_submissions(db)
         if len(current) < 2:
@@ -512,7 +517,8 @@ class Store:
             active.append(scheduler.Active(
                 sid, players[player_id].name, players[player_id].staff, row.get("rating"),
                 row.get("rating_low"), row.get("rating_high"), counts[sid]))
-        met, busy = {}, set()
+        met: Dict[FrozenSet[int], float] = {}
+        busy: Set[int] = set()
         ids = list(current.values())
         for x_sub, o_sub, state in db.execute(
                 select(Game.x_sub, Game.o_sub, Game.state).where(
@@ -533,7 +539,7 @@ class Store:
                         state="pending", attempts=0, created=now))
         db.flush()
 
-    def extend(self, lease):
+    def extend(self, lease: str) -> None:
         """Renew a live lease (a build or a game); Conflict when it is not live."""
         now = time.time()
         with self.session.begin() as db:
@@ -548,7 +554,7 @@ class Store:
             if not changed.rowcount:
                 raise Conflict("this lease has expired")
 
-    def finish_build(self, submission_id, lease, error):
+    def finish_build(self, submission_id: int, lease: str, error: Optional[str]) -> None:
         """A worker's build result; Conflict when its lease is not live."""
         with self.session.begin() as db:
             row = db.get(Submission, submission_id)
@@ -558,7 +564,7 @@ class Store:
             row.build_log = None if error is None else str(error)[:LOG_CHARS]
             row.lease = None
 
-    def finish_game(self, game_id, lease, record):
+    def finish_game(self, game_id: int, lease: str, record: Dict[str, Any]) -> None:
         """A worker's finished game, stored in the transaction that marks it done;
         Conflict when its lease is not live (the game is someone else's now)."""
         with self.session.begin() as db:
@@ -574,7 +580,7 @@ class Store:
             game.finished = time.time()
             game.lease = None
 
-    def give_back(self, lease):
+    def give_back(self, lease: str) -> None:
         """A worker could not play its game (an error of ours, not an entrant's): the
         game is pending again (counted as an attempt)."""
         with self.session.begin() as db:

@@ -21,6 +21,7 @@ import posixpath
 import stat
 import tarfile
 import zipfile
+from typing import IO, List, Optional, Set, Union, cast
 
 from ..grading.untrusted_files import Bounds, open_folder, open_path, remove_tree
 
@@ -34,7 +35,7 @@ class Refused(ValueError):
     """An archive that is not unpacked; the message says why, in one line."""
 
 
-def kind_of(data_head, filename=""):
+def kind_of(data_head: bytes, filename: str = "") -> Optional[str]:
     """"zip" or "tar.gz" from the first bytes of an upload (its name only breaks no tie),
     or None when it is neither."""
     if data_head.startswith(b"PK\x03\x04") or data_head.startswith(b"PK\x05\x06"):
@@ -44,7 +45,7 @@ def kind_of(data_head, filename=""):
     return None
 
 
-def _clean_name(name):
+def _clean_name(name: str) -> List[str]:
     """The member ``name`` as relative parts, or Refused."""
     if not name or "\x00" in name or "\\" in name:
         raise Refused(f"archive member {name[:80]!r}: a name with NUL or backslash")
@@ -59,25 +60,25 @@ def _clean_name(name):
 class _Writer:
     """Creates folders and files below ``root`` within ``bounds`` (see the module)."""
 
-    def __init__(self, root, bounds):
+    def __init__(self, root: str, bounds: Bounds) -> None:
         self.root = root
         self.bounds = bounds
         self.entries = 0
         self.bytes = 0
         self.root_fd = open_folder(root)
-        self.made = set()
+        self.made: Set[str] = set()
 
-    def close(self):
+    def close(self) -> None:
         os.close(self.root_fd)
 
-    def _count(self, parts):
+    def _count(self, parts: List[str]) -> None:
         self.entries += 1
         if self.entries > self.bounds.entries:
             raise Refused(f"more than {self.bounds.entries:,} files and folders")
         if len(parts) > self.bounds.depth:
             raise Refused(f"folders nested more than {self.bounds.depth} deep")
 
-    def folder(self, parts):
+    def folder(self, parts: List[str]) -> None:
         """Make the folder ``parts`` (and its parents) unless it exists."""
         for depth in range(1, len(parts) + 1):
             path = "/".join(parts[:depth])
@@ -93,7 +94,7 @@ class _Writer:
                 os.close(parent)
             self.made.add(path)
 
-    def file(self, parts, source, executable):
+    def file(self, parts: List[str], source: IO[bytes], executable: bool) -> None:
         """Create the file ``parts`` from the readable ``source``, counting its bytes."""
         self.folder(parts[:-1])
         self._count(parts)
@@ -117,7 +118,7 @@ class _Writer:
                 out.write(chunk)
 
 
-def _unpack_zip(path, writer):
+def _unpack_zip(path: Union[str, "os.PathLike[str]"], writer: _Writer) -> None:
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as error:
@@ -149,7 +150,7 @@ def _unpack_zip(path, writer):
                               f"({error})") from None
 
 
-def _unpack_tar(path, writer):
+def _unpack_tar(path: Union[str, "os.PathLike[str]"], writer: _Writer) -> None:
     try:
         archive = tarfile.open(path, mode="r:gz")
     except (tarfile.TarError, OSError, EOFError) as error:
@@ -164,8 +165,8 @@ def _unpack_tar(path, writer):
                 if info.isdir():
                     writer.folder(parts)
                 elif info.isreg() and parts:
-                    source = archive.extractfile(info)
-                    writer.file(parts, source, bool(info.mode & 0o111))
+                    source = archive.extractfile(info)      # a regular file's: not None
+                    writer.file(parts, cast(IO[bytes], source), bool(info.mode & 0o111))
                 else:
                     raise Refused(f"archive member {info.name[:80]!r} is a link or a "
                                   "special file")
@@ -177,7 +178,8 @@ def _unpack_tar(path, writer):
             raise Refused(f"not a readable .tar.gz file ({error})") from None
 
 
-def unpack(path, destination, bounds=UPLOAD_BOUNDS):
+def unpack(path: Union[str, "os.PathLike[str]"], destination: Union[str, "os.PathLike[str]"],
+           bounds: Bounds = UPLOAD_BOUNDS) -> str:
     """Unpack the archive file ``path`` (zip or tar.gz, told by its first bytes) into the
     new folder ``destination``; return the folder the agent is in (``destination``, or
     its one subfolder when the archive holds a single folder). Raises Refused (and
@@ -204,6 +206,6 @@ def unpack(path, destination, bounds=UPLOAD_BOUNDS):
     return destination
 
 
-def safe_relative(name):
+def safe_relative(name: str) -> bool:
     """Whether ``name`` is a plain relative path (used for the files the server keeps)."""
     return bool(name) and not posixpath.isabs(name) and ".." not in name.split("/")

@@ -30,14 +30,22 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
-from starlette.requests import ClientDisconnect
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import (HTMLResponse, JSONResponse, RedirectResponse, Response)
 from starlette.routing import Route
+from typing import Any, Awaitable, Callable, DefaultDict, Deque, Dict, Hashable, IO, Optional, Tuple
 
 from ..grading.untrusted_files import remove_tree
 from ..tournament.games import positions
 from . import config, pages, uploads
-from .store import Conflict
+from .store import Conflict, Store
+
+# ASGI, as the middlewares see it (starlette's own names are Any to mypy: mypy.ini).
+Message = Dict[str, Any]
+Scope = Dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 SESSION_COOKIE = "ladder_session"
 LOGIN_COOKIE = "ladder_login"
@@ -54,11 +62,11 @@ class LimitBody:
     """ASGI middleware: a request whose body exceeds its cap gets 413 without being read
     further (the declared Content-Length first, then the bytes as they arrive)."""
 
-    def __init__(self, app, upload_bytes):
+    def __init__(self, app: ASGIApp, upload_bytes: int) -> None:
         self.app = app
         self.upload_bytes = upload_bytes
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -69,7 +77,7 @@ class LimitBody:
                 return
         seen = 0
 
-        async def limited():
+        async def limited() -> Message:
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
@@ -83,7 +91,7 @@ class LimitBody:
             await _too_large(send)
 
 
-async def _too_large(send):
+async def _too_large(send: Send) -> None:
     body = json.dumps({"error": "the request is too large"}).encode()
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", b"application/json"),
@@ -95,15 +103,15 @@ async def _too_large(send):
 class SecurityHeaders:
     """ASGI middleware: the policy headers of every response (pages set their own CSP)."""
 
-    def __init__(self, app):
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
 
-        async def with_headers(message):
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 names = {name.lower() for name, _ in headers}
@@ -124,12 +132,12 @@ class SecurityHeaders:
 class RateLimit:
     """At most ``count`` events per key in any 60 seconds (in this process)."""
 
-    def __init__(self, count):
+    def __init__(self, count: int) -> None:
         self.count = count
-        self.events = defaultdict(deque)
+        self.events: DefaultDict[Hashable, Deque[float]] = defaultdict(deque)
         self.lock = threading.Lock()
 
-    def allow(self, key):
+    def allow(self, key: Hashable) -> bool:
         now = time.monotonic()
         with self.lock:
             events = self.events[key]
@@ -141,18 +149,18 @@ class RateLimit:
             return True
 
 
-def _error(status, message):
+def _error(status: int, message: str) -> Response:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def _bearer(request):
+def _bearer(request: Request) -> Optional[str]:
     header = request.headers.get("authorization", "")
     if header.lower().startswith("bearer "):
         return header[7:].strip()
     return None
 
 
-def make_app(store):
+def make_app(store: Store) -> ASGIApp:
     """The Starlette application over ``store`` (an :class:`engine.ladder.store.Store`)."""
     settings = store.settings
     rules = store.rules
@@ -164,7 +172,7 @@ def make_app(store):
 
     # --- who is asking ------------------------------------------------------------------
 
-    def student(request):
+    def student(request: Request) -> Tuple[Optional[Tuple[int, str]], Optional[Response]]:
         """(player id, name) of the Bearer token, or an error response."""
         token = _bearer(request)
         player = store.player_of_token(token)
@@ -175,12 +183,12 @@ def make_app(store):
             return None, _error(429, "too many requests; wait a minute")
         return player, None
 
-    def worker_only(request):
+    def worker_only(request: Request) -> Optional[Response]:
         if not store.is_worker(_bearer(request)):
             return _error(401, "a valid worker token is needed")
         return None
 
-    def same_origin(request):
+    def same_origin(request: Request) -> bool:
         """Whether a page's form comes from our own pages (Origin, when sent)."""
         origin = request.headers.get("origin")
         if origin is None:
@@ -189,7 +197,8 @@ def make_app(store):
 
     # --- uploads ------------------------------------------------------------------------
 
-    async def take_upload(request, player_id):
+    async def take_upload(request: Request,
+                          player_id: int) -> Tuple[Optional[int], Optional[Response]]:
         """Store one upload of ``player_id``: (submission id, None) or (None, error
         response)."""
         if not uploads_limit.allow(player_id):
@@ -212,7 +221,8 @@ def make_app(store):
         finally:
             await form.close()
 
-    def _store_upload(source, player_id):
+    def _store_upload(source: IO[bytes],
+                      player_id: int) -> Tuple[Optional[int], Optional[Response]]:
         os.makedirs(uploads_dir, exist_ok=True)
         descriptor, temporary = tempfile.mkstemp(prefix=".upload-", dir=uploads_dir)
         digest, size, head = hashlib.sha256(), 0, b""
@@ -254,7 +264,7 @@ def make_app(store):
 
     # --- the API ------------------------------------------------------------------------
 
-    async def post_submission(request):
+    async def post_submission(request: Request) -> Response:
         player, refused = await run_in_threadpool(student, request)
         if refused:
             return refused
@@ -263,7 +273,7 @@ def make_app(store):
             return refused
         return JSONResponse({"id": submission_id, "status": "queued"}, status_code=201)
 
-    async def get_submission(request):
+    async def get_submission(request: Request) -> Response:
         player, refused = await run_in_threadpool(student, request)
         if refused:
             return refused
@@ -273,19 +283,19 @@ def make_app(store):
             return _error(404, "no such submission of yours")
         return JSONResponse(found)
 
-    async def list_submissions(request):
+    async def list_submissions(request: Request) -> Response:
         player, refused = await run_in_threadpool(student, request)
         if refused:
             return refused
         return JSONResponse(await run_in_threadpool(store.submissions_of, player[0]))
 
-    async def get_leaderboard(request):
+    async def get_leaderboard(request: Request) -> Response:
         rows = await run_in_threadpool(store.standings)
         return JSONResponse([{key: row[key] for key in (
             "name", "rating", "rating_low", "rating_high", "games", "wins", "draws",
             "losses", "submission", "staff")} for row in rows])
 
-    async def list_games(request):
+    async def list_games(request: Request) -> Response:
         player = request.query_params.get("player")
         submission = request.query_params.get("submission")
         if submission is not None and not submission.isdigit():
@@ -294,7 +304,7 @@ def make_app(store):
             store.games_of, player, int(submission) if submission else None)
         return JSONResponse(records)
 
-    async def get_game(request):
+    async def get_game(request: Request) -> Response:
         record = await run_in_threadpool(store.game_record, request.path_params["id"])
         if record is None:
             return _error(404, "no such finished game")
@@ -302,14 +312,14 @@ def make_app(store):
 
     # --- the workers' protocol ----------------------------------------------------------
 
-    async def work_settings(request):
+    async def work_settings(request: Request) -> Response:
         refused = await run_in_threadpool(worker_only, request)
         if refused:
             return refused
         return JSONResponse({key: settings[key] for key in (
             "game", "time", "sizes", "seed", "lease", "isolation", "memory_mb")})
 
-    async def work_lease(request):
+    async def work_lease(request: Request) -> Response:
         refused = await run_in_threadpool(worker_only, request)
         if refused:
             return refused
@@ -317,7 +327,7 @@ def make_app(store):
         work = await run_in_threadpool(store.lease, str(body.get("worker", "?")))
         return JSONResponse(work or {"kind": "idle", "wait": 1.0})
 
-    async def work_extend(request):
+    async def work_extend(request: Request) -> Response:
         refused = await run_in_threadpool(worker_only, request)
         if refused:
             return refused
@@ -328,7 +338,7 @@ def make_app(store):
             return _error(409, str(error))
         return JSONResponse({"ok": True})
 
-    async def work_archive(request):
+    async def work_archive(request: Request) -> Response:
         refused = await run_in_threadpool(worker_only, request)
         if refused:
             return refused
@@ -340,7 +350,7 @@ def make_app(store):
             data = handle.read()
         return Response(data, media_type="application/octet-stream")
 
-    async def work_build(request):
+    async def work_build(request: Request) -> Response:
         refused = await run_in_threadpool(worker_only, request)
         if refused:
             return refused
@@ -354,7 +364,7 @@ def make_app(store):
             return _error(409, str(problem))
         return JSONResponse({"ok": True})
 
-    async def work_game(request):
+    async def work_game(request: Request) -> Response:
         refused = await run_in_threadpool(worker_only, request)
         if refused:
             return refused
@@ -370,7 +380,7 @@ def make_app(store):
             return _error(409, str(error))
         return JSONResponse({"ok": True})
 
-    async def work_abandon(request):
+    async def work_abandon(request: Request) -> Response:
         refused = await run_in_threadpool(worker_only, request)
         if refused:
             return refused
@@ -380,12 +390,12 @@ def make_app(store):
 
     # --- pages --------------------------------------------------------------------------
 
-    def html(text, status=200, csp=None):
+    def html(text: str, status: int = 200, csp: Optional[str] = None) -> Response:
         response = HTMLResponse(text, status_code=status)
         response.headers["content-security-policy"] = csp or pages.CSP
         return response
 
-    async def page_leaderboard(request):
+    async def page_leaderboard(request: Request) -> Response:
         rows = await run_in_threadpool(store.standings)
         games = await run_in_threadpool(store.games_of, None, None, 30)
         counts = await run_in_threadpool(store.counts)
@@ -396,7 +406,7 @@ def make_app(store):
                    f"{float(settings['time']):g} s of CPU per player per game")
         return html(pages.leaderboard(rules.title, rows, games, summary))
 
-    async def page_game(request):
+    async def page_game(request: Request) -> Response:
         record = await run_in_threadpool(store.game_record, request.path_params["id"])
         if record is None:
             return html(pages.error(rules.title, "No such game",
@@ -407,10 +417,11 @@ def make_app(store):
                     "entrants": [], "games": [record]}
         return html(pages.replay(document), csp=pages.REPLAY_CSP)
 
-    def session_of(request):
+    def session_of(request: Request) -> Optional[Tuple[int, str, str]]:
         return store.session_of(request.cookies.get(SESSION_COOKIE))
 
-    async def page_me(request, message=None, message_class="ok", status=200):
+    async def page_me(request: Request, message: Optional[str] = None, message_class: str = "ok",
+                      status: int = 200) -> Response:
         found = await run_in_threadpool(session_of, request)
         if found is None:
             csrf = config.new_token()
@@ -425,10 +436,10 @@ def make_app(store):
                              settings["upload_mb"], entry_points, message, message_class),
                     status)
 
-    async def get_me(request):
+    async def get_me(request: Request) -> Response:
         return await page_me(request)
 
-    async def post_login(request):
+    async def post_login(request: Request) -> Response:
         if not same_origin(request):
             return html(pages.error(rules.title, "Refused", "a form from another site"), 403)
         form = await request.form(max_files=0, max_fields=4)
@@ -451,14 +462,14 @@ def make_app(store):
         response.delete_cookie(LOGIN_COOKIE, path="/login")
         return response
 
-    async def checked_session(request, form):
+    async def checked_session(request: Request, form: Any) -> Optional[Tuple[int, str, str]]:
         found = await run_in_threadpool(session_of, request)
         if found is None or not same_origin(request) or \
                 form.get("csrf") != found[2]:
             return None
         return found
 
-    async def post_logout(request):
+    async def post_logout(request: Request) -> Response:
         form = await request.form(max_files=0, max_fields=4)
         found = await checked_session(request, form)
         if found is None:
@@ -469,7 +480,7 @@ def make_app(store):
         response.delete_cookie(SESSION_COOKIE, path="/")
         return response
 
-    async def post_upload(request):
+    async def post_upload(request: Request) -> Response:
         found = await run_in_threadpool(session_of, request)
         if found is None or not same_origin(request):
             return html(pages.error(rules.title, "Refused", "not a form of your session"),
@@ -503,10 +514,10 @@ def make_app(store):
         return await page_me(request, f"Submission {submission_id} received: it is built "
                                       "and placed within minutes.", "ok", 201)
 
-    async def favicon(request):
+    async def favicon(request: Request) -> Response:
         return Response(pages.ICON, media_type="image/svg+xml")
 
-    async def static_file(request):
+    async def static_file(request: Request) -> Response:
         name = request.path_params["name"]
         if name == "ladder.js":
             return Response(pages.SCRIPT, media_type="text/javascript")
@@ -541,7 +552,7 @@ def make_app(store):
     return SecurityHeaders(LimitBody(app, upload_bytes + FORM_OVERHEAD))
 
 
-def server(app, host, port):
+def server(app: ASGIApp, host: str, port: int) -> Any:
     """The uvicorn server of ``app``, its protocol classes loaded and every late import
     done (:func:`preload`): ready to run after root is dropped."""
     config_ = uvicorn.Config(app, host=host, port=port, log_level="warning",
@@ -551,7 +562,7 @@ def server(app, host, port):
     return uvicorn.Server(config_)
 
 
-def preload():
+def preload() -> None:
     """Import what serving may import late (every codec, as zip names and forms may use
     any; gzip for .tar.gz; multipart parsing), while the process can still read every
     library: the unprivileged user may not be able to read the interpreter's own."""
@@ -568,7 +579,7 @@ def preload():
             pass
 
 
-async def _json(request):
+async def _json(request: Request) -> Dict[str, Any]:
     try:
         body = await request.json()
     except ValueError:
@@ -576,7 +587,7 @@ async def _json(request):
     return body if isinstance(body, dict) else {}
 
 
-def _check_record(game, record):
+def _check_record(game: str, record: Any) -> Optional[str]:
     """Why a worker's record cannot be stored (None when it can): the fields a tournament
     record has, and moves the rules replay to the end."""
     if not isinstance(record, dict):

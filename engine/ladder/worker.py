@@ -30,6 +30,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar, cast
 
 from ..grading.printable import printable
 from ..grading.untrusted_files import remove_tree
@@ -45,11 +46,13 @@ ARCHIVE_CAP = 64 * 1024 * 1024
 IDLE_WAIT = 1.0
 RETRY_SECONDS = (0.5, 1, 2, 4, 8)
 
+T = TypeVar("T")
+
 
 class ServerError(Exception):
     """The server answered with an error status (``status``) or could not be reached."""
 
-    def __init__(self, status, message):
+    def __init__(self, status: Optional[int], message: str) -> None:
         super().__init__(message)
         self.status = status
 
@@ -57,12 +60,12 @@ class ServerError(Exception):
 class Client:
     """JSON over HTTP to the ladder's server, with the worker token."""
 
-    def __init__(self, url, token, timeout=60.0):
+    def __init__(self, url: str, token: str, timeout: float = 60.0) -> None:
         self.url = url.rstrip("/")
         self.token = token
         self.timeout = timeout
 
-    def request(self, method, path, body=None, raw=False):
+    def request(self, method: str, path: str, body: Any = None, raw: bool = False) -> Any:
         data = None if body is None else json.dumps(body).encode("utf-8")
         request = urllib.request.Request(self.url + path, data=data, method=method)
         request.add_header("Authorization", f"Bearer {self.token}")
@@ -81,7 +84,8 @@ class Client:
             return payload
         return json.loads(payload.decode("utf-8")) if payload else None
 
-    def patient(self, method, path, body=None, raw=False, stop=None):
+    def patient(self, method: str, path: str, body: Any = None, raw: bool = False,
+                stop: Optional[threading.Event] = None) -> Any:
         """:meth:`request`, retried while the server cannot be reached (a restart)."""
         for wait in RETRY_SECONDS + (None,):
             try:
@@ -93,18 +97,19 @@ class Client:
         return None
 
 
-def record_size(rules, game):
+def record_size(rules: Any, game: Dict[str, Any]) -> int:
     return rules.parse_sizes(str(game["size"]))[0]
 
 
-def say(text):
+def say(text: str) -> None:
     print(f"ladder worker: {text}", file=sys.stderr, flush=True)
 
 
 class Worker:
     """See the module docstring. ``isolation``, ``memory_mb``: the sandbox's."""
 
-    def __init__(self, client, name=None, isolation="auto", memory_mb=1024):
+    def __init__(self, client: Client, name: Optional[str] = None, isolation: str = "auto",
+                 memory_mb: int = 1024) -> None:
         self.client = client
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
         settings = client.patient("GET", "/api/work/settings")
@@ -114,7 +119,8 @@ class Worker:
         # removed by the next kit run once its process is gone, as the kit's own are.
         self.cache = new_workspace(in_memory=False)
         os.chmod(self.cache, 0o700)
-        self.director = None
+        # None once closed (or when the Director could not start): see close
+        self.director: Optional[Director] = None
         try:
             self.director = Director(self.rules, [], float(settings["time"]), jobs=1,
                                      isolation=settings.get("isolation", isolation),
@@ -123,10 +129,14 @@ class Worker:
         except BaseException:
             self.close()
             raise
-        self.order = []
+        self.order: List[str] = []
         self.stop = threading.Event()
 
-    def close(self):
+    def running_director(self) -> Director:
+        """The director, which exists from __init__ to close (when all work is done)."""
+        return cast(Director, self.director)
+
+    def close(self) -> None:
         if self.director is not None:
             self.director.close()
             self.director = None
@@ -134,11 +144,11 @@ class Worker:
 
     # --- entrants -----------------------------------------------------------------------
 
-    def entrant(self, described):
+    def entrant(self, described: Dict[str, Any]) -> Tuple[str, Optional[str]]:
         """Make sure the submission ``described`` is built here; return (its name in the
         director, its build error or None)."""
         key = f"{described['player']}@{described['id']}"
-        if key in self.director.built:
+        if key in self.running_director().built:
             return key, None
         if described.get("path"):
             entrant = entrants_module.entrant_for(self.rules, key, described["path"],
@@ -146,17 +156,17 @@ class Worker:
         else:
             try:
                 folder = self._unpacked(described)
-            except uploads.Refused as error:
-                return key, f"upload refused: {error}"
+            except uploads.Refused as refused:
+                return key, f"upload refused: {refused}"
             entrant = entrants_module.entrant_for(self.rules, key, folder)
-        error = self.director.admit(entrant)
+        error = self.running_director().admit(entrant)
         if error is None:
             self.order.append(key)
             while len(self.order) > KEEP_BUILT:
-                self.director.forget(self.order.pop(0))
+                self.running_director().forget(self.order.pop(0))
         return key, error
 
-    def _unpacked(self, described):
+    def _unpacked(self, described: Dict[str, Any]) -> str:
         folder = os.path.join(self.cache, str(described["id"]))
         if os.path.lexists(folder):
             remove_tree(folder)
@@ -172,7 +182,7 @@ class Worker:
 
     # --- work ---------------------------------------------------------------------------
 
-    def run(self, games=None):
+    def run(self, games: Optional[int] = None) -> int:
         """Lease and do work until stopped (or after ``games`` games); the number of
         games played."""
         played = 0
@@ -194,7 +204,7 @@ class Worker:
                 played += 1
         return played
 
-    def _heartbeat(self, lease, every, done):
+    def _heartbeat(self, lease: Any, every: float, done: threading.Event) -> None:
         while not done.wait(every):
             try:
                 self.client.request("POST", "/api/work/extend", {"lease": lease})
@@ -203,7 +213,7 @@ class Worker:
                     return
                 # The server is restarting: try again at the next beat.
 
-    def _with_heartbeat(self, work, body):
+    def _with_heartbeat(self, work: Dict[str, Any], body: Callable[[], T]) -> T:
         done = threading.Event()
         beat = threading.Thread(target=self._heartbeat, daemon=True,
                                 args=(work["lease"], max(float(work["expires"]) / 3, 0.5),
@@ -215,7 +225,7 @@ class Worker:
             done.set()
             beat.join(1.0)
 
-    def _post(self, path, body):
+    def _post(self, path: str, body: Any) -> bool:
         """Post a result; whether the server took it."""
         try:
             self.client.patient("POST", path, body)
@@ -227,16 +237,16 @@ class Worker:
                 say(f"{path}: {error}")
             return False
 
-    def build(self, work):
+    def build(self, work: Dict[str, Any]) -> None:
         described = work["submission"]
         _, error = self._with_heartbeat(work, lambda: self.entrant(described))
         self._post(f"/api/work/builds/{described['id']}",
                    {"lease": work["lease"], "error": error})
 
-    def game(self, work):
+    def game(self, work: Dict[str, Any]) -> None:
         game = work["game"]
 
-        def play():
+        def play() -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
             names = {}
             for side in ("x", "o"):
                 names[side], error = self.entrant(game[side])
@@ -245,7 +255,7 @@ class Worker:
             size = record_size(self.rules, game)
             spec = GameSpec(game["id"], 1, game["pair"], game["pair"], game["board"],
                             size, names["x"], names["o"])
-            return self.director.play_one(spec, self.director.seats[0]), None
+            return self.running_director().play_one(spec, self.running_director().seats[0]), None
         try:
             record, problem = self._with_heartbeat(work, play)
         except Exception as error:  # noqa: BLE001 - an error of ours: the game goes back

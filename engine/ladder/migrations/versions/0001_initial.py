@@ -13,7 +13,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.create_table("meta", sa.Column("key", sa.String(64), primary_key=True),
                     sa.Column("value", sa.Text(), nullable=False))
     op.create_table("players",
@@ -61,6 +61,6 @@ def upgrade():
                     sa.Column("expires", sa.Float(), nullable=False))
 
 
-def downgrade():
+def downgrade() -> None:
     for table in ("sessions", "games", "submissions", "players", "meta"):
         op.drop_table(table)
