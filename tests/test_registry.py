@@ -137,3 +137,30 @@ def test_an_assignment_the_kit_does_not_grade_is_a_usage_error():
     for name in ("lineemup", "nqueens", "chess"):
         with pytest.raises(UsageError, match="choose from tictactoe, tmmorris"):
             load(name)
+
+
+def test_each_tournament_game_says_how_an_entrant_without_a_makefile_runs(tmp_path):
+    """The per-game entrant rules live in the game's rules class (the registry's
+    ``tournament``), not in a branch on the game's name."""
+    from engine.tournament.entrants import plan_for
+    from engine.tournament.games import rules_for
+    stake_raid, lineemup = rules_for("stake_raid"), rules_for("lineemup")
+
+    def folder(name, files):
+        path = tmp_path / name
+        path.mkdir()
+        for file, text in files.items():
+            (path / file).write_text(text)
+        return path
+
+    cpp = plan_for(stake_raid, folder("cpp", {"homework11.cpp": "int main(){}\n"}))
+    assert (cpp.kind, cpp.run) == ("c++", ("./homework",)) and "-std=c++11" in cpp.build
+    python = plan_for(stake_raid, folder("py", {"homework.py": "pass\n"}))
+    assert python.kind == "python" and python.error is None     # the kit's own detection
+    agent = folder("agent", {"lineemup_agent.py": "pass\n"})
+    assert plan_for(lineemup, agent).run == ("python3", "lineemup_agent.py")
+    assert plan_for(stake_raid, agent).error == (
+        "no Makefile, homework.py, homework.java, homework.cpp, homework11.cpp or homework.c")
+    assert plan_for(lineemup, folder("empty", {})).error == "no Makefile or lineemup_agent.py"
+    make = plan_for(lineemup, folder("make", {"Makefile": "agent:\nrun:\n"}))
+    assert make.kind == "makefile"

@@ -28,8 +28,7 @@ from typing import NamedTuple
 from ..errors import EngineError
 from .games import our_command
 from ..grading.detect import (
-    Build, Plan, build, detect, is_file, makefile_has_target, needs, submission_root)
-from ..grading.judges import load as load_assignment
+    Build, Plan, build, is_file, makefile_has_target, needs, submission_root)
 
 # The handout's calibration: once, after the build, killed after 5 minutes of wall time
 # (or of CPU), which eliminates the entrant: a stall is bounded and named, never silent.
@@ -75,22 +74,17 @@ def has_makefile(folder):
 
 def plan_for(rules, folder):
     """The :class:`Plan` that builds and runs the entrant ``folder`` for the game
-    ``rules`` (kind "none", with the reason, when nothing can)."""
+    ``rules`` (kind "none", with the reason, when nothing can): its Makefile, else the
+    game's own entry points (``rules.entrant_plan``)."""
     folder = Path(folder)
     if has_makefile(folder):
         return needs(Plan("makefile", ("make", "run"), build=("make", "agent")), "make")
-    if rules.name == "stake_raid":
-        if is_file(folder / "homework11.cpp"):
-            return needs(Plan("c++", ("./homework",),
-                              build=("g++", "-O2", "-std=c++11", "-o", "homework",
-                                     "homework11.cpp")), "g++")
-        plan = detect(load_assignment("stake_raid"), folder)
-        if plan.kind != "none":
-            return plan
-    elif is_file(folder / "lineemup_agent.py"):
-        return needs(Plan("python", ("python3", "lineemup_agent.py")), "python3")
-    return Plan("none", error="no Makefile, " + ", ".join(rules.entry_points[:-1])
-                + " or " + rules.entry_points[-1])
+    plan = rules.entrant_plan(folder)
+    if plan is not None:
+        return plan
+    names = ["Makefile"] + list(rules.entry_points)
+    # "no Makefile or lineemup_agent.py"; "no Makefile, homework.py, ... or homework.c"
+    return Plan("none", error="no " + ", ".join(names[:-1]) + " or " + names[-1])
 
 
 def _is_entrant(rules, folder):

@@ -1,5 +1,9 @@
 """The two tournament games as the referee sees them: boards, the protocol, the outcome.
 
+Each rules class holds its game's facts (engine.registry lists it as the assignment's
+``tournament``): sizes, the seeded setup, the board, the entry points and how an entrant
+without a Makefile is run (:meth:`entrant_plan`), our players (``ours``).
+
 A tournament game is set up from a seed (:meth:`Rules.setup`: Stake/Raid cell values;
 Line 'em Up blocs and an opening), which is stored in the game's record as ``cells`` so
 that the game can be replayed (:meth:`Rules.positions`). The referee keeps a
@@ -29,6 +33,8 @@ from ..games.line_em_up import LineEmUp, cell_name
 from ..games.stake_raid import EMPTY, MAX, MIN, StakeRaid, move_name
 from ..games.stake_raid_files import board_rows, input_text, output_move, plain_number
 from ..errors import EngineError
+from ..grading.detect import Plan, detect, is_file, needs
+from ..grading.judges import load as load_assignment
 
 X_SIDE, O_SIDE = "x", "o"
 _SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
@@ -121,6 +127,18 @@ class StakeRaidRules:
             "classic": "plain iterative-deepening alpha-beta",
             "greedy": "the move with the best immediate score",
             **{f"depth{d}": f"fixed-depth alpha-beta, depth {d}" for d in range(1, 10)}}
+
+    @staticmethod
+    def entrant_plan(folder):
+        """How an entrant ``folder`` without a Makefile is run: homework11.cpp (C++11),
+        else as the grading kit runs the homework (its Stake/Raid judge's detection);
+        None when neither fits."""
+        if is_file(folder / "homework11.cpp"):
+            return needs(Plan("c++", ("./homework",),
+                              build=("g++", "-O2", "-std=c++11", "-o", "homework",
+                                     "homework11.cpp")), "g++")
+        plan = detect(load_assignment(StakeRaidRules.name), folder)
+        return plan if plan.kind != "none" else None
 
     @staticmethod
     def parse_sizes(text):
@@ -253,6 +271,14 @@ class LineEmUpRules:
     entry_points = ("lineemup_agent.py",)
     ours = {"e1": "our AI with heuristic e1 (open lines)",
             "e2": "our AI with heuristic e2 (weighted threats)"}
+
+    @staticmethod
+    def entrant_plan(folder):
+        """How an entrant ``folder`` without a Makefile is run: lineemup_agent.py;
+        None without it."""
+        if is_file(folder / "lineemup_agent.py"):
+            return needs(Plan("python", ("python3", "lineemup_agent.py")), "python3")
+        return None
 
     @staticmethod
     def parse_sizes(text):
