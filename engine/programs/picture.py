@@ -32,8 +32,10 @@ options:
 """
 
 import sys
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import registry
+from ..pictures.stepper import Recording
 from ..pictures.trees import render_dot, render_svg, search_figure
 from ..errors import UsageError
 from ..search import search
@@ -55,7 +57,7 @@ class TicTacToeAdapter:
     it (``name``) after the assignment.
     """
 
-    def parse(self, args):
+    def parse(self, args: List[str]) -> Tuple[Any, Any, Dict[str, Any], str]:
         from ..games.tictactoe import TicTacToe
         from .tictactoe import parse_arguments
         if not 1 <= len(args) <= 3:
@@ -71,10 +73,10 @@ class TicTacToeAdapter:
         caption += f", cut off at depth {ply}, leaves valued E(s))" if ply else ")"
         return game, board, {"prune": prune, "depth": ply}, caption
 
-    def board(self, state):
+    def board(self, state: Any) -> Tuple[str, ...]:
         return (state[0:3], state[3:6], state[6:9])
 
-    def move(self, parent, child):
+    def move(self, parent: str, child: str) -> Optional[str]:
         """``x@4``: the mark ``child`` adds to ``parent`` and its cell, as the grading
         kit's diagnoses name a node's moves."""
         for cell in range(9):
@@ -82,7 +84,7 @@ class TicTacToeAdapter:
                 return f"{child[cell]}@{cell}"
         return None
 
-    def child(self, state, action):
+    def child(self, state: Any, action: Any) -> Any:
         return self.game.result(state, action)
 
 
@@ -90,7 +92,7 @@ class MorrisAdapter:
     """What ``picture`` needs of tmmorris.py: STATE PLY TURN, searched exactly as the
     program searches (its game, repetition rule and depth ``min(PLY, 7)``)."""
 
-    def parse(self, args):
+    def parse(self, args: List[str]) -> Tuple[Any, Any, Dict[str, Any], str]:
         from ..games.morris import DECISIVE_HORIZON, MorrisLookahead
         from .morris.program import parse_arguments
         if len(args) != 3:
@@ -107,11 +109,11 @@ class MorrisAdapter:
                    "a repeated position is a draw)")
         return game, root, {"prune": True, "depth": depth}, caption
 
-    def board(self, node):
+    def board(self, node: Any) -> Tuple[str, ...]:
         board = node[0]
         return (board[0:3], board[3:6], board[6:9])
 
-    def child(self, node, action):
+    def child(self, node: Any, action: Any) -> Any:
         return self.game.result(node, action)
 
 
@@ -125,7 +127,7 @@ class TakeStonesAdapter:
     ``x`` the last move, ``o`` a stone on the table, ``.`` one taken before.
     """
 
-    def parse(self, args):
+    def parse(self, args: List[str]) -> Tuple[Any, Any, Dict[str, Any], str]:
         from ..games.take_stones import TakeStones
         from .take_stones.program import BOUNDS, InvalidInput, parse_arguments
         try:
@@ -154,21 +156,21 @@ class TakeStonesAdapter:
         return game, state, {"prune": True, "depth": limit if evaluations else None,
                              "window": BOUNDS}, caption
 
-    def label(self, state):
+    def label(self, state: Any) -> str:
         last = self.game.last_move(state) or -1
         stones = " ".join(str(s) for s in self.game.available_stones(state))
         return f"{last}: {stones}" if stones else f"{last}: (none)"
 
-    def board(self, state):
+    def board(self, state: Any) -> Tuple[str, ...]:
         game = self.game
         available, last = game.available(state), game.last_move(state)
         return ("".join("x" if s == last else "o" if available >> s & 1 else "."
                         for s in range(1, game.n + 1)),)
 
-    def child(self, state, action):
+    def child(self, state: Any, action: Any) -> Any:
         return self.game.result(state, action)
 
-    def compare(self, recording, text):
+    def compare(self, recording: Recording, text: str) -> Dict[str, Any]:
         from ..pictures.stepper_listing import compare_listing
         return compare_listing(recording, text, self.game)
 
@@ -181,7 +183,7 @@ class StakeRaidAdapter:
 
     label = None
 
-    def parse(self, args):
+    def parse(self, args: List[str]) -> Tuple[Any, Any, Dict[str, Any], str]:
         from ..games.stake_raid_files import parse_input
         from ..games.stake_raid_files import position as setup
         if len(args) != 1:
@@ -197,7 +199,7 @@ class StakeRaidAdapter:
                    f"depth {problem.limit}, {problem.player} to move)")
         return game, state, {"prune": prune, "depth": problem.limit}, caption
 
-    def board(self, state):
+    def board(self, state: Any) -> Tuple[str, ...]:
         from ..games.stake_raid import EMPTY, MAX, MIN
         player = self.problem.player
         marks = {EMPTY: ".", MAX: player, MIN: "XO"[player == "X"]}
@@ -206,19 +208,19 @@ class StakeRaidAdapter:
         return tuple("".join(marks[c] for c in cells[r * size:(r + 1) * size])
                      for r in range(size))
 
-    def child(self, state, action):
+    def child(self, state: Any, action: Any) -> Any:
         return self.game.result(state, action)
 
-    def compare(self, recording, text):
+    def compare(self, recording: Recording, text: str) -> Dict[str, Any]:
         raise UsageError("stake_raid has no --against: its grader checks only output.txt")
 
 
-def game_names():
+def game_names() -> List[str]:
     """The games ``picture`` draws: the assignments engine.registry gives an adapter."""
     return [entry.name for entry in registry.pictured()]
 
 
-def adapter_for(word):
+def adapter_for(word: str) -> Any:
     """A fresh adapter of the game ``word`` (an assignment's name or alias), named by
     the assignment's one name; UsageError for a game without pictures."""
     entry = registry.assignment(word)
@@ -230,15 +232,17 @@ def adapter_for(word):
     return adapter
 
 
-def parse_arguments(argv, pages=None):
+def parse_arguments(argv: Sequence[str], pages: Optional[Dict[str, Optional[str]]] = None
+                    ) -> Tuple[Any, List[str], Optional[str], bool, int]:
     """(adapter, game arguments, svg path or None, dot, max_nodes) or UsageError.
 
     ``pages``: a dict that receives the stepper options ``html`` and ``against`` (paths
     or None); without it those options are refused.
     """
     words = list(argv)
-    svg, dot, max_nodes, rest = None, False, DEFAULT_MAX_NODES, []
-    page = {"html": None, "against": None}
+    svg: Optional[str] = None
+    dot, max_nodes, rest = False, DEFAULT_MAX_NODES, []
+    page: Dict[str, Optional[str]] = {"html": None, "against": None}
     while words:
         word = words.pop(0)
         if word in ("--svg", "--max-nodes", "--html", "--against") and (
@@ -275,7 +279,7 @@ def parse_arguments(argv, pages=None):
     return adapter, rest[1:], svg, dot, max_nodes
 
 
-def read_text(path):
+def read_text(path: str) -> str:
     """The text of an input file (UsageError when it cannot be read)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
@@ -284,7 +288,7 @@ def read_text(path):
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
 
 
-def read_student_trace(path):
+def read_student_trace(path: str) -> str:
     """A student's visited file as text: any bytes are accepted (undecodable ones become
     U+FFFD); UsageError when it cannot be read or is absurdly large."""
     try:
@@ -297,7 +301,8 @@ def read_student_trace(path):
     return data.decode("utf-8", errors="replace")
 
 
-def stepper_page(adapter, game, state, options, caption, against=None):
+def stepper_page(adapter: Any, game: Any, state: Any, options: Dict[str, Any], caption: str,
+                 against: Optional[str] = None) -> str:
     """The stepper page (str) of the search ``picture`` draws, with a student's visited
     file (text) overlaid when ``against`` is given."""
     from ..pictures import stepper
@@ -320,8 +325,8 @@ def stepper_page(adapter, game, state, options, caption, against=None):
     return stepper.render(recording, against=report)
 
 
-def run(argv):
-    pages = {}
+def run(argv: List[str]) -> int:
+    pages: Dict[str, Optional[str]] = {}
     adapter, args, svg, dot, max_nodes = parse_arguments(argv, pages)
     if not args:
         raise UsageError(f"missing the {adapter.name} arguments; see --help")
@@ -352,7 +357,7 @@ def run(argv):
     return 0
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     return run_program("picture", run, sys.argv[1:] if argv is None else argv,
                        help_text=__doc__)

@@ -23,7 +23,7 @@ files only (:mod:`engine.grading.detect`). Building runs in the grading kit's sa
 import os
 import shutil
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ..errors import EngineError
 from .games import our_command
@@ -41,6 +41,8 @@ BUILD_SECONDS = 300.0
 BUILD_WALL = 300.0
 OURS_PREFIX = "ours:"
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+# A folder as callers give it.
+PathLike = Union[str, Path]
 
 
 class EntrantError(EngineError, ValueError):
@@ -60,7 +62,7 @@ class Entrant(NamedTuple):
     source: str
     newgame: bool = False
 
-    def calibrate_steps(self):
+    def calibrate_steps(self) -> List[Tuple[Tuple[str, ...], float, float]]:
         """The steps run once after a successful build (their errors are ignored; one
         over its cap eliminates the entrant)."""
         if self.kind == "makefile" and makefile_has_target(Path(self.source), "calibrate"):
@@ -68,11 +70,11 @@ class Entrant(NamedTuple):
         return []
 
 
-def has_makefile(folder):
+def has_makefile(folder: PathLike) -> bool:
     return any(is_file(Path(folder) / name) for name in MAKEFILES)
 
 
-def plan_for(rules, folder):
+def plan_for(rules: Any, folder: PathLike) -> Plan:
     """The :class:`Plan` that builds and runs the entrant ``folder`` for the game
     ``rules`` (kind "none", with the reason, when nothing can): its Makefile, else the
     game's own entry points (``rules.entrant_plan``)."""
@@ -87,11 +89,11 @@ def plan_for(rules, folder):
     return Plan("none", error="no " + ", ".join(names[:-1]) + " or " + names[-1])
 
 
-def _is_entrant(rules, folder):
+def _is_entrant(rules: Any, folder: PathLike) -> bool:
     return plan_for(rules, folder).kind != "none"
 
 
-def _subfolders(folder):
+def _subfolders(folder: str) -> List[str]:
     try:
         names = sorted(os.listdir(folder))
     except OSError:
@@ -101,7 +103,7 @@ def _subfolders(folder):
             and not os.path.islink(os.path.join(folder, name))]
 
 
-def _loose_files(folder):
+def _loose_files(folder: str) -> List[str]:
     """The files (not folders, not hidden) beside a class folder's entrants."""
     try:
         names = sorted(os.listdir(folder))
@@ -115,7 +117,7 @@ LOOSE_FILE = ("a loose file beside the entrants' folders: put it in a folder of 
               "to enter it")
 
 
-def expand(rules, paths):
+def expand(rules: Any, paths: Iterable[str]) -> List[str]:
     """The entrant folders and ``ours:`` names among ``paths``, a class folder (no entrant
     itself, with at least one subfolder that is one) standing for all its subfolders.
     Raises EntrantError for a path that is neither a folder nor one of our players."""
@@ -143,29 +145,31 @@ def expand(rules, paths):
     return found
 
 
-def _names(paths):
+def _names(paths: Sequence[str]) -> List[str]:
     """A unique, readable name per path: the folder's name, with its parent's when two
     share it, and a number when even that is not enough."""
-    def short(path, parts):
+    def short(path: str, parts: int) -> str:
         if path.startswith(OURS_PREFIX):
             return path
         pieces = [piece for piece in Path(path).parts if piece != "/"]
         return "/".join(pieces[-parts:]) or path
     names = [short(path, 1) for path in paths]
     for parts in (2, 3):
-        counts = {}
+        counts: Dict[str, int] = {}
         for name in names:
             counts[name] = counts.get(name, 0) + 1
         names = [short(path, parts) if counts[name] > 1 else name
                  for path, name in zip(paths, names)]
-    seen, unique = {}, []
+    seen: Dict[str, int] = {}
+    unique: List[str] = []
     for name in names:
         seen[name] = seen.get(name, 0) + 1
         unique.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
     return unique
 
 
-def resolve(rules, paths, staff_paths, ours_source, distinct=True):
+def resolve(rules: Any, paths: Iterable[str], staff_paths: Iterable[str], ours_source: Any,
+            distinct: bool = True) -> List["Entrant"]:
     """The tournament's entrants: ``paths`` then ``staff_paths`` (see :func:`expand`),
     each folder once (with ``distinct`` False, a path given twice is two entrants, the
     second named ``NAME#2``: an SPRT of a player against itself). ``ours_source`` is a
@@ -184,7 +188,8 @@ def resolve(rules, paths, staff_paths, ours_source, distinct=True):
             for name, (path, staff) in zip(_names([path for path, _ in unique]), unique)]
 
 
-def entrant_for(rules, name, path, staff=False, ours_source=None):
+def entrant_for(rules: Any, name: str, path: str, staff: bool = False,
+                ours_source: Any = None) -> "Entrant":
     """The :class:`Entrant` ``name`` for one ``path`` (a folder, a loose file of a class
     folder, or ``ours:NAME``, already checked): how it is built and run. A ladder makes
     its entrants one at a time."""
@@ -201,7 +206,7 @@ def entrant_for(rules, name, path, staff=False, ours_source=None):
     return Entrant(name, path, kind, staff, plan, path, newgame)
 
 
-def error_summary(error):
+def error_summary(error: object) -> str:
     """One line for a build error: its first line, and the compiler's first line that
     says "error" (else the log's last line) when the first line ends with a colon."""
     lines = [line.strip() for line in str(error).split("\n") if line.strip()]
@@ -214,7 +219,7 @@ def error_summary(error):
     return f"{first} {(said or lines[-1:])[0]}"
 
 
-def copy_engine(destination):
+def copy_engine(destination: str) -> str:
     """Copy this engine package (its Python files) into ``destination``/engine, for our
     players: their runs cannot see the checkout itself (the sandbox hides it)."""
     package = Path(__file__).resolve().parent.parent
@@ -227,14 +232,14 @@ class Built(NamedTuple):
     """An entrant after its build: the kit's Build (``build.folder`` is None when it
     failed, ``build.error`` says why)."""
     entrant: Entrant
-    build: object
+    build: Build
 
     @property
-    def error(self):
+    def error(self) -> Optional[str]:
         return self.build.error
 
 
-def steps_text(entrant):
+def steps_text(entrant: Entrant) -> str:
     """What building ``entrant`` runs, with each step's wall-clock cap, in words (for the
     progress line printed before it starts)."""
     words = []
@@ -245,7 +250,7 @@ def steps_text(entrant):
     return ", then ".join(words) or "copying"
 
 
-def prepare(entrant, sandbox, builds):
+def prepare(entrant: Entrant, sandbox: Any, builds: str) -> "Built":
     """Build ``entrant`` (and calibrate it) in ``sandbox``; the result lives under
     ``builds``. Never raises for the entrant's own failures: they are the Build's error
     (a build step over BUILD_WALL seconds of wall time is one)."""

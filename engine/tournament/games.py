@@ -24,8 +24,8 @@ Protocols (docs/agent.md, "The protocol"):
 
 import random
 import re
-from collections.abc import Mapping
-from typing import NamedTuple
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence
 
 from .. import registry
 from ..games.line_em_up import WIN as LINE_WIN
@@ -58,7 +58,7 @@ class StakeRaidBoard:
     Cells use absolute codes (MAX = X, MIN = O); the state the rules see is the board
     from the mover's side (``initial_state`` always lets MAX move)."""
 
-    def __init__(self, cells):
+    def __init__(self, cells: Sequence[int]) -> None:
         self.size = int(len(cells) ** 0.5 + 0.5)
         self.values = list(cells)
         self.game = StakeRaid(self.size, self.values)
@@ -66,38 +66,38 @@ class StakeRaidBoard:
         self.side = X_SIDE
 
     @property
-    def over(self):
+    def over(self) -> bool:
         return EMPTY not in self.board
 
-    def _state(self):
+    def _state(self) -> Any:
         own = self.board if self.side == X_SIDE else self.board.translate(_SWAP)
         return self.game.initial_state(own)
 
-    def input_text(self, seconds):
+    def input_text(self, seconds: float) -> str:
         return input_text(self.size, "COMPETITION", self.side.upper(), seconds, self.values,
                           self.rows())
 
-    def parse(self, text):
+    def parse(self, text: str) -> Any:
         """The action named on the first line, or None when it names no move of this
         board (garbled)."""
         return output_move(text, self.size)
 
-    def legal(self, action):
+    def legal(self, action: Any) -> bool:
         return action in self.game.actions(self._state())
 
-    def play(self, action):
+    def play(self, action: Any) -> str:
         """Play the legal ``action``; return its name (``B3 Raid``)."""
         child = self.game.play(self._state(), action)[0]
         self.board = child if self.side == X_SIDE else child.translate(_SWAP)
         self.side = O_SIDE if self.side == X_SIDE else X_SIDE
         return move_name(self.size, action)
 
-    def scores(self):
+    def scores(self) -> List[int]:
         """[X's points, O's points]: the values of the squares each holds."""
         return [sum(v for v, c in zip(self.values, self.board) if c == code)
                 for code in (MAX, MIN)]
 
-    def forfeit_scores(self, winner):
+    def forfeit_scores(self, winner: str) -> List[int]:
         """[X, O] of a game ``winner`` won by forfeit: the squares still empty count
         as the winner's."""
         scores = self.scores()
@@ -105,12 +105,12 @@ class StakeRaidBoard:
         scores[0 if winner == X_SIDE else 1] += empty
         return scores
 
-    def winner(self):
+    def winner(self) -> str:
         """"x", "o" or "draw" by the scores (meaningful once the board is full)."""
         x, o = self.scores()
         return X_SIDE if x > o else O_SIDE if o > x else "draw"
 
-    def rows(self):
+    def rows(self) -> List[str]:
         return board_rows(self.board, self.size, "X")     # X is MAX
 
 
@@ -129,7 +129,7 @@ class StakeRaidRules:
             **{f"depth{d}": f"fixed-depth alpha-beta, depth {d}" for d in range(1, 10)}}
 
     @staticmethod
-    def entrant_plan(folder):
+    def entrant_plan(folder: Path) -> Optional[Plan]:
         """How an entrant ``folder`` without a Makefile is run: homework11.cpp (C++11),
         else as the grading kit runs the homework (its Stake/Raid judge's detection);
         None when neither fits."""
@@ -141,7 +141,7 @@ class StakeRaidRules:
         return plan if plan.kind != "none" else None
 
     @staticmethod
-    def parse_sizes(text):
+    def parse_sizes(text: str) -> List[int]:
         """The sizes of ``--sizes`` (``5,6,8``), or SizeError."""
         sizes = []
         for word in text.split(","):
@@ -152,21 +152,21 @@ class StakeRaidRules:
         return sizes
 
     @staticmethod
-    def size_label(size):
+    def size_label(size: int) -> str:
         return f"{size}x{size}"
 
     @staticmethod
-    def setup(seed, pair, size, openings=0):
+    def setup(seed: int, pair: int, size: int, openings: int = 0) -> List[int]:
         """The values of pair ``pair``'s board: a pure function of the arguments."""
         rng = random.Random(f"tournament stake_raid {seed} {pair} {size}")
         return [rng.randint(1, 99) for _ in range(size * size)]
 
     @staticmethod
-    def size_of(cells):
+    def size_of(cells: Sequence[int]) -> int:
         return int(len(cells) ** 0.5 + 0.5)
 
     @staticmethod
-    def board(cells):
+    def board(cells: Sequence[int]) -> StakeRaidBoard:
         return StakeRaidBoard(cells)
 
 
@@ -178,14 +178,14 @@ class LineSize(NamedTuple):
     s: int
     b: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.n}:{self.s}:{self.b}"
 
 
 class LineEmUpBoard:
     """One Line 'em Up game in progress: blocs, then the opening, then the players."""
 
-    def __init__(self, cells):
+    def __init__(self, cells: Dict[str, Any]) -> None:
         self.n, self.s = cells["n"], cells["s"]
         self.blocs = [_cell(name, self.n) for name in cells["blocs"]]
         self.game = LineEmUp(self.n, self.s, [(c % self.n, c // self.n) for c in self.blocs],
@@ -195,18 +195,18 @@ class LineEmUpBoard:
             self.state = self.game.result(self.state, _cell(name, self.n))
 
     @property
-    def side(self):
+    def side(self) -> str:
         return X_SIDE if self.state[2] else O_SIDE
 
     @property
-    def over(self):
+    def over(self) -> bool:
         return self.state[3] is not None
 
-    def input_text(self, seconds):
+    def input_text(self, seconds: float) -> str:
         lines = [str(self.n), str(self.s), self.side.upper(), plain_seconds(seconds)]
         return "\n".join(lines + self.rows()) + "\n"
 
-    def parse(self, text):
+    def parse(self, text: str) -> Any:
         match = _LINE_CELL.match(text.split("\n", 1)[0])
         if not match:
             return None
@@ -216,34 +216,34 @@ class LineEmUpBoard:
             return None
         return row * self.n + column
 
-    def legal(self, action):
+    def legal(self, action: Any) -> bool:
         return action in self.game.actions(self.state)
 
-    def play(self, action):
+    def play(self, action: Any) -> str:
         self.state = self.game.result(self.state, action)
         return cell_name(action, self.n)
 
-    def winner(self):
+    def winner(self) -> str:
         value = self.state[3]
         if not value:
             return "draw"
         return X_SIDE if value > 0 else O_SIDE
 
-    def scores(self):
+    def scores(self) -> List[int]:
         """[X, O]: the winner scores the empty cells left plus one (a quicker win scores
         more), the loser 0; a draw is [0, 0]."""
         value = self.state[3] or 0
         margin = abs(value) - LINE_WIN + 1 if value else 0
         return [margin, 0] if value > 0 else [0, margin]
 
-    def forfeit_scores(self, winner):
+    def forfeit_scores(self, winner: str) -> List[int]:
         """[X, O] of a game ``winner`` won by forfeit: scored as a win now (the empty
         cells left plus one)."""
         x, o = self.state[0], self.state[1]
         empty = self.n * self.n - len(self.blocs) - bin(x).count("1") - bin(o).count("1")
         return [empty + 1, 0] if winner == X_SIDE else [0, empty + 1]
 
-    def rows(self):
+    def rows(self) -> List[str]:
         x, o = self.state[0], self.state[1]
         blocs = set(self.blocs)
         rows = []
@@ -256,7 +256,7 @@ class LineEmUpBoard:
         return rows
 
 
-def _cell(name, n):
+def _cell(name: str, n: int) -> int:
     column, row = ord(name[0]) - ord("A"), int(name[1:])
     return row * n + column
 
@@ -273,7 +273,7 @@ class LineEmUpRules:
             "e2": "our AI with heuristic e2 (weighted threats)"}
 
     @staticmethod
-    def entrant_plan(folder):
+    def entrant_plan(folder: Path) -> Optional[Plan]:
         """How an entrant ``folder`` without a Makefile is run: lineemup_agent.py;
         None without it."""
         if is_file(folder / "lineemup_agent.py"):
@@ -281,7 +281,7 @@ class LineEmUpRules:
         return None
 
     @staticmethod
-    def parse_sizes(text):
+    def parse_sizes(text: str) -> List[LineSize]:
         sizes = []
         for word in text.split(","):
             parts = word.strip().split(":")
@@ -300,11 +300,11 @@ class LineEmUpRules:
         return sizes
 
     @staticmethod
-    def size_label(size):
+    def size_label(size: LineSize) -> str:
         return f"{size.n}x{size.n} s={size.s} b={size.b}"
 
     @staticmethod
-    def setup(seed, pair, size, openings=2):
+    def setup(seed: int, pair: int, size: LineSize, openings: int = 2) -> Dict[str, Any]:
         """Blocs and an opening of ``openings`` plies (never one that ends the game), a
         pure function of the arguments."""
         n, s, b = size
@@ -327,26 +327,26 @@ class LineEmUpRules:
                 "opening": opening}
 
     @staticmethod
-    def size_of(cells):
+    def size_of(cells: Dict[str, Any]) -> LineSize:
         return LineSize(cells["n"], cells["s"], len(cells["blocs"]))
 
     @staticmethod
-    def board(cells):
+    def board(cells: Dict[str, Any]) -> LineEmUpBoard:
         return LineEmUpBoard(cells)
 
 
-class _Games(Mapping):
+class _Games(Mapping[str, Any]):
     """{game name: rules class} of the tournament games engine.registry lists (its
     ``tournament`` entries, in the table's order), each resolved when first asked for:
     the registry names the classes of this module, which is loaded by then."""
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter([entry.name for entry in registry.tournament_games()])
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(registry.tournament_games())
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> Any:
         entry = registry.assignment(name)
         if entry is None or entry.tournament is None:
             raise KeyError(name)
@@ -356,18 +356,21 @@ class _Games(Mapping):
 GAMES = _Games()
 
 
-def rules_for(name):
+def rules_for(name: str) -> Any:
     """The rules class of the game ``name`` (``stake_raid`` or ``lineemup``), or KeyError."""
     return GAMES[name]
 
 
-def our_command(rules, player):
+def our_command(rules: Any, player: str) -> List[str]:
     """The argv (run in a folder holding a copy of the engine package) of our player
     ``player`` of the game ``rules`` (engine.registry's command for it)."""
-    return registry.assignment(rules.name).agent_command(player)
+    entry = registry.assignment(rules.name)
+    if entry is None:
+        raise KeyError(rules.name)
+    return entry.agent_command(player)
 
 
-def positions(game, cells, moves):
+def positions(game: str, cells: Any, moves: Sequence[Sequence[Any]]) -> List[List[str]]:
     """Every position of a recorded game, as board rows: the start (after Line 'em Up's
     opening), then after each move of ``moves`` ([SIDE, MOVE, CPU] as recorded).
 
