@@ -4,7 +4,7 @@ Documented in ``docs/lineemup.md``. An n x n board (3 <= n <= 10) with b blocs w
 nobody may play; X moves first; the first player with s stones in a row, column or
 diagonal wins; a full board without such a line is a draw.
 
-Representation (chosen for speed: see docs/engine.md, "Adding a game"):
+Representation (chosen for speed: see docs/adding_a_game.md, step 2):
 
 * a cell is an int ``c = row * n + column`` and the action that plays there;
 * a state is the tuple ``(x, o, x_to_move, terminal, score, x_threats, o_threats)``:
