@@ -8,6 +8,9 @@
   brief (``../shared``, ``shared/specs``, ``shared/samples``): users never have it.
 * Every program has its page in docs/, linked from README.md, and every page of docs/
   can be reached from README.md by following links.
+* docs/README.md's reader map gives every page of docs/ exactly one reader and task.
+* A page named outside docs/ (a help text, a message, a docstring: ``docs/page.md``,
+  ``docs/page.md#anchor``, ``docs/page.md, "Section"``) exists and has that section.
 
 * Every example session in the pages (a code block of ``$ command`` lines, each followed
   by its output) gives that output when it is run, so the pages cannot drift from the
@@ -228,6 +231,75 @@ def test_no_product_file_points_at_the_private_brief():
             if PRIVATE_BRIEF.search(line):
                 offenders.append(f"{name}:{number}: {line.strip()}")
     assert offenders == []
+
+
+# A page named in the code, a help text or a message: ``docs/page.md``, with an anchor
+# (``docs/page.md#section``) or a section's title after it (``docs/page.md, "Errors"``).
+CODE_REFERENCE = re.compile(r'docs/([A-Za-z0-9_.-]+\.md)(#[A-Za-z0-9_-]+)?'
+                            r'(?:,\s+"([^"]+)")?')
+
+
+def headings(text):
+    """The titles of the headings of ``text``, without their backquotes."""
+    titles = []
+    for line in prose_lines(text):
+        match = HEADING.match(line)
+        if match:
+            titles.append(match.group(1).replace("`", ""))
+    return titles
+
+
+def stale_references(text, read_page):
+    """The references of ``text`` (outside docs/) to a page of docs/ that is not there, an
+    anchor it lacks, or a section none of its headings holds. ``read_page(name)``: the
+    page's text, or None when docs/ has no such page. A reference may run over lines,
+    the next one starting with a comment's ``#``."""
+    problems = []
+    flat = re.sub(r"\s*\n\s*(?:#\s*)?", " ", text)
+    for match in CODE_REFERENCE.finditer(flat):
+        page, anchor, section = match.groups()
+        target = read_page(page)
+        if target is None:
+            problems.append(f"{match.group(0)}: no such page")
+            continue
+        if anchor and anchor[1:] not in heading_anchors(target):
+            problems.append(f"{match.group(0)}: no heading has the anchor {anchor}")
+        if section and not any(section in title for title in headings(target)):
+            problems.append(f"{match.group(0)}: no heading holds {section!r}")
+    return problems
+
+
+def test_a_stale_reference_in_the_code_is_reported():
+    pages = {"grading.md": "# Grading\n## Isolation\n", "failures.md": "## A student's session\n"}
+    text = ('x = 1  # docs/grading.md#isolation, docs/failures.md, "A student\'s\n'
+            '# session"; docs/grading.md, "A student\'s session"; docs/grading.md#diagnoses;\n'
+            'see docs/tournament.md')
+    assert stale_references(text, pages.get) == [
+        "docs/grading.md, \"A student's session\": no heading holds \"A student's session\"",
+        "docs/grading.md#diagnoses: no heading has the anchor #diagnoses",
+        "docs/tournament.md: no such page"]
+
+
+def test_the_code_names_only_pages_and_sections_that_exist():
+    """Help texts, messages, docstrings and comments outside docs/ that send a reader to
+    a page of docs/ (links inside docs/ are checked above, as links)."""
+    def read_page(name):
+        path = DOCS / name
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+
+    problems = []
+    for name in sorted(clone_files()):
+        path = REPO / name
+        # (This file's own examples name pages that do not exist, on purpose.)
+        if (name.startswith(("docs/", "fixtures/")) or name == "tests/test_docs.py"
+                or not path.is_file()):
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # binary
+        problems.extend(f"{name}: {problem}" for problem in stale_references(text, read_page))
+    assert problems == []
 
 
 def test_every_program_has_a_page():
