@@ -193,7 +193,7 @@ def node_at(root: TreeNode, path: Tuple[int, ...]) -> TreeNode:
     """The node reached from ``root`` by the child indices of ``path``."""
     node = root
     for index in path:
-        node = cast(List[TreeNode], node.children)[index]
+        node = node.children[index]  # type: ignore[index]  # an inner node: a list
     return node
 
 
@@ -217,7 +217,8 @@ class ExplicitTree(Game):
 
     # --- the assignments' interface -----------------------------------------------
     def actions(self, path: Tuple[int, ...]) -> List[int]:
-        return list(range(len(cast(List[TreeNode], self.node(path).children))))
+        # Per node, so no cast call: an inner node's children are a list.
+        return list(range(len(self.node(path).children)))  # type: ignore[arg-type]
 
     def result(self, path: Tuple[int, ...], index: int) -> Tuple[int, ...]:
         return path + (index,)
@@ -226,7 +227,7 @@ class ExplicitTree(Game):
         return self.node(path).is_leaf
 
     def utility(self, path: Tuple[int, ...]) -> int:
-        return cast(int, self.node(path).value)          # a leaf's value is never None
+        return self.node(path).value  # type: ignore[return-value]  # a leaf's: an int
 
     def is_maxs_turn(self, path: Tuple[int, ...]) -> bool:
         # Levels alternate from the root: even depths belong to the root's side.
@@ -234,8 +235,10 @@ class ExplicitTree(Game):
 
     # --- hot path ---------------------------------------------------------------------
     def successors(self, path: Tuple[int, ...]) -> List[Tuple[int, Tuple[int, ...]]]:
-        children = cast(List[TreeNode], self.node(path).children)
-        return [(index, path + (index,)) for index in range(len(children))]
+        # Called on inner nodes only, whose children are a list (no cast call per node).
+        children = self.node(path).children
+        return [(index, path + (index,))
+                for index in range(len(children))]  # type: ignore[arg-type]
 
     def terminal_value(self, path: Tuple[int, ...]) -> Optional[int]:
         node = self.node(path)

@@ -27,7 +27,7 @@ raided square. This order is the tie-break order of the root.
 """
 
 from itertools import compress
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, cast
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..game import Game
 
@@ -194,9 +194,9 @@ class StakeRaid(Game):
         for near, digit in zip(self.neighbours_by_side(cell), code_digits(code)):
             # a digit 1 or 2 is a piece, so ``near`` is on the board (not None)
             if digit == 1:
-                mine += self.values[cast(int, near)]
+                mine += self.values[near]  # type: ignore[index]
             elif digit == 2:
-                theirs += self.values[cast(int, near)]
+                theirs += self.values[near]  # type: ignore[index]
         return mine, theirs
 
     def neighbours_by_side(self, cell: int) -> Tuple[Optional[int], ...]:

@@ -195,8 +195,8 @@ class HorizonGame(StakeRaid):
         cells, score, mover = state
         values = self.values
         sign = 1 if mover == MAX else -1
-        # not None: a node on the cut-off's parent is not terminal
-        chosen = cast(int, self.value_order.first_empty(cells))
+        # not None: a node on the cut-off's parent is not terminal (no cast call: hot)
+        chosen: int = self.value_order.first_empty(cells)  # type: ignore[assignment]
         chosen_gain: float = values[chosen]
         codes = self.neighbourhoods(cells, mover)
         gains = self._raid_gain_by_code
