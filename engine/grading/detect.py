@@ -26,7 +26,7 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import NamedTuple, Optional, Union
+from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .fences import SAFE_PATH
 from .judges import GradedAssignment
@@ -47,7 +47,7 @@ def _tool(name):
     return shutil.which(name, path=SAFE_PATH)
 
 
-def needs(plan, *tools):
+def needs(plan: Plan, *tools: str) -> Plan:
     """``plan``, or a Plan with an error when one of ``tools`` is not installed."""
     for tool in tools:
         if _tool(tool) is None:
@@ -55,7 +55,7 @@ def needs(plan, *tools):
     return plan
 
 
-def is_file(path):
+def is_file(path: Union[str, Path]) -> bool:
     """True for a regular file that is not a link (detection never follows one)."""
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)
@@ -63,7 +63,7 @@ def is_file(path):
         return False
 
 
-def makefile_has_target(folder, target):
+def makefile_has_target(folder: Path, target: str) -> bool:
     for name in ("GNUmakefile", "makefile", "Makefile"):
         text = read_text_file(str(folder / name))
         if text is not None and re.search(rf"^{re.escape(target)}\s*:", text, re.MULTILINE):
@@ -71,11 +71,11 @@ def makefile_has_target(folder, target):
     return False
 
 
-def ours(folder):
+def ours(folder: Path) -> bool:
     return is_file(folder / "engine" / "__init__.py")
 
 
-def command_plan(command):
+def command_plan(command: str) -> Plan:
     """The plan of ``--command CMD`` (see the module docstring)."""
     return Plan("command", template=command)
 
@@ -119,7 +119,7 @@ def _hint(folder, entry_points, detect_in):
     return ""
 
 
-def script_or_java_or_make(folder, name):
+def script_or_java_or_make(folder: Path, name: str) -> Plan:
     """The plan of a program named ``name`` (tictactoe, tmmorris): NAME.py beside our
     engine/, a Makefile with a NAME (or NAME.bin) target, NAME.java, or NAME.py."""
     script = f"{name}.py"
@@ -136,7 +136,7 @@ def script_or_java_or_make(folder, name):
     return Plan("none", error=f"no {script}, {name}.java or Makefile with a {name} target")
 
 
-def submission_root(path):
+def submission_root(path: str) -> str:
     """The folder to copy for the submission ``path``: ``path`` itself, or where it links
     to when the link is ours (the instructor made it); a link someone else owns is not
     followed (its target could be any file of ours). Raises OSError."""
@@ -172,7 +172,9 @@ class Build(NamedTuple):
 COMPILE_STEP = ("python3", "-I", "-m", "compileall", "-q", ".")
 
 
-def build(plan, submission, sandbox, builds, timeout=120.0, after=(), wall=None):
+def build(plan: Plan, submission: str, sandbox: Any, builds: str, timeout: float = 120.0,
+          after: Sequence[Tuple[Sequence[str], float, float]] = (),
+          wall: Optional[float] = None) -> "Build":
     """Build ``submission`` by ``plan`` in the sandbox's run folder, then move the result
     into a new folder under ``builds``. Each build step has ``timeout`` CPU seconds and
     ``wall`` seconds of wall time (None: the sandbox's default for that CPU time).

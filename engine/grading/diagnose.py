@@ -38,6 +38,7 @@ its cosmetic and content diagnoses, the notes on what is not graded.
 """
 
 import re
+from typing import Callable, List, Optional, Tuple
 
 from ..errors import EngineError
 from .case import Case, Outcome
@@ -136,7 +137,7 @@ def _ungraded_notes(case, outcome, graded_files):
     return notes
 
 
-def affordable(expected, actual):
+def affordable(expected: bytes, actual: bytes) -> bool:
     """True when ``actual`` is small enough for a content diagnosis (a search trace
     rebuilt as a tree costs time and memory in proportion to its size): at most a
     quarter larger than ``expected``, plus 64 KB. A larger output is judged by its first
@@ -144,7 +145,8 @@ def affordable(expected, actual):
     return len(actual) <= len(expected) * 5 // 4 + (64 << 10)
 
 
-def judge_text(where, expected, actual, lenient, content=None):
+def judge_text(where: str, expected: bytes, actual: bytes, lenient: bool,
+               content: Optional[Callable[[bytes, bytes], Tuple[str, str]]] = None) -> Finding:
     """The Finding for one text output compared byte for byte.
 
     ``content(expected, actual) -> (reason, detail)`` explains a difference of content
@@ -177,7 +179,7 @@ def judge_text(where, expected, actual, lenient, content=None):
     return fail(reason, detail)
 
 
-def terminal_input(case, outcome, path):
+def terminal_input(case: Case, outcome: Outcome, path: str) -> List[Finding]:
     """A terminal STATE: nothing printed and no visited file."""
     findings = []
     if outcome.stdout != case.stdout:
@@ -202,7 +204,7 @@ _IMPORT_HINT = ("; the grader runs python3 with a clean environment (no PYTHONPA
                 "the standard library and your own files")
 
 
-def crash_headline(outcome):
+def crash_headline(outcome: Outcome) -> Optional[Tuple[str, str]]:
     """``(reason, detail)`` when the run died of an uncaught exception (a Python
     traceback, a Java exception, a C++ ``terminate``), else None: ``crashed: Kind:
     message``, the exception's own last line, with a hint for an import that the

@@ -46,6 +46,7 @@ import random
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .. import registry
 from ..errors import UsageError
@@ -58,13 +59,15 @@ PROGRAMS = registry.assignment_names()
 VISITED = "visited.txt"
 
 
-def case_key(case):
+def case_key(case: Case) -> Tuple[Any, ...]:
     """What makes two cases the same case: the command and the input files (the name
     and the expected outputs follow from them)."""
     return (case.program, tuple(case.args), case.stdin, tuple(sorted(case.files.items())))
 
 
-def generate_cases(assignment: GradedAssignment, count, seed, runner=None, exclude=()):
+def generate_cases(assignment: GradedAssignment, count: int, seed: int,
+                   runner: Optional[Callable[[Case], Outcome]] = None,
+                   exclude: Iterable[Case] = ()) -> List[Case]:
     """``count`` distinct cases for ``assignment`` from ``seed`` (see the module docstring),
     none equal (:func:`case_key`) to one of the cases ``exclude`` (another set: the
     hidden cases of a bundle are made to exclude its visible ones).
@@ -86,7 +89,7 @@ def generate_cases(assignment: GradedAssignment, count, seed, runner=None, exclu
     width = max(3, len(str(count)))
     seen = set()
     excluded = {case_key(case) for case in exclude}
-    cases = []
+    cases: List[Case] = []
     attempts = 0
     for candidate in _candidates(families, rng):
         if len(cases) == count:
@@ -119,7 +122,7 @@ EDGE_SEED = 1
 SHARES = 16
 
 
-def case_share(program, args, files):
+def case_share(program: str, args: Sequence[str], files: Dict[str, bytes]) -> int:
     """The share (0..SHARES-1) a candidate belongs to: a hash of its command and files,
     the same on every machine and Python."""
     key = repr((program, tuple(args), tuple(sorted(files.items())))).encode("utf-8")
@@ -180,7 +183,7 @@ def _with_expected(case, outcome):
     return case._replace(stdout=outcome.stdout, expected=expected)
 
 
-def write_cases(cases, out_dir):
+def write_cases(cases: Iterable[Case], out_dir: Union[str, Path]) -> List[Path]:
     """Write each case to ``out_dir/<case.name>`` (see :func:`engine.grading.case.write_case`).
 
     ``out_dir`` is created if needed; UsageError if it exists and is not an empty folder
@@ -211,7 +214,7 @@ def _program_main(script):
     raise ValueError(f"no in-process entry point for {script!r}")
 
 
-def run_in_process(case):
+def run_in_process(case: Case) -> Outcome:
     """Run our program on ``case`` inside this process; return its Outcome.
 
     The program's ``main`` is called with the case's arguments in a fresh temporary
@@ -248,7 +251,7 @@ def run_in_process(case):
     return Outcome(code, stdout_bytes, stderr_bytes, files)
 
 
-def run_in_subprocess(case, python=None):
+def run_in_subprocess(case: Case, python: Optional[str] = None) -> Outcome:
     """Run our program on ``case`` as a grader would, in a temporary folder."""
     with tempfile.TemporaryDirectory(prefix="gradecase-") as workdir:
         return run_reference(case, workdir, python=python)
@@ -256,7 +259,7 @@ def run_in_subprocess(case, python=None):
 
 # --- shared by the assignments' generators ---------------------------------------------
 
-def reachable_positions(game, root):
+def reachable_positions(game: Any, root: Any) -> List[Any]:
     """Every position reachable from ``root`` (terminal ones included), sorted."""
     seen = {root}
     frontier = [root]

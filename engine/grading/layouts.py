@@ -41,9 +41,10 @@ import os
 import re
 import stat
 from collections import OrderedDict
-from typing import List, NamedTuple, Optional
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .detect import detect
+from .judges import GradedAssignment
 from .untrusted_files import open_folder, read_regular, write_new
 
 LAYOUTS = ("auto", "single", "folders", "canvas", "blackboard", "moodle", "gradescope",
@@ -98,7 +99,7 @@ def _is_submission(assignment, path):
     return detect(assignment, path).kind != "none"
 
 
-def recognise(assignment, path):
+def recognise(assignment: GradedAssignment, path: str) -> str:
     """The layout ``auto`` reads ``path`` as (see the module docstring). Raises
     :class:`Ambiguous` for a submission that also holds student submissions."""
     if not _is_folder(path):
@@ -145,7 +146,9 @@ def _classroom_prefix(folders):
     return prefix
 
 
-def read_paths(assignment, paths, layout="auto", staging=None, descend=False):
+def read_paths(assignment: GradedAssignment, paths: Sequence[str], layout: str = "auto",
+               staging: Optional[str] = None, descend: bool = False
+               ) -> Tuple[List[str], List["Student"]]:
     """``(layouts used, [Student])`` for the SUBMISSION ``paths`` (see the module
     docstring). ``staging`` is an empty folder for the flat exports' files (needed only
     for ``canvas`` and ``blackboard``). Raises :class:`Ambiguous`, and ValueError for a
@@ -353,10 +356,12 @@ def _moodle(assignment, path, staging):
     return rows
 
 
-def gradescope_metadata(text):
+def gradescope_metadata(text: str) -> Dict[str, List[Tuple[str, str, str]]]:
     """{submission folder: [(name, sid, email)]} from a ``submission_metadata.yml``:
     the few keys Gradescope writes, read line by line (the kit has no YAML parser)."""
-    found, current, person = OrderedDict(), None, None
+    found: Dict[str, List[Dict[str, str]]] = OrderedDict()
+    current: Optional[str] = None
+    person: Optional[Dict[str, str]] = None
     for line in text.splitlines():
         top = re.match(r"^(\S.*?):\s*$", line)
         if top:
@@ -426,7 +431,7 @@ READERS = {"single": _single, "folders": _folders, "canvas": _canvas,
            "classroom": _classroom}
 
 
-def students_summary(students) -> List[str]:
+def students_summary(students: Iterable["Student"]) -> List[str]:
     """One stderr line per row that is not graded (what and why)."""
     return [f"{student.label}: {student.reason}" for student in students
             if student.folder is None]

@@ -29,9 +29,10 @@ import shlex
 import stat
 import threading
 from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..commandline import command_words
-from .case import Outcome, load_case
+from .case import Case, Outcome, load_case
 from .detect import Build, Plan, build, command_plan, detect
 from .diagnose import diagnose
 from .fences import syscall_filter_name
@@ -41,7 +42,7 @@ from .scoring import score
 from .untrusted_files import (Bounds, TooLarge, copy_tree, hard_link, lstat_beneath,
                               make_link, open_folder, open_path, read_link, read_regular,
                               remove_beneath, walk, write_new)
-from .verdict import Verdict
+from .verdict import Score, Verdict
 from .workspace import new_workspace, remove_tree
 
 EXCERPT_LINES = 200
@@ -52,7 +53,7 @@ LEFT_BEHIND = Bounds(depth=32, entries=10_000, bytes=1 << 62)
 UNGRADED_READ = 4096
 
 
-def load_cases(folder):
+def load_cases(folder: Union[str, Path]) -> List[Case]:
     """The cases of a folder in the case layout: the folder itself when it holds ``cmd``,
     else every subfolder holding one, sorted by name. Raises ValueError when none."""
     folder = Path(folder)
@@ -65,18 +66,21 @@ def load_cases(folder):
     return cases
 
 
-def gradable(assignment: GradedAssignment, cases):
+def gradable(assignment: GradedAssignment, cases: Iterable[Case]
+             ) -> Tuple[List[Case], List[Case]]:
     """(cases a grader would run, the others): a case is gradable when its command is the
     assignment's script (not e.g. ``engine tmmorris play``) and it feeds nothing on stdin
     (graders close it)."""
-    kept, skipped = [], []
+    kept: List[Case] = []
+    skipped: List[Case] = []
     for case in cases:
         ok = case.program == assignment.script and not case.stdin
         (kept if ok else skipped).append(case)
     return kept, skipped
 
 
-def find_submissions(assignment: GradedAssignment, paths, descend=False):
+def find_submissions(assignment: GradedAssignment, paths: Iterable[str],
+                     descend: bool = False) -> List[str]:
     """The submission folders among ``paths``, as given: a folder that looks like a
     submission for ``assignment`` is one; a folder that does not, but at least one of whose
     subfolders does, is a class folder and stands for ALL its subfolders (sorted; hidden
@@ -84,7 +88,7 @@ def find_submissions(assignment: GradedAssignment, paths, descend=False):
     detection names, so that no student silently drops out of the gradebook. Anything
     else is kept as given. With ``descend``, a folder that is no submission but holds
     exactly one subfolder that is one (``alice/hw1``) stands for that subfolder."""
-    found = []
+    found: List[str] = []
     for path in paths:
         if os.path.isdir(path) and not _is_submission(assignment, path):
             children = _subfolders(path)
@@ -125,14 +129,14 @@ CASE_COST = {"python": 0.1, "our repository": 0.15, "java": 0.5, "c++": 0.02, "c
              "make": 0.05, "command": 0.1, "none": 0.0}
 
 
-def expected_cost(assignment: GradedAssignment, submission, cases):
+def expected_cost(assignment: GradedAssignment, submission: str, cases: int) -> float:
     """The expected CPU seconds of grading ``submission`` on ``cases`` cases, from how
     it would run (a pure function of the folder's files: the same on any machine)."""
     kind = detect(assignment, submission).kind
     return BUILD_COST.get(kind, 1.0) + cases * CASE_COST.get(kind, 0.1)
 
 
-def usable_cores():
+def usable_cores() -> int:
     """How many CPUs this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
@@ -140,7 +144,8 @@ def usable_cores():
         return os.cpu_count() or 1
 
 
-def shard(submissions, index, count, cost=None):
+def shard(submissions: Iterable[str], index: int, count: int,
+          cost: Optional[Callable[[str], float]] = None) -> List[str]:
     """The ``index``-th (1-based) of ``count`` slices of ``submissions``, balanced by
     ``cost(submission)`` (default: all equal): the costliest first, each to the slice
     with the least so far (ties: the lower slice, then the name), so that a Java class
@@ -148,7 +153,7 @@ def shard(submissions, index, count, cost=None):
     slice, and the slices are the same on any machine for the same folders."""
     costs = {submission: (cost(submission) if cost else 1.0) for submission in submissions}
     loads = [0.0] * count
-    slices = [[] for _ in range(count)]
+    slices: List[List[str]] = [[] for _ in range(count)]
     for submission in sorted(costs, key=lambda item: (-costs[item], item)):
         target = min(range(count), key=lambda slot: (loads[slot], slot))
         loads[target] += costs[submission]
@@ -189,7 +194,7 @@ def _line_offset(data, line):
     return offset
 
 
-def first_differing_line(expected, actual):
+def first_differing_line(expected: bytes, actual: bytes) -> int:
     """The 0-based index of the line where ``expected`` and ``actual`` first differ
     (bytes: a CR or a trailing blank is a difference; where one ends, when the other
     goes on), found without splitting either into lines."""
@@ -205,12 +210,13 @@ def first_differing_line(expected, actual):
     return expected.count(b"\n", 0, index)
 
 
-def graded_differences(assignment: GradedAssignment, case, outcome):
+def graded_differences(assignment: GradedAssignment, case: Case, outcome: Outcome
+                       ) -> List[Tuple[str, Optional[bytes], Optional[bytes]]]:
     """[(what, expected bytes, actual bytes or None)] for each graded output that differs:
     stdout (not for Stake/Raid) and every file the case expects, or a file it says must
     not exist (the PATH file of a terminal tic-tac-toe input)."""
     judge = assignment.judge
-    pairs = []
+    pairs: List[Tuple[str, Optional[bytes], Optional[bytes]]] = []
     if judge.STDOUT_GRADED and outcome.stdout != case.stdout:
         pairs.append(("stdout", case.stdout, outcome.stdout))
     for name in sorted(case.expected):
@@ -234,10 +240,14 @@ class Runner:
     run here.
     """
 
-    def __init__(self, assignment: GradedAssignment, cases, results, limits=Limits(),
-                 jobs=None, lenient=False, command=None, isolation="auto",
-                 build_timeout=120.0, progress=None, hidden=(), cgroups_wanted=None,
-                 dedicated_uids=None, sources=None):
+    def __init__(self, assignment: GradedAssignment, cases: Iterable[Case], results: Any,
+                 limits: Limits = Limits(), jobs: Optional[int] = None,
+                 lenient: bool = False, command: Optional[str] = None,
+                 isolation: str = "auto", build_timeout: float = 120.0,
+                 progress: Optional[Callable[[int, int], None]] = None,
+                 hidden: Sequence[str] = (), cgroups_wanted: Optional[bool] = None,
+                 dedicated_uids: Any = None, sources: Optional[Dict[str, Any]] = None
+                 ) -> None:
         self.assignment = assignment
         # {submission label: engine.grading.layouts.Student}: where a row of an export
         # is built from, or why it is not graded (absent: the label is the folder).
@@ -266,12 +276,12 @@ class Runner:
             raise
         self.isolation = self.sandboxes[0].isolation
         self.fences = self.sandboxes[0].fences
-        self._builds = {}
-        self._build_locks = {}
+        self._builds: Dict[str, Tuple[Plan, Build, Dict[str, Tuple[int, int]]]] = {}
+        self._build_locks: Dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
 
-    def close(self):
+    def close(self) -> None:
         """Release the sandboxes and remove the workspace."""
         close_all(self.sandboxes)
         self.sandboxes = []
@@ -279,12 +289,12 @@ class Runner:
             remove_tree(self.workspace)
             self.workspace = None
 
-    def folder(self, submission):
+    def folder(self, submission: str) -> Any:
         """The folder the row ``submission`` is built from."""
         source = self.sources.get(submission)
         return source.folder if source is not None else submission
 
-    def plan(self, submission):
+    def plan(self, submission: str) -> Plan:
         source = self.sources.get(submission)
         if source is not None and source.folder is None:
             return Plan("none", error=source.reason)
@@ -310,7 +320,7 @@ class Runner:
                 self.results.set_build(submission, plan.kind, built.error, built.seconds)
             return self._builds[submission]
 
-    def run(self, submissions):
+    def run(self, submissions: List[str]) -> None:
         """Grade every submission; return when all is done or after Ctrl-C (which kills
         the running cases, keeps what finished, and re-raises KeyboardInterrupt)."""
         for submission in submissions:
@@ -381,7 +391,7 @@ class Runner:
         if errors:
             raise errors[0]
 
-    def scores(self):
+    def scores(self) -> Dict[str, Score]:
         """{submission: Score} of every submission, from the verdicts recorded so far."""
         scores = {}
         for submission, records in self.results.cases_by_submission().items():
@@ -391,12 +401,14 @@ class Runner:
             scores[submission] = score(self.assignment, verdicts)
         return scores
 
-    def grade_case(self, submission, case, sandbox):
+    def grade_case(self, submission: str, case: Case, sandbox: Sandbox
+                   ) -> Optional[Dict[str, Any]]:
         """The JSON record of ``case`` run on ``submission`` in ``sandbox`` (None when the
         run was aborted)."""
         plan, built, baseline = self._build(submission, sandbox)
         argv = plan.argv(case.args)
-        record = {"case": case.name, "title": case_title(case), "command": " ".join(argv)}
+        record: Dict[str, Any] = {"case": case.name, "title": case_title(case),
+                                  "command": " ".join(argv)}
         if built.error is not None:
             record.update(command="", passed=False, reason=built.error.split("\n", 1)[0],
                           detail=built.error, seconds=0.0, cpu=0.0, ended="not run",
@@ -447,10 +459,11 @@ class Runner:
             record.update(cosmetic=verdict.cosmetic, inputs=case_inputs(case),
                           rerun=rerun_command(case, argv))
             steps = stepper_command(self.assignment, case, outcome.files)
-            if steps is not None:
+            visited = self.assignment.visited_arg
+            if steps is not None and visited is not None:
                 record["stepper"] = steps
                 record["stepper_args"] = stepper_arguments(self.assignment, case)
-                trace = outcome.files[case.args[self.assignment.visited_arg]]
+                trace = outcome.files[case.args[visited]]
                 if len(trace) <= TRACE_KEPT:
                     # Kept so that --report can draw the page itself (see cli).
                     record["trace"] = trace.decode("utf-8", errors="replace")
@@ -520,7 +533,7 @@ class Runner:
         return dict(sorted(files.items())), oversized
 
 
-def graded_caps(assignment: GradedAssignment, case):
+def graded_caps(assignment: GradedAssignment, case: Case) -> Dict[str, int]:
     """{file name: bytes the kit reads of it} for the files a case grades or provides:
     twice the expected size plus 1 MB (enough for any cosmetic difference, and the most
     a diagnosis is allowed to chew on)."""
@@ -556,7 +569,7 @@ def _case_paths(case):
     return sorted(paths)
 
 
-def write_inputs(folder, built, shared, case):
+def write_inputs(folder: str, built: Build, shared: bool, case: Case) -> List[str]:
     """Fill the emptied run ``folder`` from the build (:func:`populate`) and write the
     case's input files; return the relative paths the run must own.
 
@@ -602,7 +615,7 @@ def _lstat_quietly(name, folder_fd):
         return None
 
 
-def populate(folder_fd, built, shared):
+def populate(folder_fd: int, built: Build, shared: bool) -> List[str]:
     """Fill the empty run folder (open as ``folder_fd``) from the build; return the
     relative paths the run must own (all of them for a copy; none but the folder itself
     when ``shared``).
@@ -635,12 +648,12 @@ def populate(folder_fd, built, shared):
     return []
 
 
-def build_failure(message):
+def build_failure(message: str) -> Build:
     """A failed :class:`engine.grading.detect.Build` with ``message`` as its error."""
     return Build(None, message)
 
 
-def not_graded(name, error):
+def not_graded(name: str, error: BaseException) -> Dict[str, Any]:
     """The record of a case the kit could not grade because of its own ``error``."""
     reason = f"not graded: {type(error).__name__}: {error}"
     return {"case": name, "command": "", "passed": False, "reason": reason,
@@ -652,7 +665,7 @@ def not_graded(name, error):
 INPUT_SHOWN = 20000
 
 
-def case_inputs(case):
+def case_inputs(case: Case) -> Dict[str, Any]:
     """What a failed case was given, for a person to reproduce it: the arguments and the
     input files' text (``None`` for a file too large or not text)."""
     files = {}
@@ -664,7 +677,7 @@ def case_inputs(case):
     return {"args": list(case.args), "files": files}
 
 
-def rerun_command(case, argv):
+def rerun_command(case: Case, argv: Sequence[str]) -> str:
     """One shell command that reruns ``case`` in a submission's folder as the grader ran
     it: the input files written first (``printf``), then the command."""
     parts = []
@@ -690,14 +703,15 @@ STEPPED_NODES = 200_000
 TRACE_KEPT = 64 * 1024
 
 
-def stepper_arguments(assignment: GradedAssignment, case):
+def stepper_arguments(assignment: GradedAssignment, case: Case) -> List[str]:
     """The ``picture`` arguments of ``case``'s search: the assignment's name, then the
     grader's arguments without the visited file (engine.registry's ``visited_arg``)."""
     return [assignment.name] + [word for index, word in enumerate(case.args)
                                 if index != assignment.visited_arg]
 
 
-def stepper_command(assignment: GradedAssignment, case, written):
+def stepper_command(assignment: GradedAssignment, case: Case, written: Dict[str, bytes]
+                    ) -> Optional[str]:
     """The command that opens our search of ``case`` step by step, with the visited file
     the submission wrote overlaid and its first divergence marked (run after the rerun
     command, in the submission's folder); None for assignments without a trace file, or
@@ -717,7 +731,7 @@ def stepper_command(assignment: GradedAssignment, case, written):
     return command_words() + " " + " ".join(shlex.quote(word) for word in words)
 
 
-def case_title(case):
+def case_title(case: Case) -> str:
     """A case in a few words: its name and command line, and the first lines of an
     input.txt (the board size, mode, side and depth of a Stake/Raid case)."""
     title = f"{case.name}: {' '.join((case.program,) + tuple(case.args))}"

@@ -36,7 +36,7 @@ def graded_files(case: Case) -> List[str]:
     return ["output.txt"]
 
 
-def stake_raid_estimate(board, depth):
+def stake_raid_estimate(board: Sequence[str], depth: int) -> int:
     """An upper bound of the nodes a search of ``depth`` visits on ``board`` (rows of
     X, O, .): each empty square is at most one Stake and one Raid."""
     empty = sum(row.count(".") for row in board)

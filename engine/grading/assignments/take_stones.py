@@ -37,7 +37,7 @@ def graded_files(case: Case) -> List[str]:
     return []
 
 
-def take_stones_nodes(n, taken, depth):
+def take_stones_nodes(n: int, taken: Sequence[int], depth: int) -> Optional[int]:
     """Number of nodes our Take-Stones search visits for ``n taken depth`` (the root
     included), or None when it passes TAKE_STONES_MAX_NODES.
 
@@ -67,12 +67,12 @@ def take_stones_nodes(n, taken, depth):
     return result.stats.nodes
 
 
-def random_history(n, length, rng, first_rule=True):
+def random_history(n: int, length: int, rng: Random, first_rule: bool = True) -> List[int]:
     """Up to ``length`` stones taken by random legal play from a new game of ``n``
     (stops early when the player to move has no stone)."""
     game = TakeStones(n)
     state = game.initial_state()
-    taken = []
+    taken: List[int] = []
     for _ in range(length):
         choices = game.actions(state)
         if not first_rule and not taken:

@@ -8,7 +8,7 @@ search), a visited file rebuilt into the tree it lists and walked beside ours.
 import functools
 from pathlib import Path
 from random import Random
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ...games.tictactoe import TicTacToe, winner
 from ...search import search
@@ -35,7 +35,7 @@ def graded_files(case: Case) -> List[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def tictactoe_positions():
+def tictactoe_positions() -> List[str]:
     """Every position reachable from the blank board (terminal ones included), sorted."""
     return reachable_positions(TicTacToe(), "-" * 9)
 
@@ -147,7 +147,8 @@ def _show_cells(path):
     return ", ".join(path)
 
 
-def visited_trace_difference(root, expected, actual, where="visited file"):
+def visited_trace_difference(root: str, expected: bytes, actual: bytes,
+                             where: str = "visited file") -> Tuple[str, str]:
     """(reason, detail) for two tic-tac-toe visited files that differ in content."""
     want = _visited_entries(expected, root)
     got = _visited_entries(actual, root)

@@ -10,7 +10,7 @@ import functools
 import re
 from pathlib import Path
 from random import Random
-from typing import Iterator, List, Optional, Sequence
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from ...games.morris import OTHER, Morris, line_owner, moves as morris_moves, solve
 from ..case import Case, Outcome
@@ -34,7 +34,7 @@ def graded_files(case: Case) -> List[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def morris_positions():
+def morris_positions() -> List[Tuple[str, str]]:
     """Every (board, turn) reachable from the blank board with x first, sorted."""
     return reachable_positions(Morris(), ("-" * 9, "x"))
 
