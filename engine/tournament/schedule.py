@@ -28,7 +28,7 @@ every game before it has been played.
 
 import math
 import random
-from typing import NamedTuple, Optional
+from typing import Any, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 
 # How many steps the Swiss pairing may search before it gives up avoiding repeats.
@@ -44,7 +44,7 @@ class GameSpec(NamedTuple):
     match: int
     pair: int
     board: int
-    size: object
+    size: Any
     x: str
     o: str
 
@@ -80,7 +80,7 @@ def _pair_games(counter, round_number, match, board, size, a, b):
     return games
 
 
-def round_robin(names, pairs, sizes):
+def round_robin(names: Sequence[str], pairs: int, sizes: Sequence[Any]) -> Schedule:
     """Every two of ``names`` play ``pairs`` colour-swapped pairs, pair k on board k."""
     counter = {"id": 0, "pair": 0}
     games, match = [], 0
@@ -92,7 +92,8 @@ def round_robin(names, pairs, sizes):
     return Schedule(games, True, expected=len(games))
 
 
-def gauntlet(names, staff, pairs, sizes):
+def gauntlet(names: Sequence[str], staff: Sequence[str], pairs: int, sizes: Sequence[Any]
+             ) -> Schedule:
     """Every one of ``names`` who is not in ``staff`` against each of ``staff``."""
     counter = {"id": 0, "pair": 0}
     games, match = [], 0
@@ -119,7 +120,7 @@ def _margin(record, name):
     return score[own] - score[1 - own]
 
 
-def knockout_rounds(count):
+def knockout_rounds(count: int) -> int:
     """How many rounds a knockout of ``count`` entrants has."""
     rounds = 0
     while count > 1:
@@ -128,7 +129,8 @@ def knockout_rounds(count):
     return rounds
 
 
-def knockout(names, seed, games_per_match, sizes, played):
+def knockout(names: Sequence[str], seed: int, games_per_match: int, sizes: Sequence[Any],
+             played: Dict[int, Dict[str, Any]]) -> Schedule:
     """The knockout so far (see the module docstring); ``played`` maps game ids to their
     records (``x``, ``o``, ``result``, ``score``)."""
     counter = {"id": 0, "pair": 0}
@@ -181,17 +183,18 @@ def knockout(names, seed, games_per_match, sizes, played):
         bracket.append((meetings, bye))
         if not complete:
             return Schedule(games, False, bracket, byes, expected)
-        survivors = [m.winner for m in meetings] + bye
+        # (complete: every meeting has its winner)
+        survivors = [m.winner for m in meetings if m.winner is not None] + bye
         # The next round's draw does not depend on who won which match.
         survivors.sort(key=names.index)
     return Schedule(games, True, bracket, byes, expected)
 
 
-def placing(schedule, name, entrants):
+def placing(schedule: Schedule, name: str, entrants: int) -> Optional[str]:
     """A knockout entrant's placing: winner, finalist, semi-finalist, quarter-finalist
     or ``round R`` (the round it lost in); None while it is still in."""
     total = knockout_rounds(entrants)
-    for number, (meetings, _) in enumerate(schedule.bracket, 1):
+    for number, (meetings, _) in enumerate(schedule.bracket or [], 1):
         for meeting in meetings:
             if name in (meeting.a, meeting.b) and meeting.winner not in (None, name):
                 left = total - number
@@ -204,17 +207,18 @@ def placing(schedule, name, entrants):
     return None
 
 
-def swiss_rounds(count):
+def swiss_rounds(count: int) -> int:
     """The default number of Swiss rounds for ``count`` entrants: ceil(log2 count)."""
     return max(1, math.ceil(math.log2(max(count, 2))))
 
 
-def swiss(names, seed, rounds, pairs, sizes, played):
+def swiss(names: Sequence[str], seed: int, rounds: int, pairs: int, sizes: Sequence[Any],
+          played: Dict[int, Dict[str, Any]]) -> Schedule:
     """The Swiss tournament so far (see the module docstring)."""
     counter = {"id": 0, "pair": 0}
     games, byes = [], {name: 0 for name in names}
     points = {name: 0.0 for name in names}
-    met = set()
+    met: Set[FrozenSet[str]] = set()
     match = 0
     per_round = (len(names) // 2) * pairs * 2
     for round_number in range(1, rounds + 1):
@@ -247,6 +251,7 @@ def swiss(names, seed, rounds, pairs, sizes, played):
         if sitter is not None:
             points[sitter] += pairs
         for record in records:
+            assert record is not None       # (every record is there, see above)
             for name in (record["x"], record["o"]):
                 points[name] += _points(record, name)
     return Schedule(games, True, None, byes, per_round * rounds)
@@ -271,14 +276,14 @@ def _pair_swiss(ranked, met, budget):
     return None
 
 
-def bye_points(schedule, pairs):
+def bye_points(schedule: Schedule, pairs: int) -> Dict[str, int]:
     """Points each entrant got from Swiss byes in rounds that are over."""
     if schedule.byes is None:
         return {}
     return {name: count * pairs for name, count in schedule.byes.items()}
 
 
-def game_cost(game):
+def game_cost(game: GameSpec) -> int:
     """A game's expected cost, for balancing shards: its board's cells (the moves each
     player makes; every game has the same clock)."""
     size = game.size
@@ -286,7 +291,7 @@ def game_cost(game):
     return n * n
 
 
-def in_shard(games, shard):
+def in_shard(games: Iterable[GameSpec], shard: Optional[Tuple[int, int]]) -> Set[int]:
     """The ids of the ``games`` in the slice ``shard`` = (I, K) (1-based I; None: all).
     Whole colour-swapped pairs are dealt out round by round, the costliest first (see
     :func:`game_cost`), each to the slice with the least cost so far (ties: the lower
@@ -295,10 +300,10 @@ def in_shard(games, shard):
     if shard is None:
         return {game.id for game in games}
     index, count = shard
-    pairs = {}
+    pairs: Dict[Tuple[int, int], List[GameSpec]] = {}
     for game in games:
         pairs.setdefault((game.round, game.pair), []).append(game)
-    mine = set()
+    mine: Set[int] = set()
     for round_number in sorted({key[0] for key in pairs}):
         loads = [0] * count
         these = [(key, members) for key, members in pairs.items() if key[0] == round_number]
@@ -314,7 +319,9 @@ def in_shard(games, shard):
 FORMATS = ("knockout", "round-robin", "gauntlet", "swiss")
 
 
-def make(fmt, names, staff, seed, sizes, pairs, games_per_match, rounds, played):
+def make(fmt: str, names: Sequence[str], staff: Sequence[str], seed: int,
+         sizes: Sequence[Any], pairs: int, games_per_match: int, rounds: Optional[int],
+         played: Dict[int, Dict[str, Any]]) -> Schedule:
     """The :class:`Schedule` of the format ``fmt`` for the entrants ``names`` (those that
     built, in entrant order; ``staff`` among them), given the records ``played`` (by id)."""
     if fmt == "round-robin":
@@ -324,11 +331,13 @@ def make(fmt, names, staff, seed, sizes, pairs, games_per_match, rounds, played)
     if fmt == "knockout":
         return knockout(names, seed, games_per_match, sizes, played)
     if fmt == "swiss":
+        if rounds is None:
+            raise ValueError("a Swiss tournament needs its number of rounds")
         return swiss(names, seed, rounds, pairs, sizes, played)
     raise ValueError(f"unknown format {fmt!r}")
 
 
-def sprt_pair(k, sizes, a, b):
+def sprt_pair(k: int, sizes: Sequence[Any], a: str, b: str) -> List[GameSpec]:
     """The two games of an SPRT's pair ``k`` (0-based): board k, ``a`` first then ``b``."""
     size = sizes[k % len(sizes)]
     return [GameSpec(2 * k + 1, 1, 1, k + 1, k, size, a, b),

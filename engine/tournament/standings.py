@@ -4,6 +4,8 @@ entrants, and the knockout bracket. A pure function of the records, so that a re
 merged tournament gets the very standings of an uninterrupted one.
 """
 
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
 from . import ratings, schedule
 from .games import O_SIDE, X_SIDE
 
@@ -17,7 +19,10 @@ def _side_points(record, side):
     return 1.0 if record["result"] == side else 0.0
 
 
-def entrant_rows(entrants, builds, records, byes=None, bye_points=None, placings=None):
+def entrant_rows(entrants: Sequence[Any], builds: Dict[str, Optional[str]],
+                 records: Iterable[Dict[str, Any]], byes: Optional[Dict[str, int]] = None,
+                 bye_points: Optional[Dict[str, int]] = None,
+                 placings: Optional[Dict[str, Optional[str]]] = None) -> List[Dict[str, Any]]:
     """The ``entrants`` list of the document: one dict per entrant (in the order given),
     see docs/tournament.md. ``builds`` maps names to their build error (None: built)."""
     rows = {}
@@ -29,7 +34,9 @@ def entrant_rows(entrants, builds, records, byes=None, bye_points=None, placings
             rating=None, rating_low=None, rating_high=None, cpu_per_game=None,
             margin=None, beaten=0, byes=(byes or {}).get(entrant["name"], 0),
             placing=(placings or {}).get(entrant["name"]), seccomp=None)
-    cpu, margin, results = {}, {}, []
+    cpu: Dict[str, List[float]] = {}
+    margin: Dict[str, List[float]] = {}
+    results: List[Tuple[str, str, float]] = []
     for record in records:
         score = record.get("score") or [0, 0]
         for index, side in enumerate((X_SIDE, O_SIDE)):
@@ -73,11 +80,11 @@ def entrant_rows(entrants, builds, records, byes=None, bye_points=None, placings
     return list(rows.values())
 
 
-def beaten(results):
+def beaten(results: Iterable[Tuple[str, str, float]]) -> Dict[str, int]:
     """How many opponents each entrant beat: scored more than half the points against,
     over all their games (the competition handout's "the agent that beat the largest
     number of others"). ``results``: (x, o, x's points) per game."""
-    head = {}
+    head: Dict[str, Dict[str, List[float]]] = {}
     for x, o, points in results:
         for me, other, got in ((x, o, points), (o, x, 1 - points)):
             tally = head.setdefault(me, {}).setdefault(other, [0.0, 0])
@@ -87,14 +94,15 @@ def beaten(results):
             for me, others in head.items()}
 
 
-def pentanomial(entrants, records):
+def pentanomial(entrants: Sequence[Dict[str, Any]], records: Iterable[Dict[str, Any]]
+                ) -> List[Dict[str, Any]]:
     """Per two entrants who played complete colour-swapped pairs: how many pairs the
     first (in entrant order) scored 0, 0.5, 1, 1.5 and 2 points in."""
     order = {entrant["name"]: index for index, entrant in enumerate(entrants)}
-    by_pair = {}
+    by_pair: Dict[Any, List[Dict[str, Any]]] = {}
     for record in records:
         by_pair.setdefault(record.get("pair"), []).append(record)
-    scores = {}
+    scores: Dict[Tuple[str, str], List[int]] = {}
     for games in by_pair.values():
         if len(games) != 2:
             continue
@@ -110,7 +118,7 @@ def pentanomial(entrants, records):
                 order.get(item[0][0], 0), order.get(item[0][1], 0)))]
 
 
-def bracket_rows(plan):
+def bracket_rows(plan: schedule.Schedule) -> List[Dict[str, Any]]:
     """The ``knockout`` list of the document from a knockout :class:`Schedule`."""
     rows = []
     for number, (meetings, byes) in enumerate(plan.bracket or (), 1):
@@ -121,6 +129,6 @@ def bracket_rows(plan):
     return rows
 
 
-def placings(plan, names):
+def placings(plan: schedule.Schedule, names: Sequence[str]) -> Dict[str, Optional[str]]:
     """Knockout placings of ``names`` (see :func:`engine.tournament.schedule.placing`)."""
     return {name: schedule.placing(plan, name, len(names)) for name in names}
