@@ -27,13 +27,13 @@ reason and a detail: what happened and the end of the player's stderr.
 """
 
 import os
-from typing import NamedTuple, Optional
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from ..grading.fences import syscall_filter_name
 from ..grading.runner import populate
 from ..grading.untrusted_files import (lstat_beneath, open_folder, read_regular,
                                       remove_beneath, write_new)
-from .entrants import NEWGAME_CPU, NEWGAME_WALL
+from .entrants import NEWGAME_CPU, NEWGAME_WALL, Built
 from .games import O_SIDE, X_SIDE
 
 # Wall-time slack of a player per game, on top of twice its clock (see wall_budget).
@@ -58,14 +58,14 @@ class Forfeit(NamedTuple):
     detail: str
 
 
-def wall_budget(seconds, grace=GRACE_SECONDS):
+def wall_budget(seconds: float, grace: float = GRACE_SECONDS) -> float:
     """Wall-clock seconds a player's calls may take in one game with a clock of
     ``seconds``: the clock, and as slack the clock again plus ``grace`` (a machine loaded
     twice over, and start-up of each call)."""
     return 2.0 * seconds + grace
 
 
-def stderr_tail(data):
+def stderr_tail(data: bytes) -> str:
     """The end of a call's stderr as text: its last lines, at most a couple of KB."""
     text = data[-STDERR_BYTES:].decode("utf-8", "replace").rstrip("\n")
     return "\n".join(text.split("\n")[-STDERR_LINES:])
@@ -88,7 +88,7 @@ def _replace_file(folder, name, data, uid):
         os.close(folder_fd)
 
 
-def read_output(folder):
+def read_output(folder: str) -> Tuple[Optional[str], Optional[str]]:
     """``(text, None)`` from the regular file output.txt in ``folder``, or ``(None, why)``
     when there is none (missing, a link, a folder, a device)."""
     folder_fd = open_folder(folder)
@@ -108,11 +108,11 @@ class Seat:
     ``argv`` is the entrant's run command, ``build`` its Build, ``newgame`` whether to run
     ``make newgame`` before each game."""
 
-    def __init__(self, sandbox):
+    def __init__(self, sandbox: Any) -> None:
         self.sandbox = sandbox
-        self.argv = None
+        self.argv: List[str] = []
 
-    def sit(self, built):
+    def sit(self, built: Built) -> None:
         """Start a game for ``built`` (an :class:`engine.tournament.entrants.Built`): a
         fresh copy of its build, a fresh uid, and its ``make newgame``."""
         entrant = built.entrant
@@ -131,7 +131,8 @@ class Seat:
             if result.ended == "aborted":
                 raise GameAborted()
 
-    def call(self, input_text, remaining, wall):
+    def call(self, input_text: str, remaining: float, wall: float
+             ) -> Tuple[Any, Tuple[Optional[str], Optional[str]]]:
         """One move call with ``remaining`` CPU seconds on the clock, killed after
         ``wall`` seconds of wall time: the sandbox's RunResult and the output (text, or
         None and why)."""
@@ -149,7 +150,7 @@ class Seat:
             raise GameAborted()
         return result, read_output(folder)
 
-    def stand(self):
+    def stand(self) -> None:
         """The game is over: kill nothing more (every run is already dead), empty the
         folder so that nothing of this player stays for the next."""
         self.sandbox.clear()
@@ -222,7 +223,9 @@ class Outcome(NamedTuple):
     syscalls: Optional[dict] = None
 
 
-def play(rules, cells, built, seats, seconds, on_move=None, grace=GRACE_SECONDS):
+def play(rules: Any, cells: Any, built: Dict[str, Built], seats: Dict[str, Seat],
+         seconds: float, on_move: Optional[Callable[[str, str, float], None]] = None,
+         grace: float = GRACE_SECONDS) -> Outcome:
     """Play one game on the board set up as ``cells`` between ``built["x"]`` (moving
     first) and ``built["o"]``, in ``seats["x"]`` and ``seats["o"]``, each with
     ``seconds`` of CPU; return its :class:`Outcome`. ``on_move(side, move, cpu)`` is told

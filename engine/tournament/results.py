@@ -12,6 +12,7 @@ file.
 import csv
 import io
 import json
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..grading.printable import csv_cell
 from ..grading.results import write_atomically
@@ -34,16 +35,18 @@ class ResultsError(EngineError, ValueError):
     """A results file that cannot be read, or files that do not belong together."""
 
 
-def assemble(header, entrants, builds, records, complete, sprt=None):
+def assemble(header: Dict[str, Any], entrants: Sequence[Dict[str, Any]],
+             builds: Dict[str, Optional[str]], records: Iterable[Dict[str, Any]], complete: bool,
+             sprt: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The whole document: ``header`` (SCHEDULE_FIELDS plus isolation and shard),
     ``entrants`` (dicts: name, path, kind, staff), ``builds`` (name -> build error or
     None), ``records`` (the games, any order), whether the run is ``complete``, and the
     SPRT summary when there is one."""
-    records = sorted(records, key=lambda record: record["id"])
-    played = {record["id"]: record for record in records}
+    games = sorted(records, key=lambda record: record["id"])
+    played = {record["id"]: record for record in games}
     names = [entrant["name"] for entrant in entrants if builds.get(entrant["name"]) is None]
     staff = {entrant["name"] for entrant in entrants if entrant["staff"]}
-    plan = None
+    plan: Optional[schedule.Schedule] = None
     if header["format"] in schedule.FORMATS:
         sizes = parse_sizes(header)
         plan = schedule.make(header["format"], names, staff, header["seed"], sizes,
@@ -51,31 +54,32 @@ def assemble(header, entrants, builds, records, complete, sprt=None):
                              played)
     byes = plan.byes if plan is not None else None
     bye_points = (schedule.bye_points(plan, header["pairs"])
-                  if header["format"] == "swiss" else None)
+                  if plan is not None and header["format"] == "swiss" else None)
     placings = (standings.placings(plan, names)
-                if header["format"] == "knockout" else None)
-    rows = standings.entrant_rows(entrants, builds, records, byes, bye_points, placings)
+                if plan is not None and header["format"] == "knockout" else None)
+    rows = standings.entrant_rows(entrants, builds, games, byes, bye_points, placings)
     document = dict(header)
     document.update(
-        complete=complete, entrants=rows, games=records,
-        pentanomial=standings.pentanomial(entrants, records),
-        knockout=standings.bracket_rows(plan) if header["format"] == "knockout" else None,
+        complete=complete, entrants=rows, games=games,
+        pentanomial=standings.pentanomial(entrants, games),
+        knockout=(standings.bracket_rows(plan)
+                  if plan is not None and header["format"] == "knockout" else None),
         sprt=sprt)
     return document
 
 
-def parse_sizes(header):
+def parse_sizes(header: Dict[str, Any]) -> List[Any]:
     """The header's sizes as the game's size objects."""
     rules = rules_for(header["game"])
     return rules.parse_sizes(",".join(str(size) for size in header["sizes"]))
 
 
-def save(path, document):
+def save(path: str, document: Dict[str, Any]) -> None:
     """Replace ``path`` by ``document`` at once (a reader never sees half a file)."""
     write_atomically(path, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
 
 
-def load(path):
+def load(path: str) -> Dict[str, Any]:
     """The document in ``path``. Raises ResultsError (one line) when it cannot be read
     or is no tournament's results."""
     try:
@@ -101,12 +105,12 @@ def load(path):
     return document
 
 
-def entrant_identity(document):
+def entrant_identity(document: Dict[str, Any]) -> List[Tuple[str, str, bool]]:
     """The entrants as the schedule sees them: (name, path, staff) in order."""
     return [(row["name"], row["path"], bool(row["staff"])) for row in document["entrants"]]
 
 
-def check_same_tournament(first, other, what):
+def check_same_tournament(first: Dict[str, Any], other: Dict[str, Any], what: str) -> None:
     """Raise ResultsError when ``other`` is not the tournament of ``first`` (a field of
     SCHEDULE_FIELDS or the entrants differ); ``what`` names ``other`` in the message."""
     for field in SCHEDULE_FIELDS:
@@ -117,10 +121,11 @@ def check_same_tournament(first, other, what):
         raise ResultsError(f"{what} is another tournament: its entrants differ")
 
 
-def games_of(documents, names):
+def games_of(documents: Sequence[Dict[str, Any]], names: Sequence[str]
+             ) -> Dict[int, Dict[str, Any]]:
     """The games of ``documents`` by id. Raises ResultsError when two hold different
     games under one id (``names`` name the documents)."""
-    games = {}
+    games: Dict[int, Dict[str, Any]] = {}
     for document, name in zip(documents, names):
         for record in document["games"]:
             known = games.get(record["id"])
@@ -131,9 +136,9 @@ def games_of(documents, names):
     return games
 
 
-def builds_of(documents):
+def builds_of(documents: Iterable[Dict[str, Any]]) -> Dict[str, Optional[str]]:
     """name -> build error over ``documents`` (an entrant failed if it failed anywhere)."""
-    errors = {}
+    errors: Dict[str, Optional[str]] = {}
     for document in documents:
         for row in document["entrants"]:
             if row.get("build_error") or row["name"] not in errors:
@@ -141,7 +146,7 @@ def builds_of(documents):
     return errors
 
 
-def merge(documents, names):
+def merge(documents: Sequence[Dict[str, Any]], names: Sequence[str]) -> Dict[str, Any]:
     """One document from shards of one tournament (``names`` name them in messages),
     standings refitted over all their games. Raises ResultsError."""
     if not documents:
@@ -168,7 +173,7 @@ def merge(documents, names):
                     first.get("sprt"))
 
 
-def csv_text(document):
+def csv_text(document: Dict[str, Any]) -> str:
     """The standings as CSV: one row per entrant, best first."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -190,7 +195,7 @@ def _cell(value):
     return "" if value is None else csv_cell(value)
 
 
-def placing_rank(placing):
+def placing_rank(placing: object) -> Tuple[int, int]:
     """Sort key of a knockout placing: the winner first, then the finalist, the
     semi-finalists, the quarter-finalists, then those out in a later round first."""
     named = {"winner": 0, "finalist": 1, "semi-finalist": 2, "quarter-finalist": 3}
@@ -204,7 +209,7 @@ def placing_rank(placing):
     return (5, 0)
 
 
-def ranked(rows):
+def ranked(rows: Iterable[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """Entrants best first: the knockout placing (when there is one), then points, then
     rating, then fewer games lost by forfeit."""
     def key(row):

@@ -28,7 +28,8 @@ every game before it has been played.
 
 import math
 import random
-from typing import Any, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import (Any, Collection, Dict, FrozenSet, Iterable, List, NamedTuple, Optional,
+                    Sequence, Set, Tuple)
 
 
 # How many steps the Swiss pairing may search before it gives up avoiding repeats.
@@ -319,7 +320,7 @@ def in_shard(games: Iterable[GameSpec], shard: Optional[Tuple[int, int]]) -> Set
 FORMATS = ("knockout", "round-robin", "gauntlet", "swiss")
 
 
-def make(fmt: str, names: Sequence[str], staff: Sequence[str], seed: int,
+def make(fmt: str, names: Sequence[str], staff: Collection[str], seed: int,
          sizes: Sequence[Any], pairs: int, games_per_match: int, rounds: Optional[int],
          played: Dict[int, Dict[str, Any]]) -> Schedule:
     """The :class:`Schedule` of the format ``fmt`` for the entrants ``names`` (those that
