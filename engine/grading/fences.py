@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from . import landlock
 from ..errors import EngineError
@@ -32,18 +33,18 @@ SYSCALL_FILTERS = {"allowlist": "seccomp allowlist", "denylist": "seccomp denyli
                    None: "no seccomp filter"}
 
 
-def syscall_filter_name(syscalls):
+def syscall_filter_name(syscalls: Optional[str]) -> str:
     """The word results.json keeps for ``RunResult.syscalls``: "allowlist", "denylist"
     or "none"."""
     return syscalls if syscalls in ("allowlist", "denylist") else "none"
 
 
-def syscall_filters(names):
+def syscall_filters(names: Iterable[Optional[str]]) -> str:
     """The filters of runs whose results.json words are ``names`` (an iterable of
     "allowlist", "denylist", "none"; missing ones are skipped), in one phrase, e.g.
     "seccomp allowlist (12 runs), seccomp denylist (1 run)", "no seccomp filter (3
     runs)"; "" when there is none."""
-    counts = {}
+    counts: Dict[str, int] = {}
     for name in names:
         if name:
             counts[name] = counts.get(name, 0) + 1
@@ -59,7 +60,7 @@ class IsolationError(EngineError, ValueError):
     """An isolation that was asked for cannot run here (the message says why)."""
 
 
-def parse_isolation(spec):
+def parse_isolation(spec: str) -> Tuple[str, Set[str]]:
     """``(file fence, required fences)`` of an ``--isolation`` value: "auto", or fences
     joined by "+": "bwrap" or "landlock" (that file fence, insisted on) or "rlimits"
     (neither), "seccomp", "cgroup" and "uid" (insisted on). Raises IsolationError."""
@@ -83,7 +84,7 @@ def parse_isolation(spec):
                         if word in ("seccomp", "cgroup", "cgroup2", "uid")}
 
 
-def exposure(fences, root=None):
+def exposure(fences: Iterable[str], root: object = None) -> Optional[str]:
     """What a submission can do under ``fences`` (names, as ``Sandbox.fences``), in one
     sentence for a warning; None when a file fence (bwrap or Landlock) holds it."""
     if {"bwrap", "landlock"} & set(fences):
@@ -99,7 +100,7 @@ def exposure(fences, root=None):
             + "; use --isolation rlimits for your own programs only")
 
 
-def refusal(root):
+def refusal(root: bool) -> str:
     """Why ``--isolation auto`` refuses to run untrusted code here (no bwrap, no
     Landlock), and the way out, in one line."""
     if root:
@@ -127,7 +128,7 @@ OOM_RUN = 1000
 _OOM_ADJ = "/proc/self/oom_score_adj"
 
 
-def protect_kit_from_oom():
+def protect_kit_from_oom() -> Optional[int]:
     """Lower this process's ``oom_score_adj`` to -1000 where it may (root with
     CAP_SYS_RESOURCE; an ordinary user, or root in many containers, may not lower it);
     return the value in effect (None: no such file)."""
@@ -150,10 +151,10 @@ def protect_kit_from_oom():
         os.close(descriptor)
 
 
-_CHOOM = []
+_CHOOM: List[List[str]] = []
 
 
-def oom_target_prefix():
+def oom_target_prefix() -> List[str]:
     """``[choom, "-n", "1000", "--"]`` when util-linux's choom can raise a command's
     oom_score_adj here (tried once), else [] (the run keeps the kit's score)."""
     if not _CHOOM:
@@ -172,7 +173,7 @@ def oom_target_prefix():
     return list(_CHOOM[0])
 
 
-def raise_stopped_run(pid, patience=60.0):
+def raise_stopped_run(pid: int, patience: float = 60.0) -> bool:
     """Wait until the run's first process ``pid`` has stopped itself (its exec chain
     starts with ``kill -STOP $$``, before anything of the run can fork), make it the OOM
     killer's first choice (+1000; everything it starts inherits it) and let it go on.
@@ -203,7 +204,7 @@ def raise_stopped_run(pid, patience=60.0):
     return True
 
 
-def oom_kills():
+def oom_kills() -> Optional[int]:
     """How many processes the kernel's OOM killer has killed since boot (``oom_kill`` of
     /proc/vmstat, Linux 4.13+; None when unknown)."""
     try:
@@ -216,10 +217,10 @@ def oom_kills():
     return None
 
 
-_BWRAP_WORKS = {}
+_BWRAP_WORKS: Dict[bool, bool] = {}
 
 
-def bwrap_works(uid=None):
+def bwrap_works(uid: Optional[int] = None) -> bool:
     """True when ``bwrap`` is on PATH and can create its namespaces here (as ``uid``;
     the answer is kept for "as root, under some sandbox uid" and "as ourselves")."""
     key = uid is None
@@ -227,7 +228,7 @@ def bwrap_works(uid=None):
         path = shutil.which("bwrap", path=SAFE_PATH)
         works = False
         if path:
-            prefix = []
+            prefix: List[str] = []
             setpriv = shutil.which("setpriv", path=SAFE_PATH)
             if uid is not None and setpriv:
                 prefix = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
@@ -244,17 +245,17 @@ def bwrap_works(uid=None):
     return _BWRAP_WORKS[key]
 
 
-_LANDLOCK_WORKS = []
+_LANDLOCK_WORKS: List[bool] = []
 
 
-def landlock_works():
+def landlock_works() -> bool:
     """True when Landlock can restrict a thread here (tried once)."""
     if not _LANDLOCK_WORKS:
         _LANDLOCK_WORKS.append(landlock.probe())
     return _LANDLOCK_WORKS[0]
 
 
-def reference_paths():
+def reference_paths() -> List[str]:
     """Our own files a submission must never see: the engine package wherever it is
     installed, and the repository it sits in when it is a checkout."""
     package = Path(__file__).resolve().parent.parent
@@ -265,28 +266,31 @@ def reference_paths():
     return paths
 
 
-def carve(roots, hidden):
+def carve(roots: Iterable[str], hidden: Iterable[str]) -> Tuple[List[str], List[str]]:
     """``(readable, listable)``: folders and files whose union is everything beneath
     ``roots`` except ``hidden``, and the folders on the way to a hidden path. Landlock can
     only allow, so a hidden folder inside an allowed one is left out by allowing its
     siblings instead; its ancestors stay listable (names only: Python's import system
     lists every folder on its path). Paths are resolved; missing roots are dropped."""
-    resolved = []
+    resolved: List[str] = []
     for root in roots:
         if os.path.exists(root):
             real = os.path.realpath(root)
             if real not in resolved:
                 resolved.append(real)
-    hidden = [os.path.realpath(path) for path in hidden]
-    readable, listable = [], []
+    real_hidden = [os.path.realpath(path) for path in hidden]
+    readable: List[str] = []
+    listable: List[str] = []
     for root in resolved:
-        _carve_one(root, [path for path in hidden
+        _carve_one(root, [path for path in real_hidden
                           if path == root or path.startswith(root + "/")],
                    readable, listable)
     return readable, listable
 
 
-def _carve_one(root, hidden, readable, listable):
+def _carve_one(root: str, hidden: Sequence[str], readable: List[str], listable: List[str]
+               ) -> None:
+
     if not hidden:
         readable.append(root)
         return

@@ -22,6 +22,8 @@ the same numbers on every architecture (444-446).
 
 import ctypes
 import os
+from typing import Any, Iterable, List, Tuple
+
 from ..errors import EngineError
 from .untrusted_files import O_PATH
 
@@ -75,10 +77,10 @@ class _PathBeneathAttr(ctypes.Structure):
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
-_LIBC = []
+_LIBC: List[Any] = []
 
 
-def _libc():
+def _libc() -> Any:
     if not _LIBC:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.syscall.restype = ctypes.c_long
@@ -86,7 +88,7 @@ def _libc():
     return _LIBC[0]
 
 
-def abi_version():
+def abi_version() -> int:
     """The Landlock ABI version of the running kernel (0 when it has none or it is off)."""
     try:
         libc = _libc()
@@ -97,14 +99,16 @@ def abi_version():
     return max(0, int(version))
 
 
-def _check(result, what):
+def _check(result: int, what: str) -> int:
     if result < 0:
         number = ctypes.get_errno()
         raise LandlockError(number, f"landlock {what}: {os.strerror(number)}")
     return result
 
 
-def restrict_thread(read_only=(), writable=(), files=(), deny_tcp=True, scope=True):
+def restrict_thread(read_only: Iterable[str] = (), writable: Iterable[str] = (),
+                    files: Iterable[Tuple[str, int]] = (), deny_tcp: bool = True,
+                    scope: bool = True) -> int:
     """Restrict the calling thread for good (see the module docstring).
 
     ``read_only`` and ``writable`` are folders; ``files`` is a list of ``(path, rights)``
@@ -141,7 +145,7 @@ def restrict_thread(read_only=(), writable=(), files=(), deny_tcp=True, scope=Tr
     return abi
 
 
-def _add_path_rule(libc, ruleset, path, rights):
+def _add_path_rule(libc: Any, ruleset: int, path: str, rights: int) -> None:
     try:
         descriptor = os.open(path, O_PATH | os.O_CLOEXEC)
     except OSError:
@@ -159,12 +163,13 @@ def _add_path_rule(libc, ruleset, path, rights):
         os.close(descriptor)
 
 
-def probe():
+def probe() -> bool:
     """True when a thread can be restricted here: tried in a throw-away thread."""
     import threading
-    outcome = []
+    outcome: List[bool] = []
 
-    def attempt():
+    def attempt() -> None:
+
         try:
             restrict_thread(read_only=["/usr"])
             outcome.append(True)

@@ -18,6 +18,7 @@ import os
 import queue
 import subprocess
 import threading
+from typing import Any, Dict, Optional, Tuple
 
 from . import landlock, seccomp
 from ..errors import EngineError
@@ -52,11 +53,14 @@ class Launcher:
     in most containers); then the seccomp filter refuses those IPC calls instead.
     """
 
-    def __init__(self, landlock_rules=None, cpu=None, name="launcher", use_seccomp=False,
-                 ipc_namespaces=False, allowlist=False):
-        self._requests = queue.Queue()
+    def __init__(self, landlock_rules: Optional[Dict[str, Any]] = None,
+                 cpu: Optional[int] = None, name: str = "launcher",
+                 use_seccomp: bool = False, ipc_namespaces: bool = False,
+                 allowlist: bool = False) -> None:
+        self._requests: "queue.Queue[Optional[Tuple[Dict[str, Any], _Answer]]]" = \
+            queue.Queue()
         self._ready = threading.Event()
-        self._failure = None
+        self._failure: Optional[str] = None
         self.landlock_abi = 0
         self.ipc_namespaces = bool(ipc_namespaces)
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True,
@@ -67,7 +71,8 @@ class Launcher:
         if self._failure is not None:
             raise LauncherError(self._failure)
 
-    def _serve(self, landlock_rules, cpu, use_seccomp, allowlist):
+    def _serve(self, landlock_rules: Optional[Dict[str, Any]], cpu: Optional[int],
+               use_seccomp: bool, allowlist: bool) -> None:
         try:
             if cpu is not None and hasattr(os, "sched_setaffinity"):
                 os.sched_setaffinity(0, {cpu})      # 0: this thread only
@@ -110,11 +115,11 @@ class Launcher:
                 answer.event.set()
 
     @property
-    def native_id(self):
+    def native_id(self) -> Optional[int]:
         """The kernel's id of the launcher thread (None before it started)."""
         return self._thread.native_id
 
-    def popen(self, **arguments):
+    def popen(self, **arguments: Any) -> "subprocess.Popen[Any]":
         """``subprocess.Popen(**arguments)`` started from the fenced thread; raises what
         Popen raises."""
         answer = _Answer()
@@ -125,14 +130,16 @@ class Launcher:
             raise error
         return process
 
-    def close(self):
+    def close(self) -> None:
         """Let the thread end (it holds no process)."""
         self._requests.put(None)
 
 
-class _Answer(list):
+class _Answer(list):                # of (process, error) pairs
+
     """A one-slot reply box with an event set when it is filled."""
 
-    def __init__(self):
+    def __init__(self) -> None:
+
         super().__init__()
         self.event = threading.Event()

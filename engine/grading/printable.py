@@ -9,10 +9,14 @@ also keeps a spreadsheet from reading a cell as a formula; :func:`escaping_usage
 does it for the one-line errors of a command (they may quote a folder name).
 """
 
+from typing import Any, Callable, List, TypeVar, Union
+
 from ..errors import UsageError
 
+_Value = TypeVar("_Value")
 
-def _escape(char):
+
+def _escape(char: str) -> str:
     code = ord(char)
     if char in "\r\n":
         return "\\r" if char == "\r" else "\\n"
@@ -21,7 +25,7 @@ def _escape(char):
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-def printable(text, newlines=False):
+def printable(text: Any, newlines: bool = False) -> str:
     """``text`` with every character Python does not call printable escaped: controls
     (C0, DEL, C1), formatting characters (bidi overrides, zero-width), separators other
     than the space, unassigned and private code points. Tabs stay, and so do newlines
@@ -40,7 +44,7 @@ def printable(text, newlines=False):
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_cell(value):
+def csv_cell(value: _Value) -> Union[_Value, str]:
     """``value`` for a CSV cell: numbers as they are; text :func:`printable` (one line),
     with a leading apostrophe when a spreadsheet would take it for a formula."""
     if not isinstance(value, str):
@@ -51,10 +55,11 @@ def csv_cell(value):
     return text
 
 
-def escaping_usage_errors(body):
+def escaping_usage_errors(body: Callable[[List[str]], int]) -> Callable[[List[str]], int]:
     """``body`` (a command's ``argv -> exit code``) whose :class:`UsageError` messages
     are :func:`printable`: they may quote a student's or an entrant's folder name."""
-    def escaped(argv):
+    def escaped(argv: List[str]) -> int:
+
         try:
             return body(argv)
         except UsageError as error:

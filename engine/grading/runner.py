@@ -260,7 +260,7 @@ class Runner:
         self.command = command
         self.build_timeout = build_timeout
         self.progress = progress
-        self.workspace = new_workspace()
+        self.workspace: Optional[str] = new_workspace()
         self.builds = os.path.join(self.workspace, "builds")
         self.sandboxes = []
         # A slot per core, each pinned to its own; with fewer slots than cores (a task of

@@ -85,6 +85,10 @@ import errno
 import os
 import platform
 import struct
+from typing import Any, Dict, List, Tuple
+
+# One BPF instruction: (code, jt, jf, k).
+_Instruction = Tuple[int, int, int, int]
 
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
@@ -102,7 +106,7 @@ CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x1000000
 
 # System call numbers by architecture (x86-64: asm/unistd_64.h; AArch64:
 # asm-generic/unistd.h).
-_X86_64 = {
+_X86_64: Dict[str, Any] = {
     "socket": 41, "socketpair": 53, "connect": 42, "bind": 49, "unshare": 272,
     "clone": 56, "clone3": 435,
     "sched_setaffinity": 203,
@@ -115,7 +119,7 @@ _X86_64 = {
               164, 227, 305, 159, 170, 171, 163, 103, 179, 153, 212,  # clocks ... dcookie
               172, 173, 154),                                    # iopl, ioperm, modify_ldt
 }
-_AARCH64 = {
+_AARCH64: Dict[str, Any] = {
     "socket": 198, "socketpair": 199, "connect": 203, "bind": 200, "unshare": 97,
     "clone": 220, "clone3": 435,
     "sched_setaffinity": 122,
@@ -197,21 +201,22 @@ _AND_K = 0x54
 _ARG0, _ARG1 = 16, 24
 
 
-def supported():
+def supported() -> bool:
     """True when this machine's architecture has a filter here."""
     return platform.machine() in _ARCHES
 
 
-def _ret(action):
+def _ret(action: int) -> List[_Instruction]:
     return [(_RET_K, 0, 0, action)]
 
 
-def allowlist_supported():
+def allowlist_supported() -> bool:
     """True when this machine's architecture has the allowlist's numbers here."""
     return platform.machine() in _ALLOWED_NUMBERS
 
 
-def program(deny_ipc=True, allowlist=False, chain=False):
+def program(deny_ipc: bool = True, allowlist: bool = False, chain: bool = False
+            ) -> List[_Instruction]:
     """The filter as a list of (code, jt, jf, k) BPF instructions (see the module
     docstring); ``deny_ipc`` refuses System V IPC and POSIX message queues too;
     ``allowlist`` refuses every call neither the rules nor :data:`ALLOWED` let through
@@ -223,7 +228,7 @@ def program(deny_ipc=True, allowlist=False, chain=False):
     arch, numbers, x32_bit = _ARCHES[platform.machine()]
     refuse = RET_ERRNO | errno.EPERM
     no_family = RET_ERRNO | errno.EAFNOSUPPORT
-    code = [
+    code: List[_Instruction] = [
         (_LD_W_ABS, 0, 0, 4),                 # seccomp_data.arch
         (_JEQ_K, 1, 0, arch),
         (_RET_K, 0, 0, RET_KILL_PROCESS),     # another ABI: nothing gets through
@@ -279,14 +284,14 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def compiled(deny_ipc=True, allowlist=False, chain=False):
+def compiled(deny_ipc: bool = True, allowlist: bool = False, chain: bool = False) -> bytes:
     """The filter as the kernel takes it: an array of ``struct sock_filter`` in this
     machine's byte order (what bwrap's ``--seccomp FD`` reads)."""
     return b"".join(struct.pack("=HBBI", *instruction)
                     for instruction in program(deny_ipc, allowlist, chain))
 
 
-def program_fd(deny_ipc=True, allowlist=False):
+def program_fd(deny_ipc: bool = True, allowlist: bool = False) -> int:
     """A new file descriptor (not inherited: pass it on with ``pass_fds``) reading the
     :func:`compiled` filter from its start to its end, for one bwrap to read once: a
     memfd, or where Python has none, a pipe's read end (the program, a few KB, fits in
@@ -312,7 +317,8 @@ def program_fd(deny_ipc=True, allowlist=False):
     return reading
 
 
-def restrict_thread(deny_ipc=True, allowlist=False):
+def restrict_thread(deny_ipc: bool = True, allowlist: bool = False) -> None:
+
     """Install the filter on the calling thread (and set no_new_privs, which it needs):
     the denylist, or with ``allowlist`` the allowlist with the kit's exec chain's calls
     (:data:`CHAIN`). Raises OSError when the kernel refuses, ValueError where this

@@ -11,7 +11,7 @@ newline and extra blank lines at the end, and nothing else: CRLF endings are a r
 difference to a byte-comparing grader.
 """
 
-from typing import List, NamedTuple
+from typing import List, NamedTuple, Optional, Tuple
 
 CRLF = "CRLF line endings"
 TRAILING = "trailing blanks"
@@ -39,21 +39,21 @@ class TextComparison(NamedTuple):
     same_content: bool
 
     @property
-    def identical(self):
+    def identical(self) -> bool:
         return self.same_content and not self.notes
 
-    def lenient_pass(self):
+    def lenient_pass(self) -> bool:
         """True when only differences that --lenient forgives remain."""
         return self.same_content and all(note.startswith(LENIENT_KINDS) for note in self.notes)
 
 
-def _strip_line_ends(text):
+def _strip_line_ends(text: bytes) -> bytes:
     return b"\n".join(line.rstrip(b" \t") for line in text.split(b"\n"))
 
 
-def compare_text(expected, actual):
+def compare_text(expected: bytes, actual: bytes) -> TextComparison:
     """Compare ``actual`` with ``expected`` (bytes): see :class:`TextComparison`."""
-    notes = []
+    notes: List[str] = []
     if actual == expected:
         return TextComparison(notes, expected, actual, True)
     if b"\r\n" in actual and b"\r\n" not in expected:
@@ -90,11 +90,11 @@ def compare_text(expected, actual):
     return TextComparison(notes, expected, actual, actual == expected)
 
 
-def _lines(count):
+def _lines(count: int) -> str:
     return f"{count} line" + ("" if count == 1 else "s")
 
 
-def is_text(data):
+def is_text(data: bytes) -> bool:
     """True when ``data`` holds only printable ASCII, tabs and newlines."""
     return not data.translate(None, _TEXT_BYTES)
 
@@ -102,7 +102,7 @@ def is_text(data):
 _TEXT_BYTES = bytes(range(0x20, 0x7f)) + b"\t\n"
 
 
-def garbage(data):
+def garbage(data: bytes) -> Optional[Tuple[int, bytes]]:
     """(offset, byte) of the first byte of ``data`` that is not printable text, or None."""
     for offset, byte in enumerate(data):
         if not (0x20 <= byte < 0x7f or byte in (9, 10)):
@@ -110,7 +110,8 @@ def garbage(data):
     return None
 
 
-def content_difference(expected, actual, what="output"):
+def content_difference(expected: bytes, actual: bytes, what: str = "output"
+                       ) -> Tuple[str, str]:
     """(reason, detail) for texts that differ in content (after :func:`compare_text`).
 
     Reasons: "garbage/non-text bytes", "extra bytes after the expected output",
@@ -139,7 +140,8 @@ def content_difference(expected, actual, what="output"):
     return first_line_difference(expected, actual, what)
 
 
-def first_line_difference(expected, actual, what="output"):
+def first_line_difference(expected: bytes, actual: bytes, what: str = "output"
+                          ) -> Tuple[str, str]:
     """("first difference at line N", detail with context) for two differing texts."""
     want_lines, got_lines = expected.split(b"\n"), actual.split(b"\n")
     index = next((index for index, (want, got) in enumerate(zip(want_lines, got_lines))
@@ -155,7 +157,8 @@ def first_line_difference(expected, actual, what="output"):
     return f"first difference at line {number}", "\n".join(lines)
 
 
-def _show(line):
+def _show(line: bytes) -> str:
+
     """A line as a person reads it: text as is (quoted), other bytes escaped."""
     text = repr(line)[1:]
     return text if len(text) < 240 else text[:237] + "...'"

@@ -20,6 +20,7 @@ import os
 import stat
 import tempfile
 import threading
+from typing import Iterable, Optional
 
 BASE = 3_500_000
 BLOCK = 100_000
@@ -31,7 +32,7 @@ class LeaseError(OSError):
     """No block could be leased (every block taken, or no safe folder for the locks)."""
 
 
-def lease_folder(parents=None):
+def lease_folder(parents: Optional[Iterable[str]] = None) -> str:
     """The folder of the lease files: ``/run/engine-grading-uids`` (or in the temporary
     folder when /run is not writable; ``parents`` replaces both), made 0700 by us and
     refused when it is a link, another user's or open to others (a submission could
@@ -59,7 +60,7 @@ class Lease:
     """One leased block: ``first`` is its first uid; the lock lives as long as the
     descriptor (closed by :meth:`release`, or by the kernel when the process ends)."""
 
-    def __init__(self, folder=None, start=None):
+    def __init__(self, folder: Optional[str] = None, start: Optional[int] = None) -> None:
         folder = lease_folder() if folder is None else folder
         start = os.getpid() % BLOCKS if start is None else start
         self.pid = os.getpid()
@@ -79,24 +80,24 @@ class Lease:
             # Who holds it, for a person looking (the lock is what counts).
             os.ftruncate(descriptor, 0)
             os.write(descriptor, f"{self.pid}\n".encode())
-            self.descriptor = descriptor
+            self.descriptor: Optional[int] = descriptor
             self.block = block
             self.first = BASE + block * BLOCK
             return
         raise LeaseError(errno.EAGAIN, f"all {BLOCKS} uid blocks are leased")
 
-    def release(self):
+    def release(self) -> None:
         if self.descriptor is not None:
             os.close(self.descriptor)
             self.descriptor = None
 
 
-_lease = None
+_lease: Optional[Lease] = None
 _counter = 0
 _lock = threading.Lock()
 
 
-def next_uid():
+def next_uid() -> int:
     """A uid of this process's block that it has not handed out in its last
     :data:`BLOCK` runs (the block is leased on first use; a forked child leases its
     own: it inherits the descriptor, hence the lock, but must not share the block)."""
@@ -109,6 +110,7 @@ def next_uid():
         return _lease.first + _counter % BLOCK
 
 
-def current_block():
+def current_block() -> Optional[int]:
+
     """The block this process holds (None before its first uid)."""
     return None if _lease is None or _lease.pid != os.getpid() else _lease.block

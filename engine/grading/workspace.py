@@ -17,6 +17,7 @@ stops the next run from starting.
 import os
 import tempfile
 import time
+from typing import List, Optional
 
 from .untrusted_files import remove_tree
 
@@ -29,7 +30,7 @@ WORKSPACE_PREFIX = "grade-"
 STALE_AFTER = 3600.0
 
 
-def new_workspace(root=None, in_memory=True):
+def new_workspace(root: Optional[str] = None, in_memory: bool = True) -> str:
     """A fresh workspace folder ``grade-<pid>-XXXX`` in ``root`` (default
     :func:`workspace_root`), after removing the ones left by dead grading runs there."""
     root = workspace_root(in_memory) if root is None else root
@@ -41,7 +42,7 @@ def new_workspace(root=None, in_memory=True):
     return folder
 
 
-def slot_folder(workspace, slot):
+def slot_folder(workspace: str, slot: int) -> str:
     """The run folder of ``slot`` in ``workspace`` (created when missing): where every
     command of that slot runs."""
     slot_path = os.path.join(workspace, f"slot-{slot}")
@@ -56,13 +57,14 @@ def slot_folder(workspace, slot):
     return run
 
 
-def remove_stale_workspaces(root=None, min_age=STALE_AFTER):
+def remove_stale_workspaces(root: Optional[str] = None, min_age: float = STALE_AFTER
+                            ) -> List[str]:
     """Remove the workspaces in ``root`` (default: the temporary folder) that belong to
     this user, have not changed for ``min_age`` seconds and whose process is gone.
     Returns the folders removed. A workspace whose pid is alive (even if reused by
     another program) is left alone. Never raises."""
     root = tempfile.gettempdir() if root is None else root
-    removed = []
+    removed: List[str] = []
     try:
         names = os.listdir(root)
     except OSError:
@@ -87,7 +89,7 @@ def remove_stale_workspaces(root=None, min_age=STALE_AFTER):
     return removed
 
 
-def _alive(pid):
+def _alive(pid: int) -> bool:
     """True when a process ``pid`` exists (ours or not) and is not a zombie (a killed
     kit whose parent has not reaped it yet)."""
     try:
@@ -104,7 +106,8 @@ def _alive(pid):
         return True
 
 
-def workspace_root(in_memory=True):
+def workspace_root(in_memory: bool = True) -> Optional[str]:
+
     """Where workspaces go: with ``in_memory``, a RAM-backed /dev/shm when it is there and
     writable (runs create and delete thousands of small files; the sandbox counts a
     run's files there against its memory when cgroups run), else the temporary folder."""
