@@ -2,18 +2,23 @@
 
 Contract: ``generate_cases(assignment, count, seed)`` returns ``count`` distinct
 :class:`~engine.grading.case.Case` objects (for the default seed 1, edge cases first;
-then random ones), the same for the same arguments on any machine and any Python; sets
-of seeds that differ modulo :data:`SHARES` share no case (see :func:`case_share`).
-The expected outputs are what our own programs produce. ``PROGRAMS`` names the programs
-that can be graded; :func:`write_cases` stores cases as numbered case folders. Each
-assignment's candidates come from its judge (engine.grading.judges; its module in
-engine.grading.assignments, named by engine.registry).
+then random ones), the same for the same arguments on any machine and any Python. Sets
+made with different seeds share no case (command and files), whatever their counts and
+however the seeds differ: the edge cases belong to seed 1 alone, and every seed's random
+cases are its own share of the assignment's cases, dealt by construction
+(engine.grading.casespace); a seed whose share runs out is refused (UsageError) rather
+than given another seed's case. The expected outputs are what our own programs produce.
+``PROGRAMS`` names the programs that can be graded; :func:`write_cases` stores cases as
+numbered case folders. Each assignment's edge cases and strata of random cases come from
+its judge (engine.grading.judges; its module in engine.grading.assignments, named by
+engine.registry).
 
-Determinism: every choice comes from one ``random.Random`` seeded with a string built
-from the assignment's one name and the seed (string seeds are hashed with SHA-512, the same on every
-Python since 3.2), and only its integer and sequence methods are used (``randrange``,
-``choice``, ``shuffle``), whose results do not depend on the platform. Candidates are
-drawn from sorted lists, never from set or dict order.
+Determinism: which edge cases and which strata are drawn comes from one
+``random.Random`` seeded with a string built from the assignment's one name and the seed
+(string seeds are hashed with SHA-512, the same on every Python since 3.2), and only its
+integer and sequence methods are used (``randrange``, ``choice``, ``shuffle``), whose
+results do not depend on the platform; which case of a stratum, from SHAKE-256
+(casespace.permute). Candidates are drawn from sorted lists, never from set or dict order.
 
 Only valid inputs are generated: no error cases (no expected stderr is ever stored), no
 COMPETITION mode (it has no single right answer). Each case's reference run stays small:
@@ -25,31 +30,33 @@ Case families (the ``name`` of a case says which: ``001-blank-minimax``):
 * tictactoe: blank board (minimax, prune, prune PLY), near-full boards, terminal inputs
   (x won, o won, full board: nothing printed, no visited file), mid-game positions in the
   three modes, ``prune PLY`` reaching a won position above the cut-off; then random
-  reachable positions with a random mode.
+  open positions in a random mode (one stratum of 4,520 x 11).
 * tmmorris: blank board at PLY 1, 2, 7 and 1,000,000, placement and movement positions,
   an immediate win, a forced block, won and drawn positions at PLY >= 7, terminal inputs
-  (a line on the board, a blocked side); then random reachable positions, random PLY.
+  (a line on the board, a blocked side); then random open positions at a random PLY
+  (one stratum of 5,152 x 11).
 * take_stones: the official samples' shapes, games already over (Max or Min to move, and
   new games of n = 1, 2), depth 0..6, depth beyond the end of the game, new games of
   n = 1..30 (to the end while the output stays small, else depths 1..6); then random
-  legal histories, random n and depth.
+  legal histories, random n and depth (a stratum per n and history length).
 * stake_raid: N = 1 and 26, MINIMAX and ALPHABETA, YOUPLAY X and O, a Stake tying a Raid,
   boards of equal values (ties everywhere), depth beyond the empty squares, the
   assignment-sized 5x5 boards; then random boards, N 1..26, depth as large as the size
-  budget allows.
+  budget allows (a stratum per size, number of pieces, mode, kind of values and depth).
 """
 
-import hashlib
 import io
+import itertools
 import os
 import random
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, List, Optional, Set, Tuple, Union
 
 from .. import registry
 from ..errors import UsageError
+from .casespace import Candidate, Deal, Exhausted
 from .case import Case, Outcome, prepare, run_reference, snapshot, write_case
 from .judges import GradedAssignment
 
@@ -78,74 +85,90 @@ def generate_cases(assignment: GradedAssignment, count: int, seed: int,
     UsageError for a negative count, or more cases than the assignment has distinct
     inputs of the kinds generated.
     """
-    program = assignment.name
     if not isinstance(count, int) or count < 0:
         raise UsageError(f"the number of cases must be a non-negative integer, not {count!r}")
+    if not isinstance(seed, int) or seed < 0:
+        raise UsageError(f"a seed is a natural number (0, 1, 2, ...), not {seed!r}")
     runner = runner or run_in_process
-    rng = random.Random(f"engine.grading:{program}:{seed}")
-    judge = assignment.judge
-    edges = judge.edges if seed == EDGE_SEED else (lambda _: ())
-    families = (edges, _owned(assignment, seed))
     width = max(3, len(str(count)))
-    seen = set()
-    excluded = {case_key(case) for case in exclude}
     cases: List[Case] = []
-    attempts = 0
-    for candidate in _candidates(families, rng):
-        if len(cases) == count:
-            break
-        attempts += 1
-        if attempts > (200 * count + 1000) * SHARES:
-            raise UsageError(f"could not find {count} distinct {program} inputs of "
-                             f"seed {seed}'s share (found {len(cases)})")
-        if candidate is None:
-            continue            # drawn again: not of this seed's share
-        label, args, files = candidate
-        key = (tuple(args), tuple(sorted(files.items())))
-        if key in seen or (assignment.script, tuple(args), b"",
-                           tuple(sorted(files.items()))) in excluded:
-            continue
-        seen.add(key)
+    for label, args, files in candidates(assignment, count, seed, exclude):
         name = f"{len(cases) + 1:0{width}d}-{label}"
         bare = Case(name=name, program=assignment.script, args=tuple(args),
                     files=dict(files))
-        outcome = runner(bare)
-        cases.append(_with_expected(bare, outcome))
+        cases.append(_with_expected(bare, runner(bare)))
     return cases
 
 
-# Hidden means hidden: the edge cases (the same whatever the seed) belong to the default
-# seed only, and every random case to one share of SHARES, by a hash of the case; a seed
-# draws from its own share (seed mod SHARES). So two sets made with seeds that differ
-# modulo SHARES never hold the same case (command and files).
-EDGE_SEED = 1
-SHARES = 16
-
-
-def case_share(program: str, args: Sequence[str], files: Dict[str, bytes]) -> int:
-    """The share (0..SHARES-1) a candidate belongs to: a hash of its command and files,
-    the same on every machine and Python."""
-    key = repr((program, tuple(args), tuple(sorted(files.items())))).encode("utf-8")
-    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % SHARES
-
-
-def _owned(assignment, seed):
-    """The judge's ``random_candidate`` drawing only candidates of ``seed``'s share, never
-    one of the default seed's edge cases."""
-    share = seed % SHARES
+def candidates(assignment: GradedAssignment, count: int, seed: int,
+               exclude: Iterable[Case] = ()) -> List[Candidate]:
+    """The first ``count`` distinct candidates ``(label, args, files)`` of ``seed`` (see
+    :func:`generate_cases`, which runs our program on each), none equal to a case of
+    ``exclude``; UsageError when the seed's share of the assignment's cases runs out."""
     program = assignment.name
-    edges = _edge_keys(assignment) if seed != EDGE_SEED else frozenset()
-
-    def draw(rng):
-        candidate = assignment.judge.random_candidate(rng)
+    judge = assignment.judge
+    rng = random.Random(f"engine.grading:{program}:{seed}")
+    edges = judge.edges(rng) if seed == EDGE_SEED else iter(())
+    # Another seed's random cases never equal the edge cases (they belong to EDGE_SEED).
+    taken: Set[Any] = set() if seed == EDGE_SEED else set(_edge_keys(assignment))
+    taken.update((tuple(case.args), tuple(sorted(case.files.items()))) for case in exclude
+                 if case.program == assignment.script and not case.stdin)
+    deal = Deal(program, seed)
+    used_up: Set[str] = set()
+    found: List[Candidate] = []
+    attempts = 0
+    for candidate in itertools.chain(edges, _dealt(assignment, rng, deal, used_up)):
+        if len(found) == count:
+            break
+        attempts += 1
+        if attempts > 200 * count + 1000:
+            share = (f"; seed {seed}'s share of the {program} cases is used up (a smaller "
+                     "seed owns more)") if used_up else ""
+            raise UsageError(f"could not find {count} distinct {program} inputs for seed "
+                             f"{seed} (found {len(found)}){share}")
         if candidate is None:
-            return None
-        _, args, files = candidate
-        if case_share(program, args, files) != share or \
-                (tuple(args), tuple(sorted(files.items()))) in edges:
-            return None
-        return candidate
-    return draw
+            continue            # a number that decodes to no case, or a used-up stratum
+        label, args, files = candidate
+        key = (tuple(args), tuple(sorted(files.items())))
+        if key in taken:
+            continue
+        taken.add(key)
+        found.append(candidate)
+    return found
+
+
+# Hidden means hidden. The edge cases (chosen for what they test, some the same whatever
+# the seed) belong to the default seed alone, and every other seed leaves them out. The
+# random cases of each seed are its own share of the assignment's case space, dealt by
+# construction (engine.grading.casespace): two sets made with different seeds never hold
+# the same case (command and files), whatever their counts and however the seeds differ.
+EDGE_SEED = 1
+
+
+def _dealt(assignment, rng, deal, used_up):
+    """The seed's random candidates, for ever: a stratum drawn by the judge's own
+    frequencies (``draw_stratum``), then the seed's next case of it (None for a number
+    that decodes to none, or a stratum whose share is used up: the caller counts it)."""
+    while True:
+        stratum = _stratum(assignment, assignment.judge.draw_stratum(rng))
+        if stratum.name in used_up:
+            yield None
+            continue
+        try:
+            yield deal.next_from(stratum)
+        except Exhausted:
+            used_up.add(stratum.name)
+            yield None
+
+
+_STRATA = {}
+
+
+def _stratum(assignment, key):
+    """The judge's stratum ``key`` (made once per process: some count their cases)."""
+    if (assignment.name, key) not in _STRATA:
+        _STRATA[assignment.name, key] = assignment.judge.stratum(key)
+    return _STRATA[assignment.name, key]
 
 
 _EDGE_KEYS = {}
@@ -160,16 +183,6 @@ def _edge_keys(assignment):
             (tuple(args), tuple(sorted(files.items())))
             for _, args, files in assignment.judge.edges(rng))
     return _EDGE_KEYS[program]
-
-
-def _candidates(families, rng):
-    """The edge candidates in order, then random candidates for ever (None for a draw
-    that gave none: the caller counts it as an attempt)."""
-    edges, random_candidate = families
-    for candidate in edges(rng):
-        yield candidate
-    while True:
-        yield random_candidate(rng)
 
 
 def _with_expected(case, outcome):

@@ -13,18 +13,18 @@ assignment up again by its name.
 import functools
 from pathlib import Path
 from random import Random
-from typing import (Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Protocol,
+from typing import (Callable, Hashable, Iterable, Iterator, List, NamedTuple, Optional, Protocol,
                     Sequence, Tuple, runtime_checkable)
 
 from .. import registry
 from ..errors import UsageError
 from .case import Case, Outcome
+from .casespace import Candidate, Stratum
 from .plan import Plan
 from .verdict import Finding, Verdict
 
-# A generated case before its expected outputs: (label, the grader's arguments, input
-# files {relative path: bytes}). The label goes into the case's folder name.
-Candidate = Tuple[str, List[str], Dict[str, bytes]]
+# Candidate, a generated case before its expected outputs (label, the grader's arguments,
+# input files), is defined beside the strata that number them (engine.grading.casespace).
 
 
 @runtime_checkable
@@ -59,7 +59,12 @@ class Judge(Protocol):
 
     ``edges(rng)``: the edge-case candidates, in order (the default seed's own).
 
-    ``random_candidate(rng)``: one random :data:`Candidate`, or None to draw again.
+    ``draw_stratum(rng)``: the key of the stratum a random case is drawn from (how
+    often each is drawn is the judge's choice).
+
+    ``stratum(key)``: that stratum, an :class:`~engine.grading.casespace.Stratum`
+    numbering its candidates one to one; the strata of one judge are disjoint sets (a
+    seed's random cases are its own share of each, engine.grading.casespace).
 
     Judging a run that ended by itself (engine.grading.diagnose):
 
@@ -93,7 +98,9 @@ class Judge(Protocol):
 
     def edges(self, rng: Random) -> Iterator[Candidate]: ...
 
-    def random_candidate(self, rng: Random) -> Optional[Candidate]: ...
+    def draw_stratum(self, rng: Random) -> Hashable: ...
+
+    def stratum(self, key: Hashable) -> Stratum: ...
 
     def fits(self, case: Case) -> bool: ...
 

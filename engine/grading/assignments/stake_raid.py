@@ -6,9 +6,10 @@ input.txt and the submission's output.txt are read here, independently of the pr
 under judgement (homework.py's own parser is not used).
 """
 
+import math
 from pathlib import Path
 from random import Random
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Hashable, Iterator, List, Optional, Sequence, Tuple
 
 from ...games.stake_raid import RAID, action_cell, is_raid, move_name
 from ...games.stake_raid_files import (FileFormatError, input_text, parse_input, parse_output,
@@ -18,7 +19,7 @@ from ..case import Case, Outcome
 from ..detect import Plan, is_file, needs, ours
 from ..diagnose import fail, judge_text
 from ..textdiff import content_difference
-from ..judges import Candidate
+from ..casespace import Candidate, Stratum
 from ..verdict import Finding, Verdict
 
 # A case's reference search stays under about a second: an estimate of its nodes (see
@@ -115,26 +116,78 @@ def edges(rng: Random) -> Iterator[Candidate]:
                            ["...."] * 4)
 
 
-def random_candidate(rng: Random) -> Optional[Candidate]:
-    size = rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 7, 8, 10, 12, 16, 20, 26])
-    fill = rng.choice([0, 20, 40, 60, 80, 95])
-    board = _random_board(size, rng, fill)
+RANDOM_SIZES = (1, 2, 3, 4, 5, 5, 5, 6, 7, 8, 10, 12, 16, 20, 26)
+RANDOM_FILLS = (0, 20, 40, 60, 80, 95)
+VALUES = 99          # a square's value is 1..99
+
+
+def draw_stratum(rng: Random) -> Hashable:
+    """(size, pieces, mode, kind, depth): a board size (5x5, the assignment's, three
+    times as often), a number of pieces as a board filled at random to 0..95 % has them
+    (at least one square empty), MINIMAX or ALPHABETA, random values or (one time in
+    five) all equal, and a depth the size budget allows, deeper than the empty squares
+    one time in three when the whole game fits."""
+    size = rng.choice(RANDOM_SIZES)
+    fill = rng.choice(RANDOM_FILLS)
+    area = size * size
+    pieces = min(area - 1, sum(1 for _ in range(area) if rng.randrange(100) < fill))
     mode = rng.choice(["MINIMAX", "ALPHABETA"])
-    player = rng.choice("XO")
-    if rng.randrange(5) == 0:
-        values = [rng.randrange(1, 100)] * (size * size)   # ties everywhere
-        kind = "equal-values"
-    else:
-        values = [rng.randrange(1, 100) for _ in range(size * size)]
-        kind = "random"
-    deepest = _deepest(board, mode)
-    empty = sum(row.count(".") for row in board)
+    # On one square "all equal" is every value: one kind.
+    kind = "equal-values" if rng.randrange(5) == 0 and area > 1 else "random"
+    empty = area - pieces
+    deepest = _deepest(["." * empty], mode)
     if deepest >= empty and rng.randrange(3) == 0:
         depth = empty + rng.randrange(1, 4)      # deeper than the game lasts
     else:
         depth = rng.randrange(1, deepest + 1)
-    label = f"{kind}-n{size}-{mode.lower()}-{player.lower()}-depth{depth}"
-    return _stake_raid_case(label, size, mode, player, depth, values, board)
+    return size, pieces, mode, kind, depth
+
+
+def _cells_of(rank: int, count: int, area: int) -> List[int]:
+    """The ``rank``-th set of ``count`` cells of ``0 .. area - 1`` (the combinatorial
+    number system: rank = sum of C(cell_i, i) over the chosen cells, i = 1..count)."""
+    chosen: List[int] = []
+    for cell in range(area - 1, -1, -1):
+        if count and rank >= math.comb(cell, count):
+            rank -= math.comb(cell, count)
+            chosen.append(cell)
+            count -= 1
+    return chosen
+
+
+def stratum(key: Hashable) -> Stratum:
+    """The inputs of a size, number of pieces, mode, kind of values and depth: numbered
+    by YOUPLAY (2), then the values (99 choices of the one value, or 99 per square with
+    the all-equal ones left to the other kind), then the board (which squares hold a
+    piece, then whose each is)."""
+    assert isinstance(key, tuple)
+    size, pieces, mode, kind, depth = key
+    area = size * size
+    values_count = VALUES if kind == "equal-values" else VALUES ** area
+    boards = math.comb(area, pieces) << pieces
+
+    def decode(number: int) -> Optional[Candidate]:
+        number, player = divmod(number, 2)
+        number, values_number = divmod(number, values_count)
+        placement, colours = divmod(number, 1 << pieces)
+        if kind == "equal-values":
+            values = [values_number + 1] * area
+        else:
+            values = []
+            for _ in range(area):
+                values_number, value = divmod(values_number, VALUES)
+                values.append(value + 1)
+            if area > 1 and len(set(values)) == 1:
+                return None                      # the other kind's
+        cells = ["."] * area
+        for index, cell in enumerate(_cells_of(placement, pieces, area)):
+            cells[cell] = "O" if colours >> index & 1 else "X"
+        board = ["".join(cells[r * size:(r + 1) * size]) for r in range(size)]
+        youplay = "XO"[player]
+        label = f"{kind}-n{size}-{mode.lower()}-{youplay.lower()}-depth{depth}"
+        return _stake_raid_case(label, size, mode, youplay, depth, values, board)
+    name = f"n{size}-pieces{pieces}-{mode.lower()}-{kind}-depth{depth}"
+    return Stratum(name, 2 * values_count * boards, decode)
 
 
 def judge(case: Case, outcome: Outcome, lenient: bool) -> Sequence[Optional[Finding]]:

@@ -7,7 +7,7 @@ it lists and walked beside ours; a wrong move is judged by its value.
 import re
 from pathlib import Path
 from random import Random
-from typing import Iterator, List, Optional, Sequence
+from typing import Hashable, Iterator, List, Optional, Sequence
 
 from ...errors import SearchTimeout
 from ...games.take_stones import TakeStones
@@ -17,7 +17,7 @@ from ..detect import Plan, is_file, needs, ours
 from ..diagnose import judge_text
 from ..textdiff import content_difference, first_line_difference
 from ..traces import Entry, diagnose_trace
-from ..judges import Candidate
+from ..casespace import Candidate, Stratum
 from ..scoring import one_point_per_case
 from ..verdict import Finding
 
@@ -138,17 +138,75 @@ def edges(rng: Random) -> Iterator[Candidate]:
                     break
 
 
-def random_candidate(rng: Random) -> Optional[Candidate]:
+def draw_stratum(rng: Random) -> Hashable:
+    """(n, length): a new game of n = 1..30 stones, then ``length`` stones taken
+    (0 .. n/2 - 1), each equally likely."""
     n = rng.randrange(1, 31)
-    taken = random_history(n, rng.randrange(0, max(1, n // 2)), rng)
-    depth = rng.randrange(0, 7)
-    if take_stones_nodes(n, taken, depth) is None:
-        return None
-    label = f"random-n{n}-k{len(taken)}-depth{depth}"
+    return n, rng.randrange(0, max(1, n // 2))
+
+
+DEPTHS = 7          # a random case searches to depth 0 (the end) .. 6
+
+
+def _history(n: int, length: int, number: int) -> Optional[List[int]]:
+    """The legal history of ``length`` stones that ``number`` spells in the mixed radix
+    of the moves' choices (digit i picks among the legal stones at move i, in their
+    order), or None when it spells none: the game ends before ``length`` moves, or
+    ``number`` is not the whole spelling (digits left over). So two numbers never
+    spell the same history."""
     game = TakeStones(n)
-    if game.is_terminal(game.replay_history(taken)):
-        label += "-game-over"
-    return label, _take_stones_args(n, taken, depth), {}
+    state = game.initial_state()
+    taken: List[int] = []
+    for _ in range(length):
+        choices = game.actions(state)
+        if not choices:
+            return None
+        number, digit = divmod(number, len(choices))
+        taken.append(choices[digit])
+        state = game.result(state, taken[-1])
+    return taken if number == 0 else None
+
+
+def _history_bound(n: int, length: int) -> int:
+    """How many numbers the histories of (n, length) are spelled from: the lower quartile
+    of the product of the choices along 32 random legal histories (a fixed sample), so
+    that about three numbers in four spell one; histories whose product is larger are
+    spelled by the numbers below it only."""
+    rng = Random(f"engine.grading:take_stones:bound:{n}:{length}")
+    game = TakeStones(n)
+    products: List[int] = []
+    for _ in range(32):
+        state, product = game.initial_state(), 1
+        for _ in range(length):
+            choices = game.actions(state)
+            if not choices:
+                break
+            product *= len(choices)
+            state = game.result(state, rng.choice(choices))
+        else:
+            products.append(product)
+    products.sort()
+    return products[len(products) // 4] if products else 1
+
+
+def stratum(key: Hashable) -> Stratum:
+    """The cases of a new game of n stones after a history of ``length`` stones, at each
+    depth 0..6: numbered depth-minor (see :func:`_history`); a number whose output would
+    pass the size limit gives none."""
+    assert isinstance(key, tuple)
+    n, length = key
+
+    def decode(number: int) -> Optional[Candidate]:
+        depth = number % DEPTHS
+        taken = _history(n, length, number // DEPTHS)
+        if taken is None or take_stones_nodes(n, taken, depth) is None:
+            return None
+        label = f"random-n{n}-k{len(taken)}-depth{depth}"
+        game = TakeStones(n)
+        if game.is_terminal(game.replay_history(taken)):
+            label += "-game-over"
+        return label, _take_stones_args(n, taken, depth), {}
+    return Stratum(f"n{n}-k{length}", DEPTHS * _history_bound(n, length), decode)
 
 
 _BOUNDS_LINE = re.compile(r"^alpha: (-?\d+)\tbeta: (-?\d+)$")

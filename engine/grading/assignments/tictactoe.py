@@ -8,7 +8,7 @@ search), a visited file rebuilt into the tree it lists and walked beside ours.
 import functools
 from pathlib import Path
 from random import Random
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
 
 from ...games.tictactoe import TicTacToe, winner
 from ...search import search
@@ -18,7 +18,7 @@ from ..diagnose import VISITED_LINE, fail, judge_text, terminal_input
 from ..generate import VISITED, reachable_positions
 from ..textdiff import content_difference, first_line_difference
 from ..traces import Entry, diagnose_trace
-from ..judges import Candidate
+from ..casespace import Candidate, Stratum
 from ..plan import Plan
 from ..scoring import one_point_per_case
 from ..verdict import Finding
@@ -81,16 +81,26 @@ def edges(rng: Random) -> Iterator[Candidate]:
     yield "o-to-move-prune", _tictactoe_mode_args(rng.choice(o_to_move), "prune"), {}
 
 
-def random_candidate(rng: Random) -> Optional[Candidate]:
+# The modes of a random case: minimax, prune, and prune with each PLY 1..9.
+RANDOM_MODES = ("minimax", "prune") + tuple(range(1, 10))
+
+
+def draw_stratum(rng: Random) -> Hashable:
+    """One stratum holds every random case: the open positions in each mode."""
+    return "open-positions"
+
+
+def stratum(key: Hashable) -> Stratum:
+    """Every non-terminal reachable position in every mode (4,520 x 11 = 49,720 cases),
+    numbered position-major; the same board in two modes is two cases."""
     game = TicTacToe()
-    board = rng.choice(tictactoe_positions())
-    if game.is_terminal(board):
-        return None
-    modes = ["minimax", "prune"] + list(range(1, 10))
-    mode = rng.choice(modes)
-    return f"random-{_mode_label(mode)}", _tictactoe_mode_args(board, mode), {}
+    open_ = [board for board in tictactoe_positions() if not game.is_terminal(board)]
+    modes = len(RANDOM_MODES)
 
-
+    def decode(number: int) -> Optional[Candidate]:
+        board, mode = open_[number // modes], RANDOM_MODES[number % modes]
+        return f"random-{_mode_label(mode)}", _tictactoe_mode_args(board, mode), {}
+    return Stratum(str(key), len(open_) * modes, decode)
 
 
 # Moves already named: a listing repeats the same few thousand parent/child pairs.

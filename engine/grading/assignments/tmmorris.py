@@ -10,14 +10,14 @@ import functools
 import re
 from pathlib import Path
 from random import Random
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Hashable, Iterator, List, Optional, Sequence, Tuple
 
 from ...games.morris import OTHER, Morris, line_owner, moves as morris_moves, solve
 from ..case import Case, Outcome
 from ..detect import script_or_java_or_make
 from ..diagnose import VISITED_LINE, fail, judge_text, terminal_input
 from ..generate import VISITED, reachable_positions
-from ..judges import Candidate
+from ..casespace import Candidate, Stratum
 from ..plan import Plan
 from ..scoring import one_point_per_case
 from ..verdict import Finding
@@ -81,12 +81,27 @@ def edges(rng: Random) -> Iterator[Candidate]:
     yield "terminal-blocked", _morris_args(rng.choice(blocked), 5), {}
 
 
-def random_candidate(rng: Random) -> Optional[Candidate]:
-    position = rng.choice(morris_positions())
-    if Morris().is_terminal(position):
-        return None
-    ply = rng.choice([1, 1, 2, 2, 3, 4, 5, 6, 7, 8, 10, 50, 1000000])
-    return f"random-ply{ply}", _morris_args(position, ply), {}
+# The PLY of a random case: small ones, where the evaluation decides, and ones from 7 up,
+# where the search sees every forced result.
+RANDOM_PLIES = (1, 2, 3, 4, 5, 6, 7, 8, 10, 50, 1000000)
+
+
+def draw_stratum(rng: Random) -> Hashable:
+    """One stratum holds every random case: the open positions at each PLY."""
+    return "open-positions"
+
+
+def stratum(key: Hashable) -> Stratum:
+    """Every non-terminal reachable position at every PLY (5,152 x 11 = 56,672 cases),
+    numbered position-major."""
+    game = Morris()
+    open_ = [position for position in morris_positions() if not game.is_terminal(position)]
+    plies = len(RANDOM_PLIES)
+
+    def decode(number: int) -> Optional[Candidate]:
+        ply = RANDOM_PLIES[number % plies]
+        return f"random-ply{ply}", _morris_args(open_[number // plies], ply), {}
+    return Stratum(str(key), len(open_) * plies, decode)
 
 
 def _canonical_lines(text):
