@@ -329,3 +329,25 @@ def test_our_own_folder_grades_on_cases_that_carry_their_outputs(tmp_path):
     result = kit(["run", "tictactoe", str(REPO), "--cases", str(tmp_path / "cases"),
                   "--quiet"])
     assert result.returncode == 0 and "1/1 cases passed" in result.stdout
+
+
+def test_a_summary_keeps_the_numbers_every_case_shares():
+    """Reasons of one kind are summed up as the kind: a number that differs from case to
+    case reads N, one they all share stays (Cy's 'found 0' in docs/grading.md)."""
+    def failed(*reasons):
+        return {"cases": [{"passed": False, "reason": reason} for reason in reasons]
+                + [{"passed": True, "reason": "passed"}]}
+    unparsable = "output.txt unparsable: expected {} board lines after the move, found 0"
+    assert exports.failure_summary(failed(unparsable.format(5), unparsable.format(3))) == (
+        "2 failed: output.txt unparsable: expected N board lines after the move, found 0")
+    assert exports.failure_summary(failed("visited file: line 3 is not 'STATE VALUE'",
+                                          "visited file: line 7 is not 'STATE VALUE'",
+                                          "exit code 1")) == (
+        "2 failed: visited file: line N is not 'STATE VALUE'; 1 failed: exit code 1")
+    # One reason twice is shown as it is; moves are left out of a kind as before.
+    assert exports.failure_summary(failed(unparsable.format(5), unparsable.format(5))) == (
+        "2 failed: " + unparsable.format(5))
+    slip = ("wrong move: expected {}, got {} (tie-break slip: both moves have value 0; the "
+            "grader keeps the first in raster order)")
+    assert exports.failure_summary(failed(slip.format("x@0", "x@8"), slip.format("o@1", "o@2"))) \
+        == "2 failed: wrong move (tie-break slip)"

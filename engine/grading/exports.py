@@ -42,27 +42,55 @@ def reason_kind(reason):
     """``reason`` without what differs from case to case: the moves (``wrong move:
     expected x@0, got x@8 (tie-break slip: ...)`` is ``wrong move (tie-break slip)``),
     the node a trace parts at, the numbers (line 3 and line 7 are line N)."""
+    return re.sub(r"\d+", "N", _kind_with_numbers(reason))
+
+
+def _kind_with_numbers(reason):
+    """:func:`reason_kind` with its numbers still in."""
     kind = re.sub(r"\((tie-break slip|wrong value)[^)]*\)", r"(\1)", reason)
     kind = re.sub(r": expected [^,;]+, got [^;(]+?(?= \(|;|$)", "", kind)
-    kind = re.sub(r"reached by [^:;]+", "reached by ...", kind)
-    return re.sub(r"\d+", "N", kind)
+    return re.sub(r"reached by [^:;]+", "reached by ...", kind)
+
+
+def _merge_numbers(numbers, kind):
+    """The pieces of ``kind`` (a :func:`_kind_with_numbers`) split around its numbers,
+    with None for each number that differs from the one ``numbers`` (pieces of another
+    reason of the same kind, or None) has in the same place."""
+    pieces = re.split(r"(\d+)", kind)
+    if numbers is None or len(numbers) != len(pieces) or numbers[0::2] != pieces[0::2]:
+        return pieces if numbers is None else None
+    return [piece if index % 2 == 0 or piece == other else None
+            for index, (piece, other) in enumerate(zip(pieces, numbers))]
 
 
 def failure_kinds(entry):
     """[(count, reason, cosmetic count)] of a submission's failed cases, the most common
     first, reasons of the same kind (:func:`reason_kind`) counted as one: shown as the
-    reason itself when it is the only one of its kind, else as the kind."""
-    groups = {}
+    reason itself when it is the only one of its kind, else as the kind, keeping the
+    numbers all its reasons share (``expected N board lines after the move, found 0``)."""
+    groups = {}          # kind -> [count, cosmetic count, the one reason or None, pieces]
     for case in entry["cases"]:
         if case["passed"]:
             continue
-        kind = reason_kind(case["reason"])
-        count, cosmetic, shown = groups.get(kind, (0, 0, case["reason"]))
-        if shown != case["reason"]:
-            shown = kind
-        groups[kind] = (count + 1, cosmetic + bool(case.get("cosmetic")), shown)
-    return sorted(((count, shown, cosmetic) for count, cosmetic, shown in groups.values()),
-                  key=lambda item: (-item[0], item[1]))
+        reason = case["reason"]
+        kind = reason_kind(reason)
+        group = groups.get(kind)
+        if group is None:
+            group = groups[kind] = [0, 0, reason, _merge_numbers(None, _kind_with_numbers(reason))]
+        else:
+            if group[2] != reason:
+                group[2] = None
+            if group[3] is not None:
+                group[3] = _merge_numbers(group[3], _kind_with_numbers(reason))
+        group[0] += 1
+        group[1] += bool(case.get("cosmetic"))
+    shown = []
+    for kind, (count, cosmetic, reason, pieces) in groups.items():
+        if reason is None:
+            reason = kind if pieces is None else "".join(
+                "N" if piece is None else piece for piece in pieces)
+        shown.append((count, reason, cosmetic))
+    return sorted(shown, key=lambda item: (-item[0], item[1]))
 
 
 def failure_summary(entry):
