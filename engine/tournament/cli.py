@@ -24,6 +24,7 @@ import argparse
 import os
 import sys
 import time
+from typing import Any, Dict, List, Optional
 
 from ..commandline import run_program, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
@@ -100,7 +101,7 @@ def _sandbox_options(command):
     command.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
-def parser():
+def parser() -> argparse.ArgumentParser:
     top = ArgumentParser(prog="python3 -m engine tournament",
                          description=__doc__.split("\n")[0])
     commands = top.add_subparsers(dest="command", metavar="run|merge|sprt")
@@ -156,7 +157,7 @@ def _output_options(command):
 
 # --- output ------------------------------------------------------------------------------
 
-def say(options, text):
+def say(options: argparse.Namespace, text: str) -> None:
     if not options.quiet:
         print(f"tournament: {text}", file=sys.stderr, flush=True)
 
@@ -168,7 +169,7 @@ def _warn_exposure(options, director):
         print(f"tournament: warning: {exposed}", file=sys.stderr, flush=True)
 
 
-def write_outputs(options, document):
+def write_outputs(options: argparse.Namespace, document: Dict[str, Any]) -> None:
     """Write the files the options ask for."""
     if options.json:
         try:
@@ -182,7 +183,7 @@ def write_outputs(options, document):
         write_atomically(options.report, report.render(document))
 
 
-def standings_text(document):
+def standings_text(document: Dict[str, Any]) -> str:
     """The standings as a table for the terminal (and, for a gauntlet, each entrant's
     points against each staff entrant)."""
     rows = results.ranked(document["entrants"])
@@ -210,7 +211,7 @@ def standings_text(document):
     return "\n".join(lines)
 
 
-def gauntlet_lines(document):
+def gauntlet_lines(document: Dict[str, Any]) -> List[str]:
     """Per entrant who is not staff: its points against each staff entrant."""
     staff = [row["name"] for row in document["entrants"] if row["staff"]]
     lines = []
@@ -230,13 +231,13 @@ def gauntlet_lines(document):
 class Progress:
     """A line on stderr per game, with the share done and the ETA of this run."""
 
-    def __init__(self, options, total):
+    def __init__(self, options: argparse.Namespace, total: int) -> None:
         self.options = options
         self.total = total
         self.done = 0
         self.start = time.monotonic()
 
-    def game(self, record):
+    def game(self, record: Dict[str, Any]) -> None:
         self.done += 1
         if self.options.quiet:
             return
@@ -309,7 +310,7 @@ def _load(path):
         raise UsageError(str(error)) from None
 
 
-def run_tournament(options):
+def run_tournament(options: argparse.Namespace) -> int:
     terminate_as_interrupt()
     rules = rules_for(options.game)
     check_output_folders(options)
@@ -428,7 +429,7 @@ def _check_same(header, entrants, earlier, what):
 
 # --- merge -------------------------------------------------------------------------------
 
-def run_merge(options):
+def run_merge(options: argparse.Namespace) -> int:
     if not options.json:
         raise UsageError("merge needs --json FILE (the merged results)")
     check_output_folders(options)
@@ -445,7 +446,7 @@ def run_merge(options):
 
 # --- sprt --------------------------------------------------------------------------------
 
-def run_sprt(options):
+def run_sprt(options: argparse.Namespace) -> int:
     terminate_as_interrupt()
     rules = rules_for(options.game)
     check_output_folders(options)
@@ -488,10 +489,11 @@ def run_sprt(options):
                      f"beta {test.beta:g}, bounds [{test.lower:.2f}, {test.upper:.2f}]; "
                      f"sandbox {director.isolation}")
         builds = director.build()
-        failed = [name for name, error in builds.items() if error]
+        failed = [(name, error) for name, error in builds.items() if error]
         if failed:
-            raise UsageError(f"{printable(failed[0])} did not build: "
-                             f"{printable(builds[failed[0]].split(chr(10), 1)[0])}")
+            name, why = failed[0]
+            raise UsageError(f"{printable(name)} did not build: "
+                             f"{printable(why.split(chr(10), 1)[0])}")
         pairs = iter(range(options.max_pairs))
 
         def next_specs():
@@ -564,7 +566,7 @@ def _prefix_counts(played, a):
         pair += 1
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     argv = sys.argv[1:] if argv is None else argv
     return run_program(NAME, escaping_usage_errors(_main), argv, help_text=__doc__)

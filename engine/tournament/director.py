@@ -19,6 +19,8 @@ import os
 import queue
 import threading
 import time
+from typing import (Any, Callable, Container, Dict, Iterable, Iterator, List, Optional,
+                    Sequence, Tuple)
 
 from ..grading.runner import usable_cores
 from ..grading.sandbox import Limits, Sandbox, close_all
@@ -26,7 +28,9 @@ from ..grading.untrusted_files import remove_tree
 from ..grading.workspace import new_workspace
 from . import entrants as entrants_module
 from . import referee, schedule
+from .entrants import Entrant
 from .games import O_SIDE, X_SIDE
+from .schedule import GameSpec
 
 OUTPUT_MB, FILE_MB, PROCESSES = 16, 64, 64
 
@@ -41,8 +45,9 @@ class Director:
     entrants are :meth:`admit`-ted later). Raises IsolationError when the isolation
     asked for cannot run here."""
 
-    def __init__(self, rules, entrants, seconds, jobs=1, isolation="auto", memory_mb=1024,
-                 seed=1, grace=referee.GRACE_SECONDS, hidden=()):
+    def __init__(self, rules: Any, entrants: Iterable[Entrant], seconds: float, jobs: int = 1,
+                 isolation: str = "auto", memory_mb: int = 1024, seed: int = 1,
+                 grace: float = referee.GRACE_SECONDS, hidden: Sequence[str] = ()) -> None:
         self.rules = rules
         self.entrants = {entrant.name: entrant for entrant in entrants}
         self.seconds = seconds
@@ -51,15 +56,16 @@ class Director:
         self.jobs = max(1, jobs)
         self.limits = Limits(timeout=seconds, memory_mb=memory_mb, output_mb=OUTPUT_MB,
                              file_mb=FILE_MB, processes=PROCESSES)
-        self.workspace = new_workspace()
-        self.builds_folder = os.path.join(self.workspace, "builds")
-        self.seats = []
-        self.built = {}
-        self.failures = []
+        workspace = new_workspace()
+        self.workspace: Optional[str] = workspace
+        self.builds_folder = os.path.join(workspace, "builds")
+        self.seats: List[Dict[str, referee.Seat]] = []
+        self.built: Dict[str, entrants_module.Built] = {}
+        self.failures: List[Any] = []
         self._stop = threading.Event()
         self._finished = False
         try:
-            self.ours = os.path.join(self.workspace, "ours")
+            self.ours = os.path.join(workspace, "ours")
             if any(entrant.kind == "ours" for entrant in entrants):
                 os.mkdir(self.ours, 0o700)
                 entrants_module.copy_engine(self.ours)
@@ -70,7 +76,7 @@ class Director:
             pin = self.jobs >= usable_cores()
             for job in range(self.jobs):
                 self.seats.append({side: referee.Seat(Sandbox(
-                    self.limits, 2 * job + index, isolation, self.workspace, hidden=hidden,
+                    self.limits, 2 * job + index, isolation, workspace, hidden=hidden,
                     core=job, pin=pin)) for index, side in enumerate((X_SIDE, O_SIDE))})
         except BaseException:
             self.close()
@@ -80,7 +86,7 @@ class Director:
     def _sandboxes(self):
         return [seat.sandbox for seats in self.seats for seat in seats.values()]
 
-    def close(self):
+    def close(self) -> None:
         """Release the sandboxes and remove the workspace (builds included)."""
         close_all(self._sandboxes())
         self.seats = []
@@ -90,21 +96,25 @@ class Director:
 
     # --- building ------------------------------------------------------------------
 
-    def build(self, known=None, on_built=None, on_start=None):
+    def build(self, known: Optional[Dict[str, Optional[str]]] = None,
+              on_built: Optional[Callable[[str, Optional[str], float], None]] = None,
+              on_start: Optional[Callable[[str, str], None]] = None
+              ) -> Dict[str, Optional[str]]:
         """Build every entrant (``known``: name -> an error from an earlier run, whose
         entrants are not built again); return name -> build error (None: built).
         ``on_start(name, what)`` is told as each build starts (``what``: its steps and
         their caps, :func:`engine.tournament.entrants.steps_text`), ``on_built(name,
         error, seconds)`` as each finishes."""
         known = known or {}
-        todo = queue.Queue()
+        todo: "queue.Queue[Entrant]" = queue.Queue()
         for entrant in self.entrants.values():
             if known.get(entrant.name):
                 if on_built:
                     on_built(entrant.name, known[entrant.name], 0.0)
                 continue
             todo.put(entrant)
-        errors = {name: error for name, error in known.items() if error}
+        errors: Dict[str, Optional[str]] = {name: error for name, error in known.items()
+                                            if error}
         lock = threading.Lock()
 
         def work(job):
@@ -132,7 +142,7 @@ class Director:
             errors.setdefault(name, None)
         return errors
 
-    def admit(self, entrant):
+    def admit(self, entrant: Entrant) -> Optional[str]:
         """Add ``entrant`` to a running director (a ladder's new submission) and build it
         in the first job's sandbox now; return its build error (None: built). Its
         folder must lie under the ``hidden`` folders given at construction."""
@@ -149,7 +159,7 @@ class Director:
             self.built[entrant.name] = built
         return built.error
 
-    def forget(self, name):
+    def forget(self, name: str) -> None:
         """Drop the entrant ``name`` and remove its build (a ladder keeps a few)."""
         self.entrants.pop(name, None)
         built = self.built.pop(name, None)
@@ -158,13 +168,16 @@ class Director:
 
     # --- playing ---------------------------------------------------------------------
 
-    def play(self, games, on_game, on_failure=None):
+    def play(self, games: Iterable[GameSpec], on_game: Callable[[Dict[str, Any]], None],
+             on_failure: Optional[Callable[[GameSpec, BaseException], None]] = None) -> None:
         """Play ``games`` (GameSpec list) on the jobs; ``on_game(record)`` after each
         (called under a lock, one at a time). ``on_failure(spec, error)`` for a game the
         kit could not referee."""
         self.play_stream(iter(games), on_game, on_failure)
 
-    def play_stream(self, games, on_game, on_failure=None):
+    def play_stream(self, games: Iterator[GameSpec], on_game: Callable[[Dict[str, Any]], None],
+                    on_failure: Optional[Callable[[GameSpec, BaseException], None]] = None
+                    ) -> None:
         """:meth:`play` over an iterator of GameSpecs, taken as jobs come free, until
         it ends or :meth:`finish` is called (an SPRT's decision)."""
         self._finished = False
@@ -199,11 +212,11 @@ class Director:
 
         self._in_threads(work)
 
-    def finish(self):
+    def finish(self) -> None:
         """Start no new game; those running end normally (called from ``on_game``)."""
         self._finished = True
 
-    def play_one(self, spec, seats):
+    def play_one(self, spec: GameSpec, seats: Dict[str, referee.Seat]) -> Dict[str, Any]:
         """The record of the game ``spec`` played in ``seats``."""
         cells = self.rules.setup(self.seed, spec.board, spec.size)
         built = {X_SIDE: self.built[spec.x], O_SIDE: self.built[spec.o]}
@@ -220,7 +233,7 @@ class Director:
                 "detail": forfeit.detail},
             "seccomp": dict(outcome.syscalls or {})}
 
-    def stop(self):
+    def stop(self) -> None:
         """Stop: no new game starts, the running calls are killed (no result)."""
         self._stop.set()
         for sandbox in self._sandboxes():
@@ -245,7 +258,8 @@ class Director:
             raise
 
 
-def schedule_todo(plan, played, shard):
+def schedule_todo(plan: schedule.Schedule, played: Container[int],
+                  shard: Optional[Tuple[int, int]]) -> List[GameSpec]:
     """The games of ``plan`` still to play in ``shard``."""
     mine = schedule.in_shard(plan.games, shard)
     return [game for game in plan.games if game.id not in played and game.id in mine]

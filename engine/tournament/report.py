@@ -41,6 +41,7 @@ import hashlib
 import json
 import math
 import re
+from typing import Any
 from html import escape as _html_escape
 
 from ..grading.printable import printable
@@ -183,7 +184,7 @@ def _num_cell(value, text=None):
 
 # --- the page -----------------------------------------------------------------------------
 
-def render(document):
+def render(document: Any) -> str:
     """The HTML text of a tournament results ``document`` (the parsed JSON).
 
     Args:
