@@ -113,13 +113,14 @@ def _collect(names: Sequence[str], results: Iterable) -> Tuple[List[str], list]:
     return [ordered[i] for i in played_index], pairs
 
 
-def _evaluate(ratings: List[float], pairs: list, need_derivatives: bool = True):
+def _evaluate(ratings: List[float], pairs: list, need_derivatives: bool = True
+              ) -> Tuple[float, List[float], List[List[float]]]:
     """The negative penalised log-likelihood at ``ratings`` (Elo), with its gradient and
-    Hessian (a dense list of rows) unless ``need_derivatives`` is false."""
+    Hessian (a dense list of rows; empty when ``need_derivatives`` is false)."""
     n = len(ratings)
     loss = 0.0
     grad = [0.0] * n
-    hess = [[0.0] * n for _ in range(n)] if need_derivatives else None
+    hess = [[0.0] * n for _ in range(n)] if need_derivatives else []
     k2 = K * K
     for p, q, games, won in pairs:
         x = K * (ratings[p] - ratings[q])
@@ -241,10 +242,11 @@ def _maximise(n: int, pairs: list) -> Tuple[List[float], List[List[float]]]:
     if not loss <= zero_loss:  # the sweeps carry no guarantee; Newton's method does
         ratings = [0.0] * n
         loss, grad, hess = _evaluate(ratings, pairs)
-    low, anchor = None, ratings
+    low: Optional[List[List[float]]] = None
+    anchor = ratings
     for _ in range(MAX_ITERATIONS):
         fresh = low is None or _distance(anchor, ratings) > CHORD_RADIUS
-        if fresh:
+        if fresh or low is None:        # (fresh when low is None: for mypy)
             low, anchor = _cholesky(hess), ratings
         step = _solve(low, grad)
         scale = 1.0
