@@ -26,11 +26,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from .untrusted_files import open_folder, write_new
 
 REPO = Path(__file__).resolve().parent.parent.parent
+# A folder as the callers name it.
+Folder = Union[str, Path]
 
 
 class Case(NamedTuple):
@@ -55,18 +57,18 @@ class Outcome(NamedTuple):
     files: Dict[str, bytes]
 
 
-def snapshot(folder):
+def snapshot(folder: Folder) -> Dict[str, bytes]:
     """{relative path: bytes} of every file under ``folder`` (POSIX separators)."""
-    folder = Path(folder)
-    return {path.relative_to(folder).as_posix(): path.read_bytes()
-            for path in sorted(folder.rglob("*")) if path.is_file()}
+    root = Path(folder)
+    return {path.relative_to(root).as_posix(): path.read_bytes()
+            for path in sorted(root.rglob("*")) if path.is_file()}
 
 
-def _optional_bytes(path):
+def _optional_bytes(path: Path) -> Optional[bytes]:
     return path.read_bytes() if path.exists() else None
 
 
-def load_case(folder):
+def load_case(folder: Folder) -> Case:
     """The :class:`Case` stored in ``folder``. Raises ValueError on an empty ``cmd``."""
     folder = Path(folder)
     words = (folder / "cmd").read_text().split()
@@ -83,7 +85,7 @@ def load_case(folder):
         expected=snapshot(folder / "expected") if (folder / "expected").is_dir() else {})
 
 
-def write_case(case, folder):
+def write_case(case: Case, folder: Folder) -> None:
     """Store ``case`` in ``folder`` (created; files of the layout are overwritten).
 
     Only what differs from the defaults is written (no ``stdin`` file for empty input,
@@ -107,7 +109,7 @@ def write_case(case, folder):
             path.write_bytes(data)
 
 
-def prepare(case, workdir):
+def prepare(case: Case, workdir: Folder) -> None:
     """Write the case's input files into the (empty) folder ``workdir``: each created
     exclusively, never through a link (see :func:`engine.grading.untrusted_files.write_new`;
     a name already there raises FileExistsError)."""
@@ -119,7 +121,8 @@ def prepare(case, workdir):
         os.close(folder)
 
 
-def reference_command(case, python=None, repo=REPO):
+def reference_command(case: Case, python: Optional[str] = None, repo: Folder = REPO
+                      ) -> List[str]:
     """The argv that runs the case with the repository's own program under ``python``."""
     python = python or sys.executable
     if case.program == "engine":
@@ -127,7 +130,8 @@ def reference_command(case, python=None, repo=REPO):
     return [python, str(Path(repo) / case.program)] + list(case.args)
 
 
-def run_reference(case, workdir, python=None, timeout=600, repo=REPO):
+def run_reference(case: Case, workdir: Folder, python: Optional[str] = None,
+                  timeout: float = 600, repo: Folder = REPO) -> Outcome:
     """Run the repository's program on ``case`` in ``workdir``; return its Outcome.
 
     The working folder gets the case's input files first; PYTHONPATH points at ``repo``
@@ -143,9 +147,9 @@ def run_reference(case, workdir, python=None, timeout=600, repo=REPO):
                    snapshot(workdir))
 
 
-def compare(case, outcome):
+def compare(case: Case, outcome: Outcome) -> List[str]:
     """Every way ``outcome`` differs from ``case``, as short sentences (empty: it passed)."""
-    problems = []
+    problems: List[str] = []
     if outcome.exit != case.exit:
         problems.append(f"exit code {outcome.exit}, expected {case.exit}; "
                         f"stderr: {outcome.stderr[-500:]!r}")
@@ -165,14 +169,15 @@ def compare(case, outcome):
     return problems
 
 
-def replay(case, workdir, python=None, timeout=600):
+def replay(case: Union[Case, Folder], workdir: Folder, python: Optional[str] = None,
+           timeout: float = 600) -> List[str]:
     """Run ``case`` (a Case or a case folder) in the empty ``workdir``; list mismatches."""
     if not isinstance(case, Case):
         case = load_case(case)
     return compare(case, run_reference(case, workdir, python, timeout))
 
 
-def first_difference(what, got, want):
+def first_difference(what: str, got: bytes, want: bytes) -> str:
     """A short description of where ``got`` first differs from ``want``."""
     got_lines, want_lines = got.split(b"\n"), want.split(b"\n")
     for number, (line, expected) in enumerate(zip(got_lines, want_lines), 1):
@@ -201,12 +206,12 @@ ESCAPED = "_escaped"
 _UNSAFE_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Cn"))
 
 
-def _unsafe(char):
+def _unsafe(char: str) -> bool:
     import unicodedata  # only the golden files need it: not on the programs' start-up path
     return char not in "\n\t" and unicodedata.category(char) in _UNSAFE_CATEGORIES
 
 
-def plain_text(data):
+def plain_text(data: bytes) -> Optional[str]:
     """``data`` (bytes) as a str that a YAML file carries unchanged, or None if it has
     bytes that are not UTF-8 or characters a YAML round trip may change (see above)."""
     try:
@@ -218,12 +223,12 @@ def plain_text(data):
     return text
 
 
-def escape_bytes(data):
+def escape_bytes(data: bytes) -> str:
     """``data`` as plain text with backslash escapes: ``\\\\`` for a backslash, ``\\r``
     for CR, ``\\xNN`` for a byte that is not part of valid UTF-8, ``\\uNNNN`` /
     ``\\UNNNNNNNN`` for any other unsafe character. LF, TAB and everything else stay as
     they are, so an escaped text keeps its lines. :func:`unescape_text` reverses it."""
-    parts = []
+    parts: List[str] = []
     for char in data.decode("utf-8", "surrogateescape"):
         if char == "\\":
             parts.append("\\\\")
@@ -239,7 +244,7 @@ def escape_bytes(data):
     return "".join(parts)
 
 
-def unescape_text(text):
+def unescape_text(text: str) -> bytes:
     """The bytes that :func:`escape_bytes` turned into ``text``. Raises ValueError on a
     backslash that starts no escape of that form."""
     out = bytearray()
@@ -268,23 +273,23 @@ def unescape_text(text):
         position = backslash + 2 + width
 
 
-def _text_fields(name, data):
+def _text_fields(name: str, data: bytes) -> Dict[str, str]:
     """{name: text} when ``data`` is plain, else {name + '_escaped': escaped text}."""
     text = plain_text(data)
     return {name: text} if text is not None else {name + ESCAPED: escape_bytes(data)}
 
 
-def case_to_fields(case):
+def case_to_fields(case: Case) -> Dict[str, Any]:
     """``case`` as a dict of plain values, in reading order: ``cmd`` (the program word and
     its arguments joined by spaces, as in a ``cmd`` file), ``stdin`` (left out when empty),
     ``files``, ``exit``, ``stdout`` (always), ``stderr`` (left out when not checked),
     ``expected`` (file mappings left out when empty); text under ``_escaped`` names
     when it is not plain. :func:`case_from_fields` gives the same Case back."""
-    fields = {"cmd": " ".join((case.program,) + tuple(case.args))}
+    fields: Dict[str, Any] = {"cmd": " ".join((case.program,) + tuple(case.args))}
     if case.stdin:
         fields.update(_text_fields("stdin", case.stdin))
 
-    def add_files(name, contents):
+    def add_files(name: str, contents: Mapping[str, bytes]) -> None:
         for path, data in sorted(contents.items()):
             for key, text in _text_fields(name, data).items():
                 fields.setdefault(key, {})[path] = text
@@ -298,7 +303,7 @@ def case_to_fields(case):
     return fields
 
 
-def case_from_fields(name, fields):
+def case_from_fields(name: str, fields: Mapping[str, Any]) -> Case:
     """The :class:`Case` named ``name`` that ``fields`` (see :func:`case_to_fields`)
     describe. Keys other than the case's own are ignored. Raises ValueError on an empty
     ``cmd``, on a field given both plainly and escaped, or on a bad escape."""
@@ -306,7 +311,7 @@ def case_from_fields(name, fields):
     if not words:
         raise ValueError(f"{name}: empty cmd")
 
-    def text(key):
+    def text(key: str) -> Optional[bytes]:
         plain, escaped = fields.get(key), fields.get(key + ESCAPED)
         if plain is not None and escaped is not None:
             raise ValueError(f"{name}: both {key} and {key}{ESCAPED}")
@@ -314,7 +319,7 @@ def case_from_fields(name, fields):
             return unescape_text(escaped)
         return None if plain is None else plain.encode("utf-8")
 
-    def files(key):
+    def files(key: str) -> Dict[str, bytes]:
         plain, escaped = fields.get(key) or {}, fields.get(key + ESCAPED) or {}
         both = sorted(set(plain) & set(escaped))
         if both:

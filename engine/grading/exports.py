@@ -17,11 +17,12 @@ import csv
 import io
 import re
 import shlex
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from .printable import csv_cell, printable
 
 
-def csv_text(document):
+def csv_text(document: Mapping[str, Any]) -> str:
     """The gradebook of a results document, as CSV text."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -38,21 +39,22 @@ def csv_text(document):
     return out.getvalue()
 
 
-def reason_kind(reason):
+def reason_kind(reason: str) -> str:
     """``reason`` without what differs from case to case: the moves (``wrong move:
     expected x@0, got x@8 (tie-break slip: ...)`` is ``wrong move (tie-break slip)``),
     the node a trace parts at, the numbers (line 3 and line 7 are line N)."""
     return re.sub(r"\d+", "N", _kind_with_numbers(reason))
 
 
-def _kind_with_numbers(reason):
+def _kind_with_numbers(reason: str) -> str:
     """:func:`reason_kind` with its numbers still in."""
     kind = re.sub(r"\((tie-break slip|wrong value)[^)]*\)", r"(\1)", reason)
     kind = re.sub(r": expected [^,;]+, got [^;(]+?(?= \(|;|$)", "", kind)
     return re.sub(r"reached by [^:;]+", "reached by ...", kind)
 
 
-def _merge_numbers(numbers, kind):
+def _merge_numbers(numbers: Optional[List[Optional[str]]], kind: str
+                   ) -> Optional[List[Optional[str]]]:
     """The pieces of ``kind`` (a :func:`_kind_with_numbers`) split around its numbers,
     with None for each number that differs from the one ``numbers`` (pieces of another
     reason of the same kind, or None) has in the same place."""
@@ -63,12 +65,13 @@ def _merge_numbers(numbers, kind):
             for index, (piece, other) in enumerate(zip(pieces, numbers))]
 
 
-def failure_kinds(entry):
+def failure_kinds(entry: Mapping[str, Any]) -> List[Tuple[int, str, int]]:
     """[(count, reason, cosmetic count)] of a submission's failed cases, the most common
     first, reasons of the same kind (:func:`reason_kind`) counted as one: shown as the
     reason itself when it is the only one of its kind, else as the kind, keeping the
     numbers all its reasons share (``expected N board lines after the move, found 0``)."""
-    groups = {}          # kind -> [count, cosmetic count, the one reason or None, pieces]
+    # kind -> [count, cosmetic count, the one reason or None, pieces]
+    groups: Dict[str, List[Any]] = {}
     for case in entry["cases"]:
         if case["passed"]:
             continue
@@ -84,7 +87,7 @@ def failure_kinds(entry):
                 group[3] = _merge_numbers(group[3], _kind_with_numbers(reason))
         group[0] += 1
         group[1] += bool(case.get("cosmetic"))
-    shown = []
+    shown: List[Tuple[int, str, int]] = []
     for kind, (count, cosmetic, reason, pieces) in groups.items():
         if reason is None:
             reason = kind if pieces is None else "".join(
@@ -93,10 +96,10 @@ def failure_kinds(entry):
     return sorted(shown, key=lambda item: (-item[0], item[1]))
 
 
-def failure_summary(entry):
+def failure_summary(entry: Mapping[str, Any]) -> str:
     """A submission's failed cases by reason, e.g. ``20 failed: missing final newline
     (cosmetic; --lenient would pass 20); 3 failed: wrong move ...`` (empty: none)."""
-    parts = []
+    parts: List[str] = []
     for count, reason, cosmetic in failure_kinds(entry):
         text = f"{count} failed: {reason}"
         if cosmetic:
@@ -105,14 +108,14 @@ def failure_summary(entry):
     return "; ".join(parts)
 
 
-def _number(value):
+def _number(value: float) -> Union[int, float]:
     return int(value) if float(value).is_integer() else round(value, 4)
 
 
-def reproduction(case):
+def reproduction(case: Mapping[str, Any]) -> str:
     """How to see a failed case for oneself: the command the grader ran, its inputs and
     one command that reruns it in the submission's folder."""
-    lines = []
+    lines: List[str] = []
     if case.get("command"):
         lines.append(f"command: {case['command']}")
     inputs = case.get("inputs") or {}
@@ -134,7 +137,7 @@ KIT_HINT = ("game-search is this project's command: pipx install the copy your c
             "staff hand out")
 
 
-def installed_stepper(case):
+def installed_stepper(case: Mapping[str, Any]) -> Optional[str]:
     """The stepping command of a failed case as the installed command runs it (for a
     student reading a Gradescope result), or None."""
     if not case.get("stepper_args") or not case.get("stepper"):
@@ -144,12 +147,12 @@ def installed_stepper(case):
                                             case["stepper_args"]) + " --against " + against
 
 
-def gradescope(document, entry):
+def gradescope(document: Mapping[str, Any], entry: Mapping[str, Any]) -> Dict[str, Any]:
     """The Gradescope ``results.json`` document of one submission ``entry``."""
     cases = entry["cases"]
     each = (entry["max_points"] / len(cases)) if cases else 0
     lenient = document.get("lenient", False)
-    tests = []
+    tests: List[Dict[str, Any]] = []
     if entry.get("build_error"):
         # Not graded: one test saying why, not the same message once per case.
         return {"score": entry["points"], "output": printable(
@@ -185,13 +188,13 @@ def gradescope(document, entry):
             "stdout_visibility": "hidden", "tests": tests}
 
 
-def prairielearn(document, entry):
+def prairielearn(document: Mapping[str, Any], entry: Mapping[str, Any]) -> Dict[str, Any]:
     """PrairieLearn's external-grader ``results.json`` of one submission ``entry``:
     ``score`` from 0 to 1, a test per case with ``points`` and ``max_points``, and
     ``gradable`` false when the submission could not be built or run at all."""
     cases = entry["cases"]
     each = (entry["max_points"] / len(cases)) if cases else 0
-    tests = []
+    tests: List[Dict[str, Any]] = []
     for case in cases:
         output = case.get("detail") if case.get("detail") != case["reason"] else ""
         if not case["passed"]:

@@ -290,7 +290,6 @@ def carve(roots: Iterable[str], hidden: Iterable[str]) -> Tuple[List[str], List[
 
 def _carve_one(root: str, hidden: Sequence[str], readable: List[str], listable: List[str]
                ) -> None:
-
     if not hidden:
         readable.append(root)
         return

@@ -169,7 +169,6 @@ def probe() -> bool:
     outcome: List[bool] = []
 
     def attempt() -> None:
-
         try:
             restrict_thread(read_only=["/usr"])
             outcome.append(True)

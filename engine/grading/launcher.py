@@ -140,6 +140,5 @@ class _Answer(list):                # of (process, error) pairs
     """A one-slot reply box with an event set when it is filled."""
 
     def __init__(self) -> None:
-
         super().__init__()
         self.event = threading.Event()

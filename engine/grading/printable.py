@@ -59,7 +59,6 @@ def escaping_usage_errors(body: Callable[[List[str]], int]) -> Callable[[List[st
     """``body`` (a command's ``argv -> exit code``) whose :class:`UsageError` messages
     are :func:`printable`: they may quote a student's or an entrant's folder name."""
     def escaped(argv: List[str]) -> int:
-
         try:
             return body(argv)
         except UsageError as error:

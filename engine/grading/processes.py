@@ -20,20 +20,20 @@ import errno
 import os
 import signal
 import time
-from typing import NamedTuple
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def _pids():
+def _pids() -> List[int]:
     try:
         return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
     except OSError:
         return []
 
 
-def stat_fields(pid):
+def stat_fields(pid: int) -> Optional[List[bytes]]:
     """The fields of /proc/PID/stat after the command name (state is [0], ppid [1],
     utime [11], stime [12], cutime [13], cstime [14]), or None when it is gone."""
     try:
@@ -43,13 +43,13 @@ def stat_fields(pid):
         return None
 
 
-def is_running(pid):
+def is_running(pid: int) -> bool:
     """True when ``pid`` exists and is neither a zombie nor dead."""
     fields = stat_fields(pid)
     return fields is not None and fields[0] not in (b"Z", b"X")
 
 
-def _uids(pid):
+def _uids(pid: int) -> Set[int]:
     try:
         with open(f"/proc/{pid}/status", "rb") as handle:
             for line in handle:
@@ -60,12 +60,12 @@ def _uids(pid):
     return set()
 
 
-def by_uid(uid, thorough=True, zombies=False):
+def by_uid(uid: int, thorough: bool = True, zombies: bool = False) -> List[int]:
     """Pids of the live processes any of whose uids (real, effective, saved, fs) is
     ``uid``; with ``thorough`` False only the effective uid is looked at (cheaper: enough
     when the processes run with no_new_privs, so that no setuid program elevates). With
     ``zombies``, dead processes not reaped yet too (they still hold their CPU time)."""
-    found = []
+    found: List[int] = []
     for pid in _pids():
         try:
             owner = os.stat(f"/proc/{pid}").st_uid
@@ -79,9 +79,9 @@ def by_uid(uid, thorough=True, zombies=False):
     return found
 
 
-def _parents():
+def _parents() -> Dict[int, int]:
     """{pid: ppid} of every process now."""
-    table = {}
+    table: Dict[int, int] = {}
     for pid in _pids():
         fields = stat_fields(pid)
         if fields is not None:
@@ -105,22 +105,24 @@ class Tree:
     run started (a test's helper processes, when the kit runs inside a test process):
     never strays, since no run can have left them."""
 
-    def __init__(self, first, spared=()):
+    def __init__(self, first: int, spared: Iterable[int] = ()) -> None:
         self.first = first
         self.known = {first}
         self.spared = frozenset(spared)
 
-    def find(self, live=(), zombies=False, strays=False):
+    def find(self, live: Iterable[int] = (), zombies: bool = False, strays: bool = False
+             ) -> List[int]:
         """Pids of the run's processes now (and of strays, with ``strays``)."""
         parents = _parents()
-        children = {}
+        children: Dict[int, List[int]] = {}
         for pid, parent in parents.items():
             children.setdefault(parent, []).append(pid)
         me = os.getpid()
         orphans = [pid for pid in children.get(me, ())
                    if pid != self.first and pid not in live and pid not in self.spared]
         starts = [self.first] + [pid for pid in orphans if strays or pid in self.known]
-        found, pending, seen = [], list(starts), set()
+        found: List[int] = []
+        pending, seen = list(starts), set()
         while pending:
             pid = pending.pop()
             if pid in seen or pid not in parents:
@@ -140,7 +142,7 @@ class CpuTime(NamedTuple):
     total: float
 
 
-def cpu_times(pids):
+def cpu_times(pids: Iterable[int]) -> CpuTime:
     """The :class:`CpuTime` of ``pids`` and of the children they have waited for."""
     user = system = 0
     for pid in pids:
@@ -154,12 +156,12 @@ def cpu_times(pids):
     return CpuTime(user / _CLOCK_TICKS, (user + system) / _CLOCK_TICKS)
 
 
-def cpu_seconds(pids):
+def cpu_seconds(pids: Iterable[int]) -> float:
     """User + system CPU seconds of ``pids`` and of the children they have waited for."""
     return cpu_times(pids).total
 
 
-def memory_bytes(pids):
+def memory_bytes(pids: Iterable[int]) -> int:
     """Resident anonymous and shared-memory bytes of ``pids`` (what a run's processes hold
     in RAM of their own, shared mappings and /dev/shm pages they touched included)."""
     total = 0
@@ -174,7 +176,7 @@ def memory_bytes(pids):
     return total
 
 
-def _signal_all(pids, number):
+def _signal_all(pids: Iterable[int], number: int) -> None:
     for pid in pids:
         try:
             os.kill(pid, number)
@@ -183,7 +185,9 @@ def _signal_all(pids, number):
                 raise
 
 
-def stop_and_kill(find, settle=0.002, patience=10.0, uncounted=(), count=None):
+def stop_and_kill(find: Callable[[], Iterable[int]], settle: float = 0.002,
+                  patience: float = 10.0, uncounted: Iterable[int] = (),
+                  count: Optional[Callable[[], Iterable[int]]] = None) -> CpuTime:
     """Kill every process ``find()`` returns, until it returns none; return the
     :class:`CpuTime` that the processes ``count()`` returns (default: those stopped) had
     used once all were stopped, ``uncounted`` pids left out.
@@ -192,7 +196,7 @@ def stop_and_kill(find, settle=0.002, patience=10.0, uncounted=(), count=None):
     fork bomb cannot outrun the kill; then all are killed at once. Waits up to
     ``patience`` seconds for them to be gone (zombies count as gone: only their parent can
     reap them, and they hold nothing)."""
-    stopped = set()
+    stopped: Set[int] = set()
     deadline = time.monotonic() + patience
     while time.monotonic() < deadline:
         found = set(find())
@@ -205,20 +209,20 @@ def stop_and_kill(find, settle=0.002, patience=10.0, uncounted=(), count=None):
     cpu = cpu_times((set(count()) if count is not None else stopped) - set(uncounted))
     delay = 0.001
     while True:
-        found = find()
-        if not found:
+        left = find()
+        if not left:
             return cpu
-        _signal_all(found, signal.SIGKILL)
+        _signal_all(left, signal.SIGKILL)
         if time.monotonic() > deadline:
             return cpu
         time.sleep(delay)
         delay = min(delay * 2, 0.02)
 
 
-_SUBREAPER = []
+_SUBREAPER: List[bool] = []
 
 
-def become_subreaper():
+def become_subreaper() -> bool:
     """Make this process the reaper of its descendants' orphans (Linux prctl
     PR_SET_CHILD_SUBREAPER), once; True when it is."""
     if not _SUBREAPER:
@@ -231,11 +235,11 @@ def become_subreaper():
     return _SUBREAPER[0]
 
 
-def children_of_self():
+def children_of_self() -> List[int]:
     """Pids of this process's children (of any of its threads), from
     /proc/self/task/*/children where the kernel has it, else from a scan of /proc."""
     try:
-        found = []
+        found: List[int] = []
         for task in os.listdir("/proc/self/task"):
             with open(f"/proc/self/task/{task}/children", "rb") as handle:
                 found.extend(int(pid) for pid in handle.read().split())
@@ -245,7 +249,7 @@ def children_of_self():
         return [pid for pid, parent in _parents().items() if parent == me]
 
 
-def reap_children(exclude=()):
+def reap_children(exclude: Iterable[int] = ()) -> None:
     """Reap every exited child of ours that is not in ``exclude`` (orphans of runs the
     kit adopted as subreaper); never blocks."""
     for pid in children_of_self():
@@ -260,9 +264,9 @@ def reap_children(exclude=()):
             pass
 
 
-def threads(pids):
+def threads(pids: Iterable[int]) -> List[int]:
     """Thread ids of the processes ``pids`` (those still there), from /proc/PID/task."""
-    found = []
+    found: List[int] = []
     for pid in pids:
         try:
             found.extend(int(tid) for tid in os.listdir(f"/proc/{pid}/task"))
@@ -271,7 +275,7 @@ def threads(pids):
     return found
 
 
-def _schedstat(tid):
+def _schedstat(tid: int) -> Optional[Tuple[int, int]]:
     """(nanoseconds on a CPU, nanoseconds waiting for one) of thread ``tid``, or None."""
     try:
         with open(f"/proc/{tid}/schedstat", "rb") as handle:
@@ -281,7 +285,7 @@ def _schedstat(tid):
         return None
 
 
-def run_delay_counted():
+def run_delay_counted() -> bool:
     """True when the kernel counts the time each task waits for a CPU (/proc/PID/
     schedstat, CONFIG_SCHED_INFO): :class:`RunClock` can then leave it out."""
     return _schedstat(os.getpid()) is not None
@@ -312,15 +316,16 @@ class RunClock:
     Where the kernel has no such counter (:func:`run_delay_counted` False) nothing is
     credited: :meth:`could_run` is the plain wall time and :attr:`waited` None."""
 
-    def __init__(self, start, cores=1, counted=None, kit=()):
+    def __init__(self, start: float, cores: int = 1, counted: Optional[bool] = None,
+                 kit: Iterable[Optional[int]] = ()) -> None:
         self.start = start
         self.cores = max(1, cores)
         self.counted = run_delay_counted() if counted is None else counted
         self.credit = 0.0
-        self._last = {}              # tid -> (run ns, delay ns) at its last reading
+        self._last: Dict[int, Tuple[int, int]] = {}  # tid -> (run ns, delay ns) at its last reading
         self._gone = [0, 0]          # readings of threads whose tid was reused
         self._without_cpus = 0.0     # wall seconds in which the run had not its CPUs
-        self._at = (start, 0)        # (time, run ns) of the last sample
+        self._at: Tuple[float, int] = (start, 0)  # (time, run ns) of the last sample
         self.kit = [tid for tid in kit if tid is not None]
         self._samples = 0
         if self.counted:
@@ -331,7 +336,7 @@ class RunClock:
                     self._gone[0] -= reading[0]
                     self._gone[1] -= reading[1]
 
-    def sample(self, tids, now, ended=False):
+    def sample(self, tids: Iterable[int], now: float, ended: bool = False) -> None:
         """Read the threads ``tids`` (the run's, now) at time ``now`` (perf_counter);
         ``ended``: the run has ended (the last sample)."""
         if not self.counted:
@@ -356,11 +361,11 @@ class RunClock:
         self._at = (now, run)
         self.credit = max(self.credit, min(delay / 1e9, self._without_cpus))
 
-    def could_run(self, now):
+    def could_run(self, now: float) -> float:
         """Seconds of wall time since the start in which the run could have run."""
         return now - self.start - self.credit
 
     @property
-    def waited(self):
+    def waited(self) -> Optional[float]:
         """Seconds credited as waiting for a CPU; None when the kernel does not count it."""
         return self.credit if self.counted else None

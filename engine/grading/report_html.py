@@ -10,12 +10,13 @@ long outputs were already cut by the runner (marked "truncated"). Control charac
 """
 
 from html import escape as _html_escape
+from typing import Any, Iterator, List, Mapping, Optional, Tuple
 
 from .fences import SYSCALL_FILTERS, syscall_filters
 from .printable import printable
 
 
-def escape(value, newlines=False):
+def escape(value: Any, newlines: bool = False) -> str:
     """``value`` as HTML text, its control characters made visible."""
     return _html_escape(printable(value, newlines))
 
@@ -45,16 +46,17 @@ max-height:360px;white-space:pre}
 """
 
 
-def _status(passed):
+def _status(passed: bool) -> str:
     return '<span class="pass">passed</span>' if passed else '<span class="fail">failed</span>'
 
 
-def _anchor(submission, case=None):
+def _anchor(submission: str, case: Optional[str] = None) -> str:
     text = submission if case is None else submission + "--" + case
     return "s-" + "".join(ch if ch.isalnum() else "-" for ch in text)
 
 
-def _block(label, text, truncated, first_line=1, final_newline=True, other=None):
+def _block(label: str, text: Optional[str], truncated: Any, first_line: int = 1,
+           final_newline: bool = True, other: Optional[str] = None) -> str:
     """One pane of expected or actual text, from line ``first_line`` on, numbered, with
     what the eye cannot see marked: carriage returns (a red ``\\r``), trailing blanks
     (shaded), blank lines past the other pane's end, a missing final newline."""
@@ -67,7 +69,7 @@ def _block(label, text, truncated, first_line=1, final_newline=True, other=None)
         if lines and lines[-1] == "" and final_newline:
             lines.pop()
         other_count = len(other.split("\n")) if other is not None else None
-        rows = []
+        rows: List[str] = []
         for index, line in enumerate(lines):
             number = first_line + index
             rows.append(f'<span class="ln">{number}</span>' + _marked(line) + (
@@ -82,7 +84,7 @@ def _block(label, text, truncated, first_line=1, final_newline=True, other=None)
     return f"<div><b>{escape(label)}{start}{note}</b>{body}</div>"
 
 
-def _marked(line):
+def _marked(line: str) -> str:
     """A line as HTML, carriage returns and trailing blanks made visible."""
     stripped = line.rstrip("\r")
     carriage = len(line) - len(stripped)
@@ -94,7 +96,8 @@ def _marked(line):
     return html + '<span class="cr">\\r</span>' * carriage
 
 
-def render(document, steps=None):
+def render(document: Mapping[str, Any],
+           steps: Optional[Mapping[Tuple[str, str], str]] = None) -> str:
     """The HTML text of a results document; ``steps`` maps (submission, case) to the
     relative address of a stepping page made for that failed case (see cli)."""
     steps = steps or {}
@@ -140,7 +143,8 @@ def render(document, steps=None):
     return "\n".join(parts) + "\n"
 
 
-def _submission(entry, steps):
+def _submission(entry: Mapping[str, Any], steps: Mapping[Tuple[str, str], str]
+                ) -> Iterator[str]:
     name = entry["submission"]
     yield (f'<h2 id="{_anchor(name)}">{escape(name)}: {entry["score"]:g} / '
            f'{entry["max_score"]:g} cases, {entry["points"]:g} / {entry["max_points"]:g} '
@@ -164,7 +168,7 @@ def _submission(entry, steps):
             yield _failure(name, case, steps.get((name, case["case"])))
 
 
-def _how_it_ended(case):
+def _how_it_ended(case: Mapping[str, Any]) -> str:
     """"exit 1", or for a run that did not exit by itself who ended it: "killed by the
     kit: <the verdict>" (a limit), "killed by a signal" (a crash); never "exit None"."""
     ended = case.get("ended", "")
@@ -178,7 +182,7 @@ def _how_it_ended(case):
     return f"killed by the kit: {case.get('reason', ended)}"
 
 
-def _failure(name, case, page=None):
+def _failure(name: str, case: Mapping[str, Any], page: Optional[str] = None) -> str:
     parts = [f'<div class="failure" id="{_anchor(name, case["case"])}">',
              f'<h3>{escape(case["case"])}: {escape(case["reason"])}</h3>',
              f'<div>command: <code>{escape(case.get("command", ""))}</code> · '

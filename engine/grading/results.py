@@ -28,9 +28,15 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from .verdict import Score
+
+# A results document, or one submission's entry in it (JSON values).
+Document = Dict[str, Any]
 
 
-def write_atomically(path, text):
+def write_atomically(path: str, text: str) -> None:
     """Write ``text`` to ``path`` all at once (a new temporary file beside it, created
     exclusively under an unpredictable name, then renamed over ``path``), so that a
     reader, or a run killed half-way, never sees half a file, and a link someone planted
@@ -55,16 +61,17 @@ def write_atomically(path, text):
 class Results:
     """The document being built (see the module docstring)."""
 
-    def __init__(self, program, path=None, isolation="", lenient=False, limits=None,
-                 previous=None, interval=0.5):
+    def __init__(self, program: str, path: Optional[str] = None, isolation: str = "",
+                 lenient: bool = False, limits: Optional[Dict[str, Any]] = None,
+                 previous: Optional[Document] = None, interval: float = 0.5) -> None:
         self.path = path
         self.interval = interval
         self.lock = threading.Lock()
         self.last_write = 0.0
         self.pause = interval
-        self.document = {"program": program, "isolation": isolation, "lenient": lenient,
+        self.document: Document = {"program": program, "isolation": isolation, "lenient": lenient,
                          "limits": limits or {}, "submissions": []}
-        self.by_name = OrderedDict()
+        self.by_name: Dict[str, Document] = OrderedDict()
         if previous is not None:
             if previous.get("program") != program:
                 raise ValueError(f"{path} holds results of {previous.get('program')!r}, "
@@ -73,42 +80,43 @@ class Results:
                 self.by_name[entry["submission"]] = entry
                 self.document["submissions"].append(entry)
 
-    def add_submission(self, submission):
+    def add_submission(self, submission: str) -> None:
         with self.lock:
             if submission not in self.by_name:
-                entry = {"submission": submission, "kind": None, "build_error": None,
+                entry: Document = {"submission": submission, "kind": None, "build_error": None,
                          "score": 0, "max_score": 0, "points": 0, "max_points": 0,
                          "cases": []}
                 self.by_name[submission] = entry
                 self.document["submissions"].append(entry)
 
-    def describe(self, submission, **fields):
+    def describe(self, submission: str, **fields: Any) -> None:
         """Add ``fields`` (what an export says of the student: ``source``, ``ids``) to
         the entry of ``submission``."""
         with self.lock:
             self.by_name[submission].update(fields)
 
-    def has_case(self, submission, name):
+    def has_case(self, submission: str, name: str) -> bool:
         with self.lock:
             entry = self.by_name.get(submission)
             return entry is not None and any(case["case"] == name for case in entry["cases"])
 
-    def set_build(self, submission, kind, error, seconds):
+    def set_build(self, submission: str, kind: Optional[str], error: Optional[str],
+                  seconds: float) -> None:
         with self.lock:
             entry = self.by_name[submission]
             entry.update(kind=kind, build_error=error, build_seconds=round(seconds, 3))
 
-    def add_case(self, submission, record):
+    def add_case(self, submission: str, record: Document) -> None:
         with self.lock:
             self.by_name[submission]["cases"].append(record)
             if self.path and time.monotonic() - self.last_write >= self.pause:
                 self._write()
 
-    def cases_by_submission(self):
+    def cases_by_submission(self) -> Dict[str, List[Document]]:
         with self.lock:
             return {name: list(entry["cases"]) for name, entry in self.by_name.items()}
 
-    def finish(self, scores):
+    def finish(self, scores: Mapping[str, Score]) -> None:
         """Record the final ``scores`` ({submission: Score}), order cases by name and write."""
         with self.lock:
             for name, entry in self.by_name.items():
@@ -120,15 +128,16 @@ class Results:
             if self.path:
                 self._write()
 
-    def _write(self):
+    def _write(self) -> None:
         started = time.monotonic()
-        write_atomically(self.path, json.dumps(self.document, indent=1) + "\n")
+        # Called only for a document that has a file (``self.path``).
+        write_atomically(self.path, json.dumps(self.document, indent=1) + "\n")  # type: ignore[arg-type]
         self.last_write = time.monotonic()
         # A class's file grows to megabytes: keep rewriting it under 5% of the time.
         self.pause = max(self.interval, 20 * (self.last_write - started))
 
 
-def load(path):
+def load(path: str) -> Document:
     """The results document stored at ``path``. Raises ValueError when it is not one."""
     try:
         with open(path, encoding="utf-8") as handle:
@@ -143,7 +152,8 @@ def load(path):
     return document
 
 
-def merge(documents, names=None):
+def merge(documents: Sequence[Document], names: Optional[Sequence[str]] = None
+          ) -> Document:
     """One document joining shard ``documents`` (results of disjoint submissions).
 
     Raises ValueError when they grade different programs or when a submission appears
@@ -158,7 +168,7 @@ def merge(documents, names=None):
     isolations = sorted({document.get("isolation", "") for document in documents})
     merged["isolation"] = ", ".join(isolations)
     merged["submissions"] = []
-    seen = {}
+    seen: Dict[str, str] = {}
     for name, document in zip(names, documents):
         for entry in document["submissions"]:
             if entry["submission"] in seen:

@@ -318,7 +318,6 @@ def program_fd(deny_ipc: bool = True, allowlist: bool = False) -> int:
 
 
 def restrict_thread(deny_ipc: bool = True, allowlist: bool = False) -> None:
-
     """Install the filter on the calling thread (and set no_new_privs, which it needs):
     the denylist, or with ``allowlist`` the allowlist with the kit's exec chain's calls
     (:data:`CHAIN`). Raises OSError when the kernel refuses, ValueError where this

@@ -158,7 +158,6 @@ def first_line_difference(expected: bytes, actual: bytes, what: str = "output"
 
 
 def _show(line: bytes) -> str:
-
     """A line as a person reads it: text as is (quoted), other bytes escaped."""
     text = repr(line)[1:]
     return text if len(text) < 240 else text[:237] + "...'"

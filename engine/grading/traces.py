@@ -15,7 +15,10 @@ child after a cut), a node it visits and the submission skips, or the same nodes
 listed parents-first ("pre-order").
 """
 
-from typing import NamedTuple
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
+
+# A node's moves from the root (whatever ``move`` names them).
+Path = Tuple[Any, ...]
 
 
 class Node:
@@ -25,11 +28,11 @@ class Node:
 
     __slots__ = ("index", "depth", "key", "shown", "parent", "children", "path")
 
-    def __init__(self, index, depth, key, shown):
+    def __init__(self, index: int, depth: int, key: Any, shown: str) -> None:
         self.index, self.depth, self.key, self.shown = index, depth, key, shown
-        self.parent = None
-        self.children = []
-        self.path = ()
+        self.parent: Optional[Node] = None
+        self.children: List[Node] = []
+        self.path: Path = ()
 
 
 class Entry(NamedTuple):
@@ -40,7 +43,8 @@ class Entry(NamedTuple):
 
 
 
-def build(entries, move, root_key, order="post"):
+def build(entries: Sequence[Entry], move: Callable[[Any, Any], Any], root_key: Any,
+          order: str = "post") -> Optional[List[Node]]:
     """The nodes of ``entries`` linked into a tree, in listing order, or None when the
     depths cannot come from a listing in ``order`` ("post" or "pre").
 
@@ -51,9 +55,9 @@ def build(entries, move, root_key, order="post"):
     if any(node.depth < 1 for node in nodes):
         return None
     if order == "post":
-        stack = []
+        stack: List[Node] = []
         for node in nodes:
-            children = []
+            children: List[Node] = []
             while stack and stack[-1].depth == node.depth + 1:
                 children.append(stack.pop())
             if stack and stack[-1].depth > node.depth + 1:
@@ -66,7 +70,7 @@ def build(entries, move, root_key, order="post"):
         if any(node.depth != 1 for node in stack):
             return None
     else:
-        open_ = []
+        open_: List[Node] = []
         for node in nodes:
             while open_ and open_[-1].depth >= node.depth:
                 open_.pop()
@@ -87,12 +91,12 @@ def build(entries, move, root_key, order="post"):
     return nodes
 
 
-def post_order(nodes):
+def post_order(nodes: Sequence[Node]) -> List[Node]:
     """The nodes of a tree built by :func:`build`, re-listed in post-order."""
     roots = [node for node in nodes if node.parent is None]
-    listed = []
+    listed: List[Node] = []
 
-    def walk(node):
+    def walk(node: Node) -> None:
         for child in node.children:
             walk(child)
         listed.append(node)
@@ -102,12 +106,12 @@ def post_order(nodes):
     return listed
 
 
-def pre_order(nodes):
+def pre_order(nodes: Sequence[Node]) -> List[Node]:
     """The nodes of a tree built by :func:`build`, re-listed parents first."""
     roots = [node for node in nodes if node.parent is None]
-    listed = []
+    listed: List[Node] = []
 
-    def walk(node):
+    def walk(node: Node) -> None:
         listed.append(node)
         for child in node.children:
             walk(child)
@@ -122,8 +126,11 @@ class TraceDiagnosis(NamedTuple):
     detail: str
 
 
-def diagnose_trace(expected, actual, move, root_key, show_path, line_of=lambda i: i + 1,
-                   what="listing"):
+def diagnose_trace(expected: Sequence[Entry], actual: Sequence[Entry],
+                   move: Callable[[Any, Any], Any], root_key: Any,
+                   show_path: Callable[[Path], str],
+                   line_of: Callable[[int], int] = lambda i: i + 1,
+                   what: str = "listing") -> Optional[TraceDiagnosis]:
     """Why the ``actual`` entries differ from the ``expected`` ones, or None when the
     actual listing cannot be read as a tree at all (the caller falls back to lines).
 
@@ -161,7 +168,9 @@ def diagnose_trace(expected, actual, move, root_key, show_path, line_of=lambda i
     return TraceDiagnosis(pre_note + reason, detail)
 
 
-def _unreadable_divergence(want, actual, show_path, line_of, what):
+def _unreadable_divergence(want: Sequence[Node], actual: Sequence[Entry],
+                           show_path: Callable[[Path], str], line_of: Callable[[int], int],
+                           what: str) -> Optional[TraceDiagnosis]:
     """The actual listing is no tree (its depths do not nest): name the expected node
     at the first entry that differs, or None when they do not differ entry by entry."""
     for index, w in enumerate(want):
@@ -175,13 +184,15 @@ def _unreadable_divergence(want, actual, show_path, line_of, what):
     return None
 
 
-def _matches(want, got):
+def _matches(want: Sequence[Node], got: Sequence[Node]) -> int:
     """How many (path, key) pairs of ``got`` also occur in ``want``."""
     known = {(n.path, n.key) for n in want}
     return sum(1 for n in got if (n.path, n.key) in known)
 
 
-def _first_divergence(want, got, show_path, line_of, what):
+def _first_divergence(want: Sequence[Node], got: Sequence[Node],
+                      show_path: Callable[[Path], str], line_of: Callable[[int], int],
+                      what: str) -> Tuple[str, str]:
     wanted = {node.path: node for node in want}
     found = {node.path: node for node in got}
     for index, (w, g) in enumerate(zip(want, got)):
@@ -248,7 +259,7 @@ def _first_divergence(want, got, show_path, line_of, what):
     return ("the same nodes, listed differently", f"{what}: same nodes, other text")
 
 
-def _lineage(node, show_path):
+def _lineage(node: Node, show_path: Callable[[Path], str]) -> str:
     """The values of the node's children, which explain its value (if it has any)."""
     if not node.children:
         return " (a leaf)"

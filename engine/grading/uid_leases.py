@@ -111,6 +111,5 @@ def next_uid() -> int:
 
 
 def current_block() -> Optional[int]:
-
     """The block this process holds (None before its first uid)."""
     return None if _lease is None or _lease.pid != os.getpid() else _lease.block

@@ -33,7 +33,8 @@ import errno
 import os
 import stat
 import struct
-from typing import NamedTuple
+from typing import (Any, Callable, Collection, Iterable, List, NamedTuple, Optional, Tuple,
+                    Union)
 
 # O_PATH (010000000 on Linux): PyPy's os module does not name it.
 O_PATH = getattr(os, "O_PATH", 0o10000000)
@@ -53,13 +54,14 @@ class TooLarge(Exception):
     """A folder went past its :class:`Bounds`; the message says which bound, in words."""
 
 
-def open_folder(path, dir_fd=None):
+def open_folder(path: str, dir_fd: Optional[int] = None) -> int:
     """A descriptor of the folder ``path`` (relative to ``dir_fd``), never through a link.
     Raises OSError (ELOOP or ENOTDIR for a link or a file)."""
     return os.open(path, _FOLDER_FLAGS, dir_fd=dir_fd)
 
 
-def read_regular(name, dir_fd=None, cap=None):
+def read_regular(name: str, dir_fd: Optional[int] = None, cap: Optional[int] = None
+                 ) -> Optional[Tuple[bytes, int]]:
     """``(data, size)`` of the regular file ``name`` (relative to ``dir_fd``): at most
     ``cap`` bytes of it (all when None) and its full size; None when it is not a regular
     file (a link, a folder, a FIFO, a device) or cannot be opened."""
@@ -72,7 +74,8 @@ def read_regular(name, dir_fd=None, cap=None):
         if not stat.S_ISREG(status.st_mode):
             return None
         want = status.st_size if cap is None else min(status.st_size, cap)
-        chunks, got = [], 0
+        chunks: List[bytes] = []
+        got = 0
         while got < want:
             chunk = os.read(descriptor, min(want - got, 1 << 20))
             if not chunk:
@@ -86,7 +89,7 @@ def read_regular(name, dir_fd=None, cap=None):
         os.close(descriptor)
 
 
-def read_text_file(path, cap=1 << 20):
+def read_text_file(path: str, cap: int = 1 << 20) -> Optional[str]:
     """The text of the regular file ``path`` (at most ``cap`` bytes, decoded leniently),
     or None when it is missing, a link, a special file or unreadable."""
     parent, name = os.path.split(path)
@@ -109,7 +112,7 @@ class Entry(NamedTuple):
     kind: str
 
 
-def _kind(mode):
+def _kind(mode: int) -> str:
     if stat.S_ISREG(mode):
         return "file"
     if stat.S_ISDIR(mode):
@@ -123,10 +126,10 @@ def _kind(mode):
 # numbered alike since 5.1); RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS.
 _OPENAT2 = 437
 _RESOLVE = 0x04 | 0x08 | 0x02
-_OPENAT2_STATE = []
+_OPENAT2_STATE: List[Any] = []
 
 
-def _libc_syscall():
+def _libc_syscall() -> Any:
     """libc's syscall(), or None (no libc to load: then openat2 is never tried)."""
     if not _OPENAT2_STATE:
         try:
@@ -138,9 +141,10 @@ def _libc_syscall():
     return _OPENAT2_STATE[0]
 
 
-def _openat2(dir_fd, relative, flags, mode=0):
-    """``openat2(dir_fd, relative, flags, mode, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)``;
-    NotImplemented when the kernel (or seccomp) has no openat2. Raises OSError."""
+def _openat2(dir_fd: int, relative: str, flags: int, mode: int = 0) -> Any:
+    """``openat2(dir_fd, relative, flags, mode, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)``
+    (a descriptor); NotImplemented when the kernel (or seccomp) has no openat2. Raises
+    OSError."""
     syscall = _libc_syscall()
     if syscall is None or os.uname().sysname != "Linux":
         return NotImplemented
@@ -161,10 +165,10 @@ def _openat2(dir_fd, relative, flags, mode=0):
     raise OSError(error, os.strerror(error), relative)
 
 
-_OPENAT2_CHECKED = []
+_OPENAT2_CHECKED: List[bool] = []
 
 
-def _probe_openat2():
+def _probe_openat2() -> None:
     """Settle once whether openat2 works here (on ``/``, which always exists)."""
     if _OPENAT2_CHECKED:
         return
@@ -180,14 +184,14 @@ def _probe_openat2():
         _OPENAT2_CHECKED.append(True)
 
 
-def uses_openat2():
+def uses_openat2() -> bool:
     """True when paths below a folder are resolved by openat2 here (else component by
     component with O_NOFOLLOW)."""
     _probe_openat2()
     return _libc_syscall() is not None
 
 
-def _parts(relative):
+def _parts(relative: str) -> List[str]:
     """The components of ``relative``; ValueError for an absolute path or a ``..``."""
     if relative.startswith("/"):
         raise ValueError(f"not a relative path: {relative!r}")
@@ -197,7 +201,7 @@ def _parts(relative):
     return parts
 
 
-def open_beneath(relative, dir_fd, flags, mode=0o600):
+def open_beneath(relative: str, dir_fd: int, flags: int, mode: int = 0o600) -> int:
     """``os.open`` of ``relative`` below the open folder ``dir_fd``, never through a link
     (on the way or at the end) and never outside it. Raises OSError (ELOOP, EXDEV, ...),
     ValueError for an absolute path or a ``..``."""
@@ -216,7 +220,7 @@ def open_beneath(relative, dir_fd, flags, mode=0o600):
         os.close(folder)
 
 
-def _walk_down(parts, dir_fd):
+def _walk_down(parts: Iterable[str], dir_fd: int) -> int:
     current = os.dup(dir_fd)
     try:
         for part in parts:
@@ -229,7 +233,7 @@ def _walk_down(parts, dir_fd):
     return current
 
 
-def open_path(relative, dir_fd):
+def open_path(relative: str, dir_fd: int) -> int:
     """A descriptor of the folder ``relative`` ("a/b/c") below the open folder ``dir_fd``,
     so that no component may be a link (openat2 where the kernel has it, else one
     component at a time with O_NOFOLLOW). Raises OSError."""
@@ -239,7 +243,7 @@ def open_path(relative, dir_fd):
         raise OSError(errno.EPERM, str(error)) from None
 
 
-def _parent_of(relative, dir_fd):
+def _parent_of(relative: str, dir_fd: int) -> Tuple[int, str]:
     """``(descriptor of the folder holding relative's last component, that name)``."""
     parts = _parts(relative)
     if not parts:
@@ -247,7 +251,7 @@ def _parent_of(relative, dir_fd):
     return open_path("/".join(parts[:-1]), dir_fd), parts[-1]
 
 
-def lstat_beneath(relative, dir_fd):
+def lstat_beneath(relative: str, dir_fd: int) -> Optional[os.stat_result]:
     """The ``lstat`` of ``relative`` below ``dir_fd`` (the entry itself, never a link's
     target), or None when it (or a folder on the way) is missing or a link on the way."""
     try:
@@ -262,7 +266,7 @@ def lstat_beneath(relative, dir_fd):
         os.close(parent)
 
 
-def regular_file_in(folder, relative):
+def regular_file_in(folder: str, relative: str) -> bool:
     """True when ``relative`` below the folder ``folder`` is a regular file (no link on
     the way nor at the end)."""
     try:
@@ -278,7 +282,7 @@ def regular_file_in(folder, relative):
     return status is not None and stat.S_ISREG(status.st_mode)
 
 
-def make_folders(relative, dir_fd, mode=0o755):
+def make_folders(relative: str, dir_fd: int, mode: int = 0o755) -> int:
     """Make the folder ``relative`` below ``dir_fd`` and any missing one on the way (no
     link followed: an existing link or file on the way raises OSError); return a
     descriptor of it."""
@@ -298,7 +302,8 @@ def make_folders(relative, dir_fd, mode=0o755):
     return current
 
 
-def write_new(relative, data, dir_fd, mode=0o644, owner=None):
+def write_new(relative: str, data: bytes, dir_fd: int, mode: int = 0o644,
+              owner: Optional[Tuple[int, int]] = None) -> None:
     """Create the file ``relative`` below ``dir_fd`` holding ``data``, with its missing
     folders: the file exclusively (``O_CREAT | O_EXCL | O_NOFOLLOW``: an entry already
     there, a link included, raises FileExistsError), each folder without following a
@@ -320,7 +325,7 @@ def write_new(relative, data, dir_fd, mode=0o644, owner=None):
         os.close(descriptor)
 
 
-def remove_beneath(relative, dir_fd):
+def remove_beneath(relative: str, dir_fd: int) -> bool:
     """Remove the entry ``relative`` below ``dir_fd`` (a folder however deep, a file, a
     link: never followed). Missing, or a link on the way, is fine: nothing is removed
     outside. Returns True when nothing is left under that name."""
@@ -339,7 +344,7 @@ def remove_beneath(relative, dir_fd):
         os.close(parent)
 
 
-def chown_beneath(relative, dir_fd, uid, gid):
+def chown_beneath(relative: str, dir_fd: int, uid: int, gid: int) -> None:
     """``lchown`` the entry ``relative`` below ``dir_fd`` (a link itself, never its
     target; no link on the way)."""
     parent, name = _parent_of(relative, dir_fd)
@@ -349,7 +354,7 @@ def chown_beneath(relative, dir_fd, uid, gid):
         os.close(parent)
 
 
-def chmod_beneath(relative, dir_fd, mode):
+def chmod_beneath(relative: str, dir_fd: int, mode: int) -> None:
     """``chmod`` the file or folder ``relative`` below ``dir_fd`` through a descriptor of
     its own (a link, a FIFO or a device is left alone: OSError)."""
     descriptor = open_beneath(relative, dir_fd, O_PATH)
@@ -359,7 +364,7 @@ def chmod_beneath(relative, dir_fd, mode):
         os.close(descriptor)
 
 
-def _chmod_descriptor(descriptor, mode, name):
+def _chmod_descriptor(descriptor: int, mode: int, name: str) -> None:
     """chmod the file or folder an ``O_PATH`` descriptor names (O_PATH: no read right
     needed, so a mode-000 folder of ours can be opened up again). fchmod refuses O_PATH
     descriptors; /proc/self/fd/N names exactly that inode."""
@@ -369,14 +374,14 @@ def _chmod_descriptor(descriptor, mode, name):
     os.chmod(f"/proc/self/fd/{descriptor}", mode)
 
 
-def new_folder(path, mode=0o700):
+def new_folder(path: str, mode: int = 0o700) -> int:
     """Make the folder ``path`` (its parent is ours: a workspace folder) and return a
     descriptor of it, opened without following a link."""
     os.mkdir(path, mode)
     return open_folder(path)
 
 
-def remove_owned_by(folder, uid):
+def remove_owned_by(folder: str, uid: int) -> None:
     """Remove every top-level entry of ``folder`` (a shared temporary folder: /tmp, ...)
     that ``uid`` owns, through a descriptor of the folder: never followed, never
     outside it. Missing or unreadable folders are skipped."""
@@ -399,7 +404,7 @@ def remove_owned_by(folder, uid):
         os.close(top)
 
 
-def move_out(run_folder, destination, home):
+def move_out(run_folder: str, destination: str, home: str) -> None:
     """Move everything in ``run_folder`` into the new folder ``destination`` (mode 0700)
     inside ``home`` (a folder the kit just made, opened to others as 0711 afterwards):
     renamed entry by entry through descriptors, links moved as links."""
@@ -420,7 +425,7 @@ def move_out(run_folder, destination, home):
         os.close(home_fd)
 
 
-def hard_link(name, source_fd, target_fd):
+def hard_link(name: str, source_fd: int, target_fd: int) -> None:
     """Hard-link the entry ``name`` of the open folder ``source_fd`` as ``name`` in the
     open folder ``target_fd`` (a link is linked itself, never its target)."""
     try:
@@ -434,7 +439,7 @@ def hard_link(name, source_fd, target_fd):
         _linkat_no_flags(name, source_fd, target_fd)
 
 
-def _linkat_no_flags(name, source_fd, target_fd):
+def _linkat_no_flags(name: str, source_fd: int, target_fd: int) -> None:
     """linkat(source_fd, name, target_fd, name, 0) through libc."""
     linkat = ctypes.CDLL(None, use_errno=True).linkat
     encoded = ctypes.c_char_p(os.fsencode(name))
@@ -444,32 +449,32 @@ def _linkat_no_flags(name, source_fd, target_fd):
         raise OSError(number, os.strerror(number), name)
 
 
-def make_link(target, name, dir_fd):
+def make_link(target: str, name: str, dir_fd: int) -> None:
     """Create the symbolic link ``name`` -> ``target`` in the open folder ``dir_fd``
     (``target`` is only text: it is never resolved here)."""
     os.symlink(target, _single(name), dir_fd=dir_fd)
 
 
-def read_link(name, dir_fd):
+def read_link(name: str, dir_fd: int) -> str:
     """The target (text) of the symbolic link ``name`` in the open folder ``dir_fd``."""
     return os.readlink(_single(name), dir_fd=dir_fd)
 
 
-def _single(name):
+def _single(name: str) -> str:
     """``name`` when it is one plain component, else ValueError."""
     if not name or "/" in name or name in (".", ".."):
         raise ValueError(f"not a plain name: {name!r}")
     return name
 
 
-def move_contents(source_fd, destination_fd):
+def move_contents(source_fd: int, destination_fd: int) -> None:
     """Move every entry of the open folder ``source_fd`` into the open folder
     ``destination_fd`` (renameat: links move as links, never followed)."""
     for name in os.listdir(source_fd):
         os.rename(name, name, src_dir_fd=source_fd, dst_dir_fd=destination_fd)
 
 
-def _remove_entry(parent, name):
+def _remove_entry(parent: int, name: str) -> None:
     try:
         status = os.stat(name, dir_fd=parent, follow_symlinks=False)
     except OSError:
@@ -493,7 +498,7 @@ def _remove_entry(parent, name):
         pass
 
 
-def _chmod_folder(name, parent, mode):
+def _chmod_folder(name: str, parent: int, mode: int) -> None:
     """chmod the folder ``name`` of ``parent`` by a descriptor (never a link)."""
     folder = os.open(name, O_PATH | os.O_DIRECTORY | _NOFOLLOW, dir_fd=parent)
     try:
@@ -502,12 +507,12 @@ def _chmod_folder(name, parent, mode):
         os.close(folder)
 
 
-def walk(top, bounds=Bounds(), skip=()):
+def walk(top: str, bounds: Bounds = Bounds(), skip: Collection[str] = ()) -> List[Entry]:
     """Every entry below the folder ``top`` (a path, not followed if it is a link), parents
     before children, sorted by name within a folder; folders named in ``skip`` are listed
     but not entered. Raises TooLarge past ``bounds`` (bytes: the sizes of regular files),
     OSError when ``top`` is not a folder. At most two descriptors are open at a time."""
-    entries = []
+    entries: List[Entry] = []
     total = 0
     root = open_folder(top)
     try:
@@ -520,7 +525,7 @@ def walk(top, bounds=Bounds(), skip=()):
                 continue
             try:
                 names = sorted(os.listdir(folder))
-                children = []
+                children: List[Tuple[str, int]] = []
                 for name in names:
                     try:
                         status = os.stat(name, dir_fd=folder, follow_symlinks=False)
@@ -546,12 +551,14 @@ def walk(top, bounds=Bounds(), skip=()):
     return entries
 
 
-def _megabytes(count):
+def _megabytes(count: int) -> str:
     return f"{count / (1024 * 1024):g} MB"
 
 
-def copy_tree(source, destination, bounds=Bounds(), skip=(), keep=None, existing=False,
-              entries=None):
+def copy_tree(source: str, destination: Union[str, int], bounds: Bounds = Bounds(),
+              skip: Collection[str] = (), keep: Optional[Collection[str]] = None,
+              existing: bool = False, entries: Optional[List[Entry]] = None
+              ) -> List[Entry]:
     """Copy the folder ``source`` into the new folder ``destination`` (with ``existing``,
     into that empty folder; an int: that open, empty folder): folders, regular files
     (with their permission bits and times) and symbolic links (as links, never
@@ -567,7 +574,7 @@ def copy_tree(source, destination, bounds=Bounds(), skip=(), keep=None, existing
         if not existing:
             os.mkdir(destination, 0o755)
         target_root = open_folder(destination)
-    copied = []
+    copied: List[Entry] = []
     try:
         source_root = open_folder(source)
     except BaseException:
@@ -594,7 +601,7 @@ def copy_tree(source, destination, bounds=Bounds(), skip=(), keep=None, existing
     return copied
 
 
-def _in_folder(root, relative, function, *args):
+def _in_folder(root: int, relative: str, function: Callable[..., Any], *args: Any) -> Any:
     """``function(*args, dir_fd=...)`` in the folder ``relative`` below ``root`` (no
     links)."""
     folder = open_path(relative, root)
@@ -604,7 +611,7 @@ def _in_folder(root, relative, function, *args):
         os.close(folder)
 
 
-def _copy_file(entry, source_root, target_root):
+def _copy_file(entry: Entry, source_root: int, target_root: int) -> None:
     parent, _, name = entry.path.rpartition("/")
     source_folder = open_path(parent, source_root)
     try:
@@ -639,11 +646,11 @@ def _copy_file(entry, source_root, target_root):
         os.close(target_folder)
 
 
-def _clear_files(folder):
+def _clear_files(folder: int) -> List[str]:
     """Unlink every non-folder entry of the open ``folder``; return its sub-folders'
     names (made enterable and writable by us first: a submission may leave mode-000
     folders)."""
-    folders = []
+    folders: List[str] = []
     try:
         names = os.listdir(folder)
     except OSError:
@@ -662,13 +669,13 @@ def _clear_files(folder):
     return folders
 
 
-def remove_contents(folder_fd):
+def remove_contents(folder_fd: int) -> None:
     """Remove everything inside the open folder ``folder_fd`` (not the folder itself),
     however deep, without following links and with two descriptors open at most (the
     way back up is each folder's ``..``: nothing moves, the run's processes are dead).
     What cannot be removed stays."""
     current = os.dup(folder_fd)
-    names = [None]                          # our name in the parent, per level
+    names: List[Optional[str]] = [None]     # our name in the parent, per level
     pending = [_clear_files(current)]       # sub-folders still to empty, per level
     while True:
         if pending[-1]:
@@ -701,7 +708,7 @@ def remove_contents(folder_fd):
             pass
 
 
-def remove_tree(path):
+def remove_tree(path: str) -> None:
     """Remove ``path`` (a folder, however deep; or a file or link) without following
     links. Missing is fine; what cannot be removed stays."""
     parent, name = os.path.split(os.path.abspath(path))

@@ -107,7 +107,6 @@ def _alive(pid: int) -> bool:
 
 
 def workspace_root(in_memory: bool = True) -> Optional[str]:
-
     """Where workspaces go: with ``in_memory``, a RAM-backed /dev/shm when it is there and
     writable (runs create and delete thousands of small files; the sandbox counts a
     run's files there against its memory when cgroups run), else the temporary folder."""
