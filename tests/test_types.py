@@ -26,7 +26,6 @@ PENDING = (
     # once its modules are annotated.
     "engine/grading/autograder.py",
     "engine/grading/cgroups.py",
-    "engine/grading/cli.py",
     "engine/grading/sandbox.py",
 )
 

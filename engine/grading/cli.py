@@ -30,12 +30,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, TextIO, Tuple, Union
 
 from ..commandline import (parse_positive_int, run_program, shadowing_engine as _shadowing,
                            terminate_as_interrupt, write_atomically)
 from ..errors import UsageError
 from . import autograder, exports, layouts, report_html, results as results_module
 from .fences import IsolationError, exposure, parse_isolation
+from .case import Case
 from .detect import detect
 from .generate import PROGRAMS, case_key, generate_cases, write_cases
 from .judges import load as load_assignment
@@ -49,7 +51,7 @@ NAME = "grade"
 class ArgumentParser(argparse.ArgumentParser):
     """argparse that reports errors as UsageError (one stderr line, exit 2)."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 
@@ -70,7 +72,7 @@ def _positive_int(text):
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def isolation_option(text):
+def isolation_option(text: str) -> str:
     try:
         parse_isolation(text)
     except IsolationError as error:
@@ -78,7 +80,7 @@ def isolation_option(text):
     return text
 
 
-def shard_option(text):
+def shard_option(text: str) -> Tuple[int, int]:
     parts = text.split("/")
     try:
         index, count = (int(part) for part in parts)
@@ -89,7 +91,7 @@ def shard_option(text):
     return index, count
 
 
-def parser():
+def parser() -> argparse.ArgumentParser:
     top = ArgumentParser(prog="python3 -m engine grade", description=__doc__.split("\n")[0])
     commands = top.add_subparsers(dest="command", metavar="cases|run|merge|autograder")
     cases = commands.add_parser("cases", help="write generated cases with expected outputs")
@@ -182,14 +184,14 @@ def _output_options(command):
 class Progress:
     """Progress on stderr: a redrawn bar with ETA on a terminal, else a line now and then."""
 
-    def __init__(self, stream=None, enabled=True):
+    def __init__(self, stream: Optional[TextIO] = None, enabled: bool = True) -> None:
         self.stream = stream or sys.stderr
         self.enabled = enabled
         self.tty = self.stream.isatty()
         self.start = time.monotonic()
         self.last = 0.0
 
-    def __call__(self, done, total):
+    def __call__(self, done: int, total: int) -> None:
         if not self.enabled or total == 0:
             return
         now = time.monotonic()
@@ -210,7 +212,7 @@ class Progress:
             self.stream.flush()
 
 
-def write_outputs(options, document):
+def write_outputs(options: argparse.Namespace, document: Dict[str, Any]) -> None:
     """Write the files the options ask for from a results document."""
     if options.json:
         try:
@@ -243,7 +245,7 @@ def write_outputs(options, document):
 STEP_PAGES = 100
 
 
-def write_step_pages(report, document):
+def write_step_pages(report: str, document: Dict[str, Any]) -> Dict[Tuple[str, str], str]:
     """The stepping pages of the report's trace-diagnosed failures, in a folder beside
     it (``report.html`` -> ``report.steps/``): our search with the student's visited
     file laid over it. Returns {(submission, case): address relative to the report}.
@@ -288,7 +290,7 @@ def _write_per_submission(path, document, export):
         write_atomically(os.path.join(path, f"{name}.json"), _json_text(export(document, entry)))
 
 
-def gradescope_names(submissions):
+def gradescope_names(submissions: Sequence[str]) -> List[str]:
     """File names (without .json) for the Gradescope files of ``submissions``: each
     folder's path relative to the folder they all sit in, with ``_`` for ``/``."""
     paths = [os.path.abspath(path) for path in submissions]
@@ -307,7 +309,7 @@ def _json_text(document):
     return json.dumps(document, indent=1) + "\n"
 
 
-def run_cases(options):
+def run_cases(options: argparse.Namespace) -> int:
     exclude = []
     for folder in options.exclude:
         try:
@@ -321,6 +323,7 @@ def run_cases(options):
         raise UsageError(f"cannot generate cases: {error}") from None
     write_cases(cases, options.out)
     print(f"wrote {len(cases)} cases into {options.out}")
+    return 0
 
 
 def _cases_for(options):
@@ -347,7 +350,7 @@ def _cases_for(options):
         raise UsageError(f"cannot generate cases ({error}); give --cases DIR") from None
 
 
-def check_output_folders(options):
+def check_output_folders(options: argparse.Namespace) -> None:
     """Refuse, before any grading, an output whose folder does not exist (rather than
     failing after every case was graded)."""
     for option in ("json", "csv", "report", "gradescope", "prairielearn"):
@@ -362,7 +365,7 @@ def check_output_folders(options):
                 raise UsageError(f"--{option} {path} is a folder, not a file")
 
 
-def run_grading(options):
+def run_grading(options: argparse.Namespace) -> int:
     terminate_as_interrupt()
     if options.resume and not options.json:
         raise UsageError("--resume needs --json FILE (the results to resume)")
@@ -443,7 +446,7 @@ def _grade_students(options, cases, staging):
     return 0
 
 
-def print_summary(document, out):
+def print_summary(document: Dict[str, Any], out: TextIO) -> None:
     """The run's summary on ``out``: one line per submission, then (for a single
     submission) every failed case with its diagnosis."""
     entries = document["submissions"]
@@ -476,7 +479,7 @@ def print_summary(document, out):
                 out.write(f"  then watch it step by step: {printable(case['stepper'])}\n")
 
 
-def run_merge(options):
+def run_merge(options: argparse.Namespace) -> int:
     check_output_folders(options)
     documents = []
     for path in options.shards:
@@ -497,14 +500,14 @@ def run_merge(options):
     return 0
 
 
-def same_cases(visible, hidden):
+def same_cases(visible: Iterable[Case], hidden: Iterable[Case]) -> List[Tuple[str, str]]:
     """[(hidden name, visible name)] of the hidden cases equal (command and files) to a
     visible one."""
     seen = {case_key(case): case.name for case in visible}
     return [(case.name, seen[case_key(case)]) for case in hidden if case_key(case) in seen]
 
 
-def run_bundle(options):
+def run_bundle(options: argparse.Namespace) -> int:
     folder = os.path.dirname(os.path.abspath(options.out))
     if not os.path.isdir(folder):
         raise UsageError(f"--out {options.out}: no folder {folder}")
@@ -536,7 +539,8 @@ def run_bundle(options):
     return 0
 
 
-def grade_for_gradescope(program, cases, submission, config):
+def grade_for_gradescope(program: str, cases: List[Case], submission: Union[str, Path],
+                         config: Dict[str, Any]) -> Dict[str, Any]:
     """The results document of the one submission in ``submission`` (a folder Gradescope
     filled; one level down when the student uploaded a folder), graded on ``cases`` for
     the assignment named ``program`` (the bundle's autograder.json)."""
@@ -562,12 +566,14 @@ def grade_for_gradescope(program, cases, submission, config):
     return results.document
 
 
-def shadowing_engine(pythonpath=None, loaded=None):
+def shadowing_engine(pythonpath: Optional[str] = None,
+                     loaded: Union[str, Path, None] = None) -> Optional[Tuple[Path, Path]]:
     """:func:`engine.commandline.shadowing_engine`, for the grading kit's package."""
     return _shadowing(pythonpath, loaded or Path(__file__).resolve().parent.parent)
 
 
-def engine_inside(paths, loaded=None):
+def engine_inside(paths: Iterable[str], loaded: Union[str, Path, None] = None
+                  ) -> Optional[str]:
     """The first of ``paths`` (submission folders) that holds the ``engine`` package
     running now, or None. Graded from there on generated cases, a copy of this
     repository in a submission would compute its own expected outputs: a buggy copy
@@ -583,7 +589,7 @@ def engine_inside(paths, loaded=None):
     return None
 
 
-def run(argv):
+def run(argv: List[str]) -> int:
     options = parser().parse_args(argv)
     # The assignment is resolved here, once, and passed on (engine.grading.judges).
     program = getattr(options, "program", None)
@@ -614,7 +620,7 @@ def run(argv):
     raise UsageError("give a command: cases, run, merge or autograder (see --help)")
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     return run_program(NAME, escaping_usage_errors(run), sys.argv[1:] if argv is None
                        else argv, help_text=__doc__)
