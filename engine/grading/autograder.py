@@ -29,6 +29,8 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import (Any, Callable, Collection, Dict, Iterable, List, Mapping, Optional, Set,
+                    Tuple, Union)
 
 from .exports import KIT_HINT, installed_stepper
 from .fences import IsolationError, syscall_filters
@@ -86,7 +88,7 @@ class BundleError(EngineError, ValueError):
     """The bundle cannot be made (the message says why)."""
 
 
-def setup_script(languages):
+def setup_script(languages: Iterable[str]) -> str:
     """setup.sh for ``languages`` (names of LANGUAGES)."""
     packages = list(BASE_PACKAGES)
     for language in languages:
@@ -96,18 +98,19 @@ def setup_script(languages):
     return SETUP_SH.format(languages=", ".join(languages), packages=" ".join(packages))
 
 
-def run_script():
+def run_script() -> str:
     return RUN_AUTOGRADER.format(variable=ROOT_VARIABLE, default=DEFAULT_ROOT)
 
 
-def _add(archive, name, data, executable=False):
+def _add(archive: zipfile.ZipFile, name: str, data: Union[str, bytes],
+         executable: bool = False) -> None:
     info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
     info.external_attr = (0o755 if executable else 0o644) << 16
     info.compress_type = zipfile.ZIP_DEFLATED
     archive.writestr(info, data)
 
 
-def _add_tree(archive, folder, prefix):
+def _add_tree(archive: zipfile.ZipFile, folder: Union[str, Path], prefix: str) -> None:
     """Every regular file under ``folder`` (no links followed), as ``prefix/relative``."""
     folder = Path(folder)
     for path in sorted(folder.rglob("*")):
@@ -120,12 +123,13 @@ def _add_tree(archive, folder, prefix):
              executable=bool(mode & 0o111))
 
 
-def build_bundle(program, cases, hidden, out, languages, timeout, memory, leaderboard,
-                 load_cases):
+def build_bundle(program: str, cases: str, hidden: Optional[str], out: str,
+                 languages: List[str], timeout: float, memory: int, leaderboard: bool,
+                 load_cases: Callable[[str], Collection[Any]]) -> Tuple[int, int]:
     """Write the zip ``out`` for ``program`` (see the module docstring); ``cases`` and
     ``hidden`` are case folders (``hidden`` may be None), checked with ``load_cases``.
     Returns (visible count, hidden count). Raises BundleError."""
-    counts = []
+    counts: List[int] = []
     for folder in (cases, hidden):
         if folder is None:
             counts.append(0)
@@ -166,7 +170,7 @@ def build_bundle(program, cases, hidden, out, languages, timeout, memory, leader
 
 # --- inside Gradescope -------------------------------------------------------------------
 
-def _fence(text):
+def _fence(text: str) -> str:
     """``text`` in a Markdown code block that it cannot close."""
     fence = "```"
     while fence in text:
@@ -174,7 +178,7 @@ def _fence(text):
     return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
 
 
-def test_output(case):
+def test_output(case: Mapping[str, Any]) -> str:
     """A test's Markdown output: the diagnosis, the command and inputs, excerpts of the
     expected and actual outputs, and the command that reruns it."""
     parts = [printable(case["reason"])]
@@ -212,12 +216,14 @@ def test_output(case):
     return "\n\n".join(parts)
 
 
-def results_json(document, entry, hidden_names, leaderboard=None):
+def results_json(document: Mapping[str, Any], entry: Mapping[str, Any],
+                 hidden_names: Collection[str],
+                 leaderboard: Optional[List[Dict[str, Any]]] = None) -> Dict[str, Any]:
     """Gradescope's results.json of one graded submission ``entry``: a test per case
     (hidden ones visible after publication), the score by the assignment's rule."""
     cases = entry["cases"]
     each = (entry["max_points"] / len(cases)) if cases else 0
-    tests = []
+    tests: List[Dict[str, Any]] = []
     for number, case in enumerate(cases, 1):
         hidden = case["case"] in hidden_names
         name = printable(case.get("title") or case["case"])
@@ -260,7 +266,7 @@ def results_json(document, entry, hidden_names, leaderboard=None):
     lines.append(f"Your code ran in a sandbox ({document.get('isolation', '')}"
                  + (f"; {filters}" if filters else "") + "), as its own user, with no "
                  "network.")
-    results = {"score": entry["points"], "output": "\n\n".join(lines),
+    results: Dict[str, Any] = {"score": entry["points"], "output": "\n\n".join(lines),
                "output_format": "md", "visibility": "visible",
                "stdout_visibility": "hidden", "tests": tests}
     if leaderboard is not None:
@@ -268,7 +274,7 @@ def results_json(document, entry, hidden_names, leaderboard=None):
     return results
 
 
-def kit_failure(error):
+def kit_failure(error: BaseException) -> Dict[str, Any]:
     """results.json when the kit itself failed: score 0, a message a student reads."""
     return {"score": 0, "visibility": "visible", "output_format": "md", "tests": [],
             "output": ("The autograder failed before it could grade your submission "
@@ -276,7 +282,8 @@ def kit_failure(error):
                        f"`{printable(type(error).__name__)}: {printable(str(error))}`")}
 
 
-def leaderboard_entries(source, submission):
+def leaderboard_entries(source: Union[str, Path], submission: Union[str, Path]
+                        ) -> Optional[List[Dict[str, Any]]]:
     """The leaderboard of a short gauntlet of ``submission`` against our staff agents,
     or None when it could not be played."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -301,7 +308,9 @@ def leaderboard_entries(source, submission):
              else 0, "order": "desc"}]
 
 
-def gradescope_run(root, grade):
+def gradescope_run(root: Union[str, Path],
+                   grade: Callable[[str, List[Any], Path, Dict[str, Any]], Dict[str, Any]]
+                   ) -> int:
     """Grade ``root``/submission by the bundle in ``root``/source and write
     ``root``/results/results.json whatever happens. ``grade(program, cases, submission,
     config)`` runs the kit and returns its results document. Returns 0."""
@@ -326,7 +335,7 @@ def gradescope_run(root, grade):
     return code
 
 
-def isolation_refused(error):
+def isolation_refused(error: BaseException) -> Dict[str, Any]:
     """results.json when the container can fence no submission in (see
     :func:`engine.grading.fences.refusal`): nothing was run."""
     return {"score": 0, "visibility": "visible", "output_format": "md", "tests": [],
@@ -335,11 +344,13 @@ def isolation_refused(error):
                        f"your course staff): `{printable(str(error))}`")}
 
 
-def _grade_one(root, source, config, grade):
+def _grade_one(root: Path, source: Path, config: Dict[str, Any],
+               grade: Callable[[str, List[Any], Path, Dict[str, Any]], Dict[str, Any]]
+               ) -> Dict[str, Any]:
     from .runner import load_cases
     program = config["program"]
     cases = list(load_cases(source / "cases" / "visible"))
-    hidden_names = set()
+    hidden_names: Set[str] = set()
     if (source / "cases" / "hidden").is_dir():
         for case in load_cases(source / "cases" / "hidden"):
             renamed = case._replace(name=HIDDEN_PREFIX + case.name)

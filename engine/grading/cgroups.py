@@ -29,6 +29,7 @@ long as no process sits in it beside the slot groups.
 
 import os
 import time
+from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 # A group counts as empty below this many bytes (the kernel's own bookkeeping pages);
 # how long the start of a run waits for an earlier run's memory to be released.
@@ -43,9 +44,9 @@ CPU_SHARES = 8 * 1024
 GROUP_PREFIX = "grade-"
 
 
-def _mounts():
+def _mounts() -> Dict[str, Tuple[str, str]]:
     """{controller: (mount point, mount root)} of the cgroup v1 hierarchies."""
-    found = {}
+    found: Dict[str, Tuple[str, str]] = {}
     try:
         with open("/proc/self/mountinfo") as handle:
             lines = handle.read().splitlines()
@@ -61,9 +62,9 @@ def _mounts():
     return found
 
 
-def _own_paths():
+def _own_paths() -> Dict[str, str]:
     """{controller: the path of our cgroup in its v1 hierarchy}."""
-    found = {}
+    found: Dict[str, str] = {}
     try:
         with open("/proc/self/cgroup") as handle:
             lines = handle.read().splitlines()
@@ -77,12 +78,12 @@ def _own_paths():
     return found
 
 
-def _parent_folders():
+def _parent_folders() -> Optional[Dict[str, str]]:
     """{controller: the folder of our own cgroup} for the controllers we use (the
     optional ones too when mounted in hierarchies of their own), or None when one of
     CONTROLLERS is missing."""
     mounts, own = _mounts(), _own_paths()
-    folders = {}
+    folders: Dict[str, str] = {}
     for controller in CONTROLLERS + OPTIONAL_CONTROLLERS:
         if controller not in mounts or controller not in own:
             if controller in OPTIONAL_CONTROLLERS:
@@ -96,20 +97,20 @@ def _parent_folders():
     return folders
 
 
-def _write(path, value):
+def _write(path: str, value: Union[str, int]) -> None:
     with open(path, "w") as handle:
         handle.write(str(value))
 
 
-def _read(path):
+def _read(path: str) -> str:
     with open(path) as handle:
         return handle.read()
 
 
-_AVAILABLE = []
+_AVAILABLE: List[bool] = []
 
 
-def _stat_value(path, key):
+def _stat_value(path: str, key: str) -> int:
     """The value of ``key`` in a flat keyed file (memory.stat), 0 when missing."""
     try:
         for line in _read(path).splitlines():
@@ -121,7 +122,8 @@ def _stat_value(path, key):
     return 0
 
 
-def _drain(usage, shmem, patience, floor=0):
+def _drain(usage: Callable[[], int], shmem: Callable[[], int], patience: float,
+           floor: int = 0) -> Tuple[int, int]:
     """Wait up to ``patience`` seconds while the group's ``usage()`` keeps falling (the
     kernel frees a dead IPC namespace's objects, and uncharges pages, a moment after the
     last process is gone), stopping once it is under DRAIN_BYTES above ``floor`` or has
@@ -152,13 +154,13 @@ def _drain(usage, shmem, patience, floor=0):
     return (left if left > DRAIN_BYTES else 0), last
 
 
-def available():
+def available() -> bool:
     """True when slot groups can be created here, in either version (see
     :func:`slot_group`)."""
     return v1_available() or v2_available()
 
 
-def v1_available():
+def v1_available() -> bool:
     """True when v1 slot groups can be created here (tried once, with a throw-away group,
     after removing the groups of kits that died without removing theirs)."""
     if not _AVAILABLE:
@@ -179,7 +181,7 @@ class Usage:
 
     __slots__ = ("cpu", "user", "peak_memory", "oom_killed")
 
-    def __init__(self, cpu, user, peak_memory, oom_killed):
+    def __init__(self, cpu: float, user: float, peak_memory: int, oom_killed: bool) -> None:
         self.cpu, self.user = cpu, user
         self.peak_memory, self.oom_killed = peak_memory, oom_killed
 
@@ -192,12 +194,13 @@ class SlotGroup:
     # The usage the last drain settled at (see _drain's floor).
     _settled = 0
 
-    def __init__(self, name, cpu, memory_bytes, processes):
+    def __init__(self, name: str, cpu: Optional[int], memory_bytes: int,
+                 processes: int) -> None:
         parents = _parent_folders()
         if parents is None:
             raise OSError("no cgroup v1 hierarchy for " + ", ".join(CONTROLLERS))
         self.name = f"{GROUP_PREFIX}{os.getpid()}-{name}"
-        self.folders = {}
+        self.folders: Dict[str, str] = {}
         try:
             for controller, parent in parents.items():
                 folder = os.path.join(parent, self.name)
@@ -227,7 +230,7 @@ class SlotGroup:
         self.join_files = [os.path.join(folder, "cgroup.procs")
                            for folder in sorted(set(self.folders.values()))]
 
-    def _set_memory_limit(self, limit):
+    def _set_memory_limit(self, limit: int) -> None:
         """Memory and memory+swap limits both ``limit`` (no swap), in the order the kernel
         accepts (memory+swap is never below memory)."""
         if limit == self._limit:
@@ -244,14 +247,14 @@ class SlotGroup:
             _write(os.path.join(memory, name), limit)
         self._limit = limit
 
-    def memory_in_use(self):
+    def memory_in_use(self) -> int:
         """Bytes charged to the group now."""
         try:
             return int(_read(os.path.join(self.folders["memory"], "memory.usage_in_bytes")))
         except (OSError, ValueError):
             return 0
 
-    def drain(self, patience=DRAIN_SECONDS):
+    def drain(self, patience: float = DRAIN_SECONDS) -> int:
         """Wait for what earlier runs held to be released; return the bytes that stay
         charged and no run can reclaim (see :func:`_drain`)."""
         leftover, self._settled = _drain(
@@ -260,7 +263,7 @@ class SlotGroup:
             patience, self._settled)
         return leftover
 
-    def start(self):
+    def start(self) -> Tuple[int, ...]:
         """Make the group ready for the next run and reset its counters; return the state
         :meth:`usage` needs. Memory that earlier runs left charged and no run can reclaim
         (see :meth:`drain`) is added to the limit, so the next run always has its whole
@@ -276,7 +279,7 @@ class SlotGroup:
         return (self._cpu_ns(), self._oom_kills(), self._cpu_ns("cpuacct.usage_user"),
                 leftover)
 
-    def usage(self, started):
+    def usage(self, started: Tuple[int, ...]) -> Usage:
         """The :class:`Usage` of the run since :meth:`start` returned ``started``."""
         cpu_ns, ooms, user_ns, leftover = started
         try:
@@ -290,17 +293,17 @@ class SlotGroup:
                 if self.counts_user else cpu)
         return Usage(cpu, user, peak, self._oom_kills() > ooms)
 
-    def cpu_seconds(self, started):
+    def cpu_seconds(self, started: Tuple[int, ...]) -> float:
         """CPU seconds used since :meth:`start` (cheap enough to poll)."""
         return (self._cpu_ns() - started[0]) / 1e9
 
-    def _cpu_ns(self, counter="cpuacct.usage"):
+    def _cpu_ns(self, counter: str = "cpuacct.usage") -> int:
         try:
             return int(_read(os.path.join(self.folders["cpuacct"], counter)))
         except (OSError, ValueError):
             return 0
 
-    def _oom_kills(self):
+    def _oom_kills(self) -> int:
         try:
             for line in _read(os.path.join(self.folders["memory"],
                                            "memory.oom_control")).splitlines():
@@ -310,7 +313,7 @@ class SlotGroup:
             pass
         return 0
 
-    def tasks(self):
+    def tasks(self) -> List[int]:
         """Thread ids in the group now (every thread of every process)."""
         try:
             return [int(tid) for tid in _read(
@@ -318,7 +321,7 @@ class SlotGroup:
         except (OSError, ValueError):
             return []
 
-    def processes(self):
+    def processes(self) -> List[int]:
         """Pids in the group now (zombies not reaped yet may still be listed)."""
         try:
             return [int(pid) for pid in _read(
@@ -326,7 +329,7 @@ class SlotGroup:
         except (OSError, ValueError):
             return []
 
-    def kill_all(self, patience=10.0):
+    def kill_all(self, patience: float = 10.0) -> bool:
         """Kill every process of the group and wait until none is left; True when the
         group is empty. With the freezer, the group is frozen first, so that nothing
         forks between the listing and the kill."""
@@ -355,8 +358,9 @@ class SlotGroup:
                     except OSError:
                         pass
                 if frozen:
-                    # Killed tasks die only once thawed.
-                    _write(os.path.join(freezer, "freezer.state"), "THAWED")
+                    # Killed tasks die only once thawed (frozen: there is a freezer).
+                    _write(os.path.join(freezer, "freezer.state"),  # type: ignore[arg-type]
+                           "THAWED")
                     frozen = False
                 if time.monotonic() > deadline:
                     return False
@@ -365,16 +369,17 @@ class SlotGroup:
         finally:
             if frozen:
                 try:
-                    _write(os.path.join(freezer, "freezer.state"), "THAWED")
+                    _write(os.path.join(freezer, "freezer.state"),  # type: ignore[arg-type]
+                           "THAWED")
                 except OSError:
                     pass
 
     @staticmethod
-    def _live(pids):
+    def _live(pids: Iterable[int]) -> List[int]:
         from .processes import is_running
         return [pid for pid in pids if is_running(pid)]
 
-    def remove(self):
+    def remove(self) -> None:
         """Kill what is left and remove the group (best effort)."""
         if getattr(self, "join_files", None):
             self.kill_all(patience=2.0)
@@ -390,12 +395,12 @@ class SlotGroup:
         self.folders = {}
 
 
-def remove_stale_groups():
+def remove_stale_groups() -> int:
     """Remove the slot groups of kits that are gone (killed before they could); returns
     how many were removed."""
     parents = list((_parent_folders() or {}).values())
     if v2_parent() is not None:
-        parents.append(v2_parent())
+        parents.append(v2_parent())  # type: ignore[arg-type]  # not None: just asked
     removed = 0
     for parent in parents:
         try:
@@ -432,7 +437,7 @@ def remove_stale_groups():
 V2_CONTROLLERS = ("memory", "pids", "cpu")
 
 
-def v2_parent():
+def v2_parent() -> Optional[str]:
     """The folder of our own cgroup in the cgroup v2 hierarchy, or None when there is
     none mounted (or we are not in it)."""
     mount = None
@@ -458,7 +463,7 @@ def v2_parent():
     return os.path.join(point, relative.lstrip("/"))
 
 
-def shares_to_weight(shares):
+def shares_to_weight(shares: int) -> int:
     """cgroup v1 ``cpu.shares`` as a v2 ``cpu.weight``, as systemd maps them: 1024 (an
     ordinary process's v1 share) onto 100 (an ordinary group's v2 weight), in proportion,
     within 1..10000."""
@@ -481,14 +486,15 @@ class SlotGroupV2:
     version = 2
     _settled = 0
 
-    def __init__(self, name, cpu, memory_bytes, processes, parent=None,
-                 required=V2_CONTROLLERS):
+    def __init__(self, name: str, cpu: Optional[int], memory_bytes: int, processes: int,
+                 parent: Optional[str] = None, required: Iterable[str] = V2_CONTROLLERS
+                 ) -> None:
         parent = parent or v2_parent()
         if parent is None:
             raise OSError("no cgroup v2 hierarchy")
         self.name = f"{GROUP_PREFIX}{os.getpid()}-{name}"
         self.folder = os.path.join(parent, self.name)
-        self.folders = {}
+        self.folders: Dict[str, str] = {}
         offered = set(_read(os.path.join(parent, "cgroup.controllers")).split())
         missing = [controller for controller in required if controller not in offered]
         if missing:
@@ -528,15 +534,15 @@ class SlotGroupV2:
         self.join_files = [self._path("cgroup.procs")]
         self._limit = memory_bytes
 
-    def _path(self, name):
+    def _path(self, name: str) -> str:
         return os.path.join(self.folder, name)
 
-    def _file(self, name, value):
+    def _file(self, name: str, value: Union[str, int]) -> None:
         _write(self._path(name), value)
 
-    def _keyed(self, name):
+    def _keyed(self, name: str) -> Dict[str, int]:
         """{key: int} of a flat keyed file (cpu.stat, memory.events)."""
-        found = {}
+        found: Dict[str, int] = {}
         try:
             for line in _read(self._path(name)).splitlines():
                 parts = line.split()
@@ -546,24 +552,24 @@ class SlotGroupV2:
             pass
         return found
 
-    def _number(self, name):
+    def _number(self, name: str) -> int:
         try:
             return int(_read(self._path(name)).split()[0])
         except (OSError, ValueError, IndexError):
             return 0
 
-    def memory_in_use(self):
+    def memory_in_use(self) -> int:
         """Bytes charged to the group now (``memory.current``)."""
         return self._number("memory.current")
 
-    def drain(self, patience=DRAIN_SECONDS):
+    def drain(self, patience: float = DRAIN_SECONDS) -> int:
         """As :meth:`SlotGroup.drain`."""
         leftover, self._settled = _drain(
             self.memory_in_use, lambda: _stat_value(self._path("memory.stat"), "shmem"),
             patience, self._settled)
         return leftover
 
-    def start(self):
+    def start(self) -> Tuple[int, ...]:
         """As :meth:`SlotGroup.start`."""
         leftover = self.drain() if "memory" in self.controllers else 0
         limit = self.memory_bytes + leftover
@@ -579,7 +585,7 @@ class SlotGroupV2:
         return (stat.get("usage_usec", 0), self._oom_kills(), stat.get("user_usec", 0),
                 leftover, base)
 
-    def usage(self, started):
+    def usage(self, started: Tuple[int, ...]) -> Usage:
         """As :meth:`SlotGroup.usage`."""
         usage_usec, ooms, user_usec, leftover, base = started
         peak = self._number("memory.peak") if os.path.exists(self._path("memory.peak")) \
@@ -590,26 +596,26 @@ class SlotGroupV2:
                      (stat.get("user_usec", 0) - user_usec) / 1e6, peak,
                      self._oom_kills() > ooms)
 
-    def cpu_seconds(self, started):
+    def cpu_seconds(self, started: Tuple[int, ...]) -> float:
         return (self._keyed("cpu.stat").get("usage_usec", 0) - started[0]) / 1e6
 
-    def _oom_kills(self):
+    def _oom_kills(self) -> int:
         return self._keyed("memory.events").get("oom_kill", 0)
 
-    def tasks(self):
+    def tasks(self) -> List[int]:
         """Thread ids in the group now (``cgroup.threads``)."""
         try:
             return [int(tid) for tid in _read(self._path("cgroup.threads")).split()]
         except (OSError, ValueError):
             return []
 
-    def processes(self):
+    def processes(self) -> List[int]:
         try:
             return [int(pid) for pid in _read(self._path("cgroup.procs")).split()]
         except (OSError, ValueError):
             return []
 
-    def kill_all(self, patience=10.0):
+    def kill_all(self, patience: float = 10.0) -> bool:
         """Kill every process of the group (``cgroup.kill``: atomic, forks included) and
         wait until none is left; True when the group is empty."""
         import signal
@@ -643,7 +649,7 @@ class SlotGroupV2:
             time.sleep(delay)
             delay = min(delay * 2, 0.02)
 
-    def remove(self):
+    def remove(self) -> None:
         """Kill what is left and remove the group (best effort)."""
         if getattr(self, "join_files", None):
             self.kill_all(patience=2.0)
@@ -658,7 +664,7 @@ class SlotGroupV2:
         self.folders = {}
 
 
-def v2_available():
+def v2_available() -> bool:
     """True when v2 slot groups can be created here (tried once)."""
     if not _AVAILABLE_V2:
         try:
@@ -671,10 +677,11 @@ def v2_available():
     return _AVAILABLE_V2[0]
 
 
-_AVAILABLE_V2 = []
+_AVAILABLE_V2: List[bool] = []
 
 
-def slot_group(name, cpu, memory_bytes, processes):
+def slot_group(name: str, cpu: Optional[int], memory_bytes: int, processes: int
+               ) -> Union[SlotGroup, SlotGroupV2]:
     """A slot group in whichever hierarchy holds the controllers here: cgroup v1 when its
     hierarchies do (hybrid machines bind them to v1), else v2. Raises OSError."""
     if v1_available():

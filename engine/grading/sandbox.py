@@ -58,15 +58,19 @@ import signal
 import subprocess
 import threading
 import time
-from typing import NamedTuple, Optional, Tuple
+from typing import (Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple,
+                    Union)
 
 from . import cgroups, fences, landlock, processes, seccomp, uid_leases
 from .fences import FENCE_ORDER, SAFE_PATH, SYSTEM_FOLDERS, IsolationError, parse_isolation
 from .launcher import Launcher, LauncherError
-from .untrusted_files import (chmod_beneath, chown_beneath, new_folder, open_folder,
+from .untrusted_files import (Entry, chmod_beneath, chown_beneath, new_folder, open_folder,
                               read_regular, remove_contents, remove_owned_by, remove_tree)
 from .workspace import new_workspace, slot_folder
 from ..errors import EngineError
+
+# A run's cgroup (engine.grading.cgroups), v1 or v2.
+_Group = Union[cgroups.SlotGroup, cgroups.SlotGroupV2]
 
 # Devices a program may need; everything else under /dev stays out of reach.
 DEVICES = (("/dev/null", landlock.READ_FILE | landlock.WRITE_FILE),
@@ -87,7 +91,7 @@ MB = 1024 * 1024
 POLL_SECONDS = 0.1
 
 
-def _next_uid():
+def _next_uid() -> int:
     """A uid no other run uses, of a block of uids no other live kit holds (a lock:
     :mod:`engine.grading.uid_leases`); within it, never the same uid twice in a row of
     :data:`engine.grading.uid_leases.BLOCK` runs."""
@@ -117,7 +121,7 @@ class Limits(NamedTuple):
     processes: int = 64
     wall: Optional[float] = None
 
-    def wall_clock(self, timeout=None):
+    def wall_clock(self, timeout: Optional[float] = None) -> float:
         """Wall-clock seconds a run may take: generous (twice the CPU limit plus 2 s),
         so that a run is judged by the CPU time it used, not by its neighbours."""
         timeout = self.timeout if timeout is None else timeout
@@ -128,7 +132,7 @@ class Limits(NamedTuple):
 _PYTHON = ("python3", "pypy3", "pypy")
 
 
-def syscall_filter(argv, folder_fd):
+def syscall_filter(argv: Sequence[str], folder_fd: int) -> str:
     """The seccomp filter a run of ``argv`` gets: "allowlist" for CPython and PyPy
     (``argv[0]`` named python3, python3.N, pypy3 or pypy) and for a native program of
     the run folder (``./NAME``, an ELF file, read through ``folder_fd`` without
@@ -169,7 +173,8 @@ class RunResult(NamedTuple):
     waited: Optional[float] = None
     syscalls: Optional[str] = None
 
-    def describe(self, limits, timeout=None, wall=None):
+    def describe(self, limits: Limits, timeout: Optional[float] = None,
+                 wall: Optional[float] = None) -> str:
         """A one-line verdict reason for a run that did not end by itself (``timeout``
         and ``wall``: the run's own limits, when :meth:`Sandbox.run` was given them)."""
         timeout = limits.timeout if timeout is None else timeout
@@ -191,7 +196,7 @@ class RunResult(NamedTuple):
         return f"exit code {self.exit}"
 
 
-def slept_or_waited(wall, cpu, cap, waited):
+def slept_or_waited(wall: float, cpu: float, cap: float, waited: Optional[float]) -> str:
     """The verdict of a run stopped at its wall-clock cap ``cap`` after ``wall`` seconds
     with ``cpu`` seconds of CPU, ``waited`` of them (None: not counted here) spent
     waiting for a CPU that other work held."""
@@ -205,9 +210,9 @@ def slept_or_waited(wall, cpu, cap, waited):
             f"waiting for a CPU)")
 
 
-def _signal_name(number):
+def _signal_name(number: Optional[int]) -> str:
     try:
-        return signal.Signals(number).name
+        return signal.Signals(number).name  # type: ignore[arg-type]  # None: ValueError
     except (ValueError, TypeError):
         return str(number)
 
@@ -217,7 +222,7 @@ class SandboxError(EngineError, RuntimeError):
     submission's: the run did not happen as promised)."""
 
 
-_LIVE = set()            # pids of the commands running now, in any slot
+_LIVE: Set[int] = set()  # pids of the commands running now, in any slot
 _LIVE_LOCK = threading.Lock()
 
 
@@ -234,11 +239,14 @@ class Sandbox:
     Raises IsolationError when a fence that was insisted on cannot run.
     """
 
-    def __init__(self, limits=Limits(), slot=0, isolation="auto", workspace=None,
-                 dedicated_uids=None, cgroups_wanted=None, hidden=(), shared=None,
-                 core=None, pin=True):
-        self.group = None
-        self.launcher = self.allowlist_launcher = None
+    def __init__(self, limits: Limits = Limits(), slot: int = 0, isolation: str = "auto",
+                 workspace: Optional[str] = None, dedicated_uids: Optional[bool] = None,
+                 cgroups_wanted: Optional[bool] = None, hidden: Iterable[str] = (),
+                 shared: Optional[str] = None, core: Optional[int] = None,
+                 pin: bool = True) -> None:
+        self.group: Optional[_Group] = None
+        self.launcher: Optional[Launcher] = None
+        self.allowlist_launcher: Optional[Launcher] = None
         self._own_workspace = workspace is None
         self.workspace = workspace
         try:
@@ -248,8 +256,10 @@ class Sandbox:
             self.close()
             raise
 
-    def _setup(self, limits, slot, isolation, dedicated_uids, cgroups_wanted, hidden,
-               shared, core, pin):
+    def _setup(self, limits: Limits, slot: int, isolation: str,
+               dedicated_uids: Optional[bool], cgroups_wanted: Optional[bool],
+               hidden: Iterable[str], shared: Optional[str], core: Optional[int],
+               pin: bool) -> None:
         self.limits = limits
         self.slot = slot
         file_fence, required = parse_isolation(isolation)
@@ -304,15 +314,18 @@ class Sandbox:
                                  f"({os.uname().machine})")
         self.hidden = [path for path in list(fences.reference_paths()) + list(hidden)
                        if os.path.exists(path)]
-        self.prlimit = shutil.which("prlimit", path=SAFE_PATH)
-        self.setpriv = shutil.which("setpriv", path=SAFE_PATH)
-        self.bwrap = shutil.which("bwrap", path=SAFE_PATH)
+        # Typed as found: the checks below refuse to go on without prlimit, or without
+        # setpriv where a run takes a uid, and use_bwrap means bwrap was found.
+        self.prlimit: str = shutil.which("prlimit", path=SAFE_PATH)  # type: ignore[assignment]
+        self.setpriv: str = shutil.which("setpriv", path=SAFE_PATH)  # type: ignore[assignment]
+        self.bwrap: str = shutil.which("bwrap", path=SAFE_PATH)  # type: ignore[assignment]
         self.shell = shutil.which("sh", path=SAFE_PATH) or "/bin/sh"
         # Without a memory cgroup of its own, a run that exhausts the machine must be the
         # OOM killer's first choice and the kit its last (see fences). Under Landlock a
         # run may not write /proc (choom fails): its first process stops itself instead,
         # and the kit raises its score before it goes on.
-        self.oom_target, self.oom_gate = [], False
+        self.oom_target: List[str] = []
+        self.oom_gate = False
         if self.group is None:
             fences.protect_kit_from_oom()
             if self.use_landlock:
@@ -342,13 +355,13 @@ class Sandbox:
             self.nproc = _user_process_count(os.getuid()) + limits.processes + 32
         else:
             self.nproc = limits.processes
-        self._running = None
+        self._running: Optional["subprocess.Popen[bytes]"] = None
         self._aborted = False
 
     # --- what runs -------------------------------------------------------------------
 
     @property
-    def fences(self):
+    def fences(self) -> Tuple[str, ...]:
         """The fences that hold every run of this sandbox, in FENCE_ORDER."""
         ran = {"bwrap": self.use_bwrap, "landlock": self.use_landlock,
                "seccomp": self.use_seccomp,
@@ -358,11 +371,11 @@ class Sandbox:
         return tuple(name for name in FENCE_ORDER if ran[name])
 
     @property
-    def isolation(self):
+    def isolation(self) -> str:
         """The fences as one word, e.g. ``bwrap+seccomp+cgroup+uid+rlimits``."""
         return "+".join(self.fences)
 
-    def _landlock_rules(self):
+    def _landlock_rules(self) -> Optional[Dict[str, Any]]:
         if not self.use_landlock:
             return None
         read_only, listable = fences.carve(SYSTEM_FOLDERS, self.hidden)
@@ -377,7 +390,7 @@ class Sandbox:
 
     # --- the run folder --------------------------------------------------------------
 
-    def renew(self):
+    def renew(self) -> None:
         """As root, take the slot's next uid for the next run (call before :meth:`give`).
 
         A fresh uid per run means a fresh process count: zombies of an earlier run (a
@@ -386,7 +399,7 @@ class Sandbox:
         if self.uid is not None:
             self.uid = _next_uid()
 
-    def clear(self):
+    def clear(self) -> None:
         """Empty the run folder (whatever the last run left, however deep; links are
         removed, never followed) and make it ours again."""
         try:
@@ -404,7 +417,7 @@ class Sandbox:
         finally:
             os.close(descriptor)
 
-    def give(self, paths=()):
+    def give(self, paths: Iterable[str] = ()) -> None:
         """Make the run folder, and the ``paths`` in it (relative; never followed, nor a
         link on the way), the sandbox user's, so that the next run can write there."""
         if self.uid is None:
@@ -417,7 +430,7 @@ class Sandbox:
         finally:
             os.close(folder)
 
-    def take_back(self, folder, entries):
+    def take_back(self, folder: str, entries: Iterable[Entry]) -> Optional[int]:
         """Make the built ``folder`` (whose contents are ``entries``, from
         :func:`engine.grading.untrusted_files.walk`) ours again, for cases to share, and
         return the group id that may read it (None when not running as root).
@@ -444,18 +457,18 @@ class Sandbox:
         return self.uid
 
     @property
-    def shares_builds(self):
+    def shares_builds(self) -> bool:
         """True when a case may share the build's files and folders instead of copying
         them: the commands run as another uid, which cannot write what we own."""
         return self.uid is not None
 
-    def environment(self):
+    def environment(self) -> Dict[str, str]:
         return {"PATH": SAFE_PATH, "LANG": "C.UTF-8", "HOME": self.folder,
                 "TMPDIR": self.folder, "PYTHONDONTWRITEBYTECODE": "1"}
 
     # --- one run ---------------------------------------------------------------------
 
-    def _rlimits(self, timeout):
+    def _rlimits(self, timeout: float) -> Tuple[Tuple[str, int, int], ...]:
         # RLIMIT_CPU only backs up the kit's own check of the exact CPU time (every 0.1
         # s): the kernel enforces it on timer-tick samples, which on a busy machine
         # overcharge a process that shares its core (measured: SIGXCPU at 0.67 s of CPU
@@ -470,10 +483,11 @@ class Sandbox:
             ("--core", 0, 0),
         )
 
-    def _command(self, argv, timeout, read_only, groups, seccomp_fd=None):
+    def _command(self, argv: Sequence[str], timeout: float, read_only: Iterable[str],
+                 groups: Sequence[int], seccomp_fd: Optional[int] = None) -> List[str]:
         """The exec chain: join the cgroup, take the uid, set the limits, enter bwrap
         (which installs the seccomp filter it reads from ``seccomp_fd``, when given)."""
-        chain = []
+        chain: List[str] = []
         if self.group is not None:
             # A run that cannot join its group must not run outside it.
             joins = " && ".join(f"echo $$ > {path}" for path in self.group.join_files)
@@ -492,7 +506,8 @@ class Sandbox:
             chain += self._bwrap_prefix(read_only, seccomp_fd)
         return chain + list(argv)
 
-    def _bwrap_prefix(self, read_only, seccomp_fd=None):
+    def _bwrap_prefix(self, read_only: Iterable[str], seccomp_fd: Optional[int] = None
+                      ) -> List[str]:
         """bwrap's options: the system and the folders ``read_only`` read-only with our
         own files masked, /tmp and /dev/shm private and size-capped, the run folder the
         only writable."""
@@ -521,7 +536,9 @@ class Sandbox:
         options += ["--bind", self.folder, self.folder, "--chdir", self.folder, "--"]
         return options
 
-    def run(self, argv, timeout=None, read_only=(), groups=(), wall=None):
+    def run(self, argv: Sequence[str], timeout: Optional[float] = None,
+            read_only: Iterable[str] = (), groups: Sequence[int] = (),
+            wall: Optional[float] = None) -> RunResult:
         """Run ``argv`` in the run folder (given to the sandbox user, see :meth:`give`)
         and return its :class:`RunResult`; every process of the run is dead when it
         returns. ``timeout`` overrides the limits' CPU seconds and ``wall`` their
@@ -564,7 +581,7 @@ class Sandbox:
         # ours (see _run_processes) never takes this run's first process for one.
         with _LIVE_LOCK:
             try:
-                process = launcher.popen(
+                process = launcher.popen(  # type: ignore[union-attr]  # made by _setup
                     args=command, cwd=self.folder, env=self.environment(),
                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
@@ -603,10 +620,10 @@ class Sandbox:
             with _LIVE_LOCK:
                 _LIVE.discard(process.pid)
             for stream in (process.stdout, process.stderr):
-                stream.close()
+                stream.close()  # type: ignore[union-attr]  # both are pipes
         memory = peak[0] or None
         if self.group is not None:
-            used = self.group.usage(counters)
+            used = self.group.usage(counters)  # type: ignore[arg-type]  # started above
             cpu, user, memory = used.cpu, used.user, used.peak_memory
             if used.oom_killed and killed_for is None:
                 killed_for = "memory"
@@ -617,12 +634,13 @@ class Sandbox:
         if self.group is not None and os.WIFEXITED(status) and os.WEXITSTATUS(
                 status) == JOIN_FAILED_EXIT and stderr.endswith(JOIN_FAILED.encode() + b"\n"):
             raise SandboxError(stderr.decode("utf-8", "replace").strip().split("\n")[0])
-        exit_code, signal_number = None, None
+        exit_code: Optional[int] = None
+        signal_number: Optional[int] = None
         if os.WIFEXITED(status):
             exit_code = os.WEXITSTATUS(status)
             # bwrap reports a child killed by signal S as exit code 128 + S.
             if self.use_bwrap and 128 < exit_code <= 128 + 64 and killed_for is None:
-                exit_code, signal_number = None, exit_code - 128
+                signal_number, exit_code = exit_code - 128, None
         elif os.WIFSIGNALED(status):
             signal_number = os.WTERMSIG(status)
         if (killed_for is None and oom_kills is not None and signal_number == signal.SIGKILL
@@ -638,14 +656,15 @@ class Sandbox:
         return RunResult(exit_code, stdout, stderr, wall, cpu, ended, signal_number,
                          memory, self.fences, user, clock.waited, syscalls)
 
-    def _sweep_temporary(self):
+    def _sweep_temporary(self) -> None:
         """Without bwrap or Landlock the run could write into the machine's shared
         temporary folders: remove what its uid left there (top-level entries it owns,
         through a descriptor of the folder, never following a link)."""
         for folder in TEMPORARY_FOLDERS:
-            remove_owned_by(folder, self.uid)
+            remove_owned_by(folder, self.uid)  # type: ignore[arg-type]  # called with a uid
 
-    def _run_processes(self, tree, zombies=False, thorough=True, strays=False):
+    def _run_processes(self, tree: processes.Tree, zombies: bool = False,
+                       thorough: bool = True, strays: bool = False) -> List[int]:
         """The live processes of the run (cgroup aside) whose :class:`processes.Tree` is
         ``tree``; with ``zombies``, also those dead but not reaped yet; with ``strays``,
         orphans nobody claims too (see :class:`processes.Tree`)."""
@@ -654,7 +673,7 @@ class Sandbox:
         with _LIVE_LOCK:
             return tree.find(_LIVE, zombies, strays and self.reaps_orphans)
 
-    def _kill_everything(self, tree):
+    def _kill_everything(self, tree: processes.Tree) -> processes.CpuTime:
         """Kill every process of the run and wait until none is left; the CPU seconds of
         those that were still running (a :class:`processes.CpuTime`), the first left out
         (its own CPU time comes from wait4)."""
@@ -674,12 +693,15 @@ class Sandbox:
                 processes.reap_children(_LIVE)
         if self.uid is not None and not (self.use_bwrap or self.use_landlock):
             self._sweep_temporary()
-        if self.uid is not None and not (self.use_bwrap or self.launcher.ipc_namespaces):
+        if self.uid is not None and not (
+                self.use_bwrap or self.launcher.ipc_namespaces):  # type: ignore[union-attr]
             # The run shared our IPC namespace (seccomp refuses IPC there, where it runs).
             remove_ipc_objects(self.uid)
         return others
 
-    def _collect(self, process, tree, start, timeout, wall, counters, peak, clock):
+    def _collect(self, process: "subprocess.Popen[bytes]", tree: processes.Tree,
+                 start: float, timeout: float, wall: float, counters: Any, peak: List[int],
+                 clock: processes.RunClock) -> Tuple[List[bytearray], Optional[str]]:
         """Read both streams until the command exits, the wall clock or the CPU limit
         runs out, memory (sampled, without cgroups) goes over, or the output goes over its
         cap; return the bytes read and why we stopped it (None: it exited). ``clock`` (a
@@ -688,7 +710,8 @@ class Sandbox:
         The command's exit is noticed even while a left-behind child holds the pipes open
         (a pidfd where Python has one, else a poll every few milliseconds)."""
         buffers = [bytearray(), bytearray()]
-        descriptors = {process.stdout.fileno(): 0, process.stderr.fileno(): 1}
+        descriptors = {process.stdout.fileno(): 0,  # type: ignore[union-attr]  # pipes
+                       process.stderr.fileno(): 1}  # type: ignore[union-attr]
         cap = self.limits.output_mb * MB
         memory_cap = self.limits.memory_mb * MB
         pidfd = None
@@ -743,7 +766,8 @@ class Sandbox:
             if pidfd is not None:
                 os.close(pidfd)
 
-    def _over_limits(self, tree, timeout, counters, memory_cap, peak):
+    def _over_limits(self, tree: processes.Tree, timeout: float, counters: Any,
+                     memory_cap: int, peak: List[int]) -> Optional[str]:
         """"cpu" or "memory" when the run as a whole is over a limit now, else None."""
         if self.group is not None:
             return "cpu" if self.group.cpu_seconds(counters) > timeout else None
@@ -754,13 +778,13 @@ class Sandbox:
         peak[0] = max(peak[0], memory)
         return "memory" if memory > memory_cap else None
 
-    def _cores(self):
+    def _cores(self) -> int:
         """How many CPUs the runs may use: one when pinned to the slot's core."""
         if self.cpu is not None or not hasattr(os, "sched_getaffinity"):
             return 1
         return len(os.sched_getaffinity(0))
 
-    def _run_tasks(self, tree, fresh=False):
+    def _run_tasks(self, tree: processes.Tree, fresh: bool = False) -> List[int]:
         """Thread ids of the run now, for its RunClock: from the cgroup, else of the
         processes the last look at the limits found (``fresh``: found again now)."""
         if self.group is not None:
@@ -769,7 +793,7 @@ class Sandbox:
                 else getattr(self, "_tasks_of", ()))
         return processes.threads(pids)
 
-    def abort(self):
+    def abort(self) -> None:
         """Kill the running command (from another thread, e.g. on Ctrl-C); its run
         returns with ``ended`` = "aborted" and no more runs start."""
         self._aborted = True
@@ -777,7 +801,7 @@ class Sandbox:
         if process is not None:
             _kill_group(process.pid)
 
-    def close(self):
+    def close(self) -> None:
         """Release the slot: its launcher thread, its cgroup and (when the sandbox made
         it) the workspace."""
         for name in ("launcher", "allowlist_launcher"):
@@ -793,7 +817,7 @@ class Sandbox:
             self.workspace = None
 
     @staticmethod
-    def _ending(exit_code, signal_number, stderr):
+    def _ending(exit_code: Optional[int], signal_number: Optional[int], stderr: bytes) -> str:
         if signal_number == signal.SIGXCPU:
             return "cpu"
         if signal_number == signal.SIGXFSZ:
@@ -805,7 +829,7 @@ class Sandbox:
         return "exited"
 
 
-def remove_ipc_objects(uid):
+def remove_ipc_objects(uid: int) -> int:
     """Remove every System V shared memory segment, semaphore set and message queue of
     ``uid`` (owner or creator) in our IPC namespace; how many were removed."""
     import ctypes
@@ -839,7 +863,7 @@ _SYSV_COLUMNS = {"/proc/sysvipc/shm": (7, 9), "/proc/sysvipc/sem": (4, 6),
                  "/proc/sysvipc/msg": (7, 9)}
 
 
-def _kill_group(pid):
+def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
     except OSError as error:
@@ -847,7 +871,7 @@ def _kill_group(pid):
             raise
 
 
-def _exited(pid):
+def _exited(pid: int) -> bool:
     """True when ``pid`` has ended; it stays a zombie (WNOWAIT), so that its process
     group id cannot be reused before we kill the group."""
     if hasattr(os, "waitid"):
@@ -860,7 +884,7 @@ def _exited(pid):
     return not processes.is_running(pid)
 
 
-def _drain(descriptors, buffers, room):
+def _drain(descriptors: Dict[int, int], buffers: List[bytearray], room: int) -> None:
     """Take what is already in the pipes without waiting for writers that live on."""
     while descriptors and room > 0:
         ready, _, _ = select.select(list(descriptors), [], [], 0)
@@ -875,7 +899,7 @@ def _drain(descriptors, buffers, room):
             room -= len(chunk)
 
 
-def _user_process_count(uid):
+def _user_process_count(uid: int) -> int:
     count = 0
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -887,7 +911,7 @@ def _user_process_count(uid):
     return count
 
 
-def close_all(sandboxes):
+def close_all(sandboxes: Iterable["Sandbox"]) -> None:
     """Close every sandbox of ``sandboxes`` (see :meth:`Sandbox.close`)."""
     for sandbox in sandboxes:
         sandbox.close()
