@@ -32,7 +32,7 @@ options:
 """
 
 import sys
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import registry
 from ..pictures.stepper import Recording
@@ -48,14 +48,40 @@ MAX_TRACE_BYTES = 64 << 20      # a student's visited file larger than this is r
 DEFAULT_MAX_NODES = 300
 
 
-class TicTacToeAdapter:
-    """What ``picture`` needs of tictactoe.py: its argument rules, game and search options.
+class Adapter:
+    """What ``picture`` needs of a program (engine.registry lists each subclass as its
+    assignment's ``picture``; :func:`adapter_for` names an instance after the
+    assignment): ``parse(args) -> (game, state, search keyword arguments, caption)``
+    (UsageError on bad input), ``board(state) -> rows``, ``child(state, action)``.
 
-    A game adapter offers: ``parse(args) -> (game, state, search keyword arguments,
-    caption)`` (UsageError on bad input), ``board(state) -> rows``, ``child(state, action)``;
-    engine.registry lists it as its assignment's ``picture``, and :func:`adapter_for` names
-    it (``name``) after the assignment.
+    Optional, with these defaults: ``label`` (a node's text instead of its board; None:
+    boards), ``move(parent, child)`` (a move's name on the stepping page; None: none),
+    ``compare(recording, text)`` (a student's visited file against the recording:
+    line by line, nodes matched by their boards).
     """
+
+    name = ""
+    game: Any = None
+    label: Optional[Callable[[Any], str]] = None
+    move: Optional[Callable[[Any, Any], Optional[str]]] = None
+
+    def parse(self, args: List[str]) -> Tuple[Any, Any, Dict[str, Any], str]:
+        raise NotImplementedError
+
+    def board(self, state: Any) -> Tuple[str, ...]:
+        raise NotImplementedError
+
+    def child(self, state: Any, action: Any) -> Any:
+        return self.game.result(state, action)
+
+    def compare(self, recording: Recording, text: str) -> Dict[str, Any]:
+        from ..pictures import stepper
+        return stepper.compare_visited(recording, text,
+                                       key=lambda s: "".join(self.board(s)))
+
+
+class TicTacToeAdapter(Adapter):
+    """What ``picture`` needs of tictactoe.py: its argument rules, game and search options."""
 
     def parse(self, args: List[str]) -> Tuple[Any, Any, Dict[str, Any], str]:
         from ..games.tictactoe import TicTacToe
@@ -84,11 +110,8 @@ class TicTacToeAdapter:
                 return f"{child[cell]}@{cell}"
         return None
 
-    def child(self, state: Any, action: Any) -> Any:
-        return self.game.result(state, action)
 
-
-class MorrisAdapter:
+class MorrisAdapter(Adapter):
     """What ``picture`` needs of tmmorris.py: STATE PLY TURN, searched exactly as the
     program searches (its game, repetition rule and depth ``min(PLY, 7)``)."""
 
@@ -113,11 +136,8 @@ class MorrisAdapter:
         board = node[0]
         return (board[0:3], board[3:6], board[6:9])
 
-    def child(self, node: Any, action: Any) -> Any:
-        return self.game.result(node, action)
 
-
-class TakeStonesAdapter:
+class TakeStonesAdapter(Adapter):
     """What ``picture`` needs of TakeStones: ``n k s1..sk depth``, searched as the program
     searches (its window BOUNDS, its depth rule, the same evaluations), without the memo:
     a memo saves time only, the visit order and every node's bounds are the same.
@@ -167,21 +187,18 @@ class TakeStonesAdapter:
         return ("".join("x" if s == last else "o" if available >> s & 1 else "."
                         for s in range(1, game.n + 1)),)
 
-    def child(self, state: Any, action: Any) -> Any:
-        return self.game.result(state, action)
 
     def compare(self, recording: Recording, text: str) -> Dict[str, Any]:
         from ..pictures.stepper_listing import compare_listing
         return compare_listing(recording, text, self.game)
 
 
-class StakeRaidAdapter:
+class StakeRaidAdapter(Adapter):
     """What ``picture`` needs of homework.py: an input.txt in MINIMAX or ALPHABETA mode,
     searched as its grader search (homework.choose): the same game and side, alpha-beta
     for ALPHABETA, minimax for MINIMAX, to DEPTH. Boards are the N rows of output.txt.
     No ``--against``: the grader checks only output.txt."""
 
-    label = None
 
     def parse(self, args: List[str]) -> Tuple[Any, Any, Dict[str, Any], str]:
         from ..games.stake_raid_files import parse_input
@@ -208,8 +225,6 @@ class StakeRaidAdapter:
         return tuple("".join(marks[c] for c in cells[r * size:(r + 1) * size])
                      for r in range(size))
 
-    def child(self, state: Any, action: Any) -> Any:
-        return self.game.result(state, action)
 
     def compare(self, recording: Recording, text: str) -> Dict[str, Any]:
         raise UsageError("stake_raid has no --against: its grader checks only output.txt")
@@ -220,7 +235,7 @@ def game_names() -> List[str]:
     return [entry.name for entry in registry.pictured()]
 
 
-def adapter_for(word: str) -> Any:
+def adapter_for(word: str) -> Adapter:
     """A fresh adapter of the game ``word`` (an assignment's name or alias), named by
     the assignment's one name; UsageError for a game without pictures."""
     entry = registry.assignment(word)
@@ -233,7 +248,7 @@ def adapter_for(word: str) -> Any:
 
 
 def parse_arguments(argv: Sequence[str], pages: Optional[Dict[str, Optional[str]]] = None
-                    ) -> Tuple[Any, List[str], Optional[str], bool, int]:
+                    ) -> Tuple[Adapter, List[str], Optional[str], bool, int]:
     """(adapter, game arguments, svg path or None, dot, max_nodes) or UsageError.
 
     ``pages``: a dict that receives the stepper options ``html`` and ``against`` (paths
@@ -301,27 +316,21 @@ def read_student_trace(path: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def stepper_page(adapter: Any, game: Any, state: Any, options: Dict[str, Any], caption: str,
+def stepper_page(adapter: Adapter, game: Any, state: Any, options: Dict[str, Any], caption: str,
                  against: Optional[str] = None) -> str:
     """The stepper page (str) of the search ``picture`` draws, with a student's visited
     file (text) overlaid when ``against`` is given."""
     from ..pictures import stepper
-    label = getattr(adapter, "label", None)
+    label = adapter.label
     # A node with a label shows it instead of a board (the page draws one character a
     # cell, a row of the board a row: fit for boards, not for a list of stones).
     recording = stepper.record(game, state, prune=options.get("prune", True),
                                depth=options.get("depth"), window=options.get("window"),
                                board=None if label else adapter.board, label=label,
-                               child=adapter.child, move=getattr(adapter, "move", None),
+                               child=adapter.child, move=adapter.move,
                                title=caption.split("  (")[0],
                                caption=[caption])
-    report = None
-    if against is not None:
-        if hasattr(adapter, "compare"):
-            report = adapter.compare(recording, against)
-        else:
-            report = stepper.compare_visited(recording, against,
-                                             key=lambda s: "".join(adapter.board(s)))
+    report = adapter.compare(recording, against) if against is not None else None
     return stepper.render(recording, against=report)
 
 
