@@ -30,7 +30,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, TextIO, Tuple, Union
+from typing import (Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, TextIO,
+                    Tuple, Union)
 
 from ..commandline import (parse_positive_int, run_program, shadowing_engine as _shadowing,
                            terminate_as_interrupt, write_atomically)
@@ -55,7 +56,7 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _positive_number(text):
+def _positive_number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -65,7 +66,7 @@ def _positive_number(text):
     return value
 
 
-def _positive_int(text):
+def _positive_int(text: str) -> int:
     try:
         return parse_positive_int(text, "the value")
     except UsageError as error:
@@ -170,7 +171,7 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def _output_options(command):
+def _output_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--json", metavar="FILE", help="results as JSON")
     command.add_argument("--csv", metavar="FILE", help="gradebook, one row per submission")
     command.add_argument("--gradescope", metavar="FILE",
@@ -278,7 +279,9 @@ def write_step_pages(report: str, document: Dict[str, Any]) -> Dict[Tuple[str, s
     return pages
 
 
-def _write_per_submission(path, document, export):
+def _write_per_submission(path: str, document: Dict[str, Any],
+                          export: Callable[[Dict[str, Any], Dict[str, Any]], Dict[str, Any]]
+                          ) -> None:
     """One file for one submission; a folder of files named by submission for several."""
     entries = document["submissions"]
     if len(entries) == 1:
@@ -304,7 +307,7 @@ def gradescope_names(submissions: Sequence[str]) -> List[str]:
     return names
 
 
-def _json_text(document):
+def _json_text(document: Dict[str, Any]) -> str:
     import json
     return json.dumps(document, indent=1) + "\n"
 
@@ -326,7 +329,7 @@ def run_cases(options: argparse.Namespace) -> int:
     return 0
 
 
-def _cases_for(options):
+def _cases_for(options: argparse.Namespace) -> List[Case]:
     if options.cases:
         if options.count is not None or options.seed is not None:
             raise UsageError("give either --cases or --count/--seed, not both")
@@ -382,7 +385,7 @@ def run_grading(options: argparse.Namespace) -> int:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _grade_students(options, cases, staging):
+def _grade_students(options: argparse.Namespace, cases: List[Case], staging: str) -> int:
     """Grade every row of the SUBMISSION paths (:mod:`engine.grading.layouts`)."""
     try:
         _, students = layouts.read_paths(options.assignment, options.submissions,
@@ -392,7 +395,8 @@ def _grade_students(options, cases, staging):
     sources = {student.label: student for student in students}
     submissions = [student.label for student in students]
     if options.shard:
-        submissions = shard(submissions, *options.shard, cost=lambda submission:
+        # options.shard is (index, count): mypy cannot see it ends before ``cost``.
+        submissions = shard(submissions, *options.shard, cost=lambda submission:  # type: ignore[misc]
                             expected_cost(options.assignment, sources[submission].folder
                                           or submission, len(cases)))
     limits = Limits(timeout=options.timeout, memory_mb=options.memory,
