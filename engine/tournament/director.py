@@ -29,7 +29,7 @@ from ..grading.workspace import new_workspace
 from . import entrants as entrants_module
 from . import referee, schedule
 from .entrants import Entrant
-from .games import O_SIDE, X_SIDE
+from .games import O_SIDE, X_SIDE, Rules
 from .schedule import GameSpec
 
 OUTPUT_MB, FILE_MB, PROCESSES = 16, 64, 64
@@ -45,7 +45,7 @@ class Director:
     entrants are :meth:`admit`-ted later). Raises IsolationError when the isolation
     asked for cannot run here."""
 
-    def __init__(self, rules: Any, entrants: Iterable[Entrant], seconds: float, jobs: int = 1,
+    def __init__(self, rules: Rules, entrants: Iterable[Entrant], seconds: float, jobs: int = 1,
                  isolation: str = "auto", memory_mb: int = 1024, seed: int = 1,
                  grace: float = referee.GRACE_SECONDS, hidden: Sequence[str] = ()) -> None:
         self.rules = rules

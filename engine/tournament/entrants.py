@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ..errors import EngineError
-from .games import our_command
+from .games import Rules, our_command
 from ..grading.detect import (
     Build, Plan, build, is_file, makefile_has_target, needs, submission_root)
 
@@ -74,7 +74,7 @@ def has_makefile(folder: PathLike) -> bool:
     return any(is_file(Path(folder) / name) for name in MAKEFILES)
 
 
-def plan_for(rules: Any, folder: PathLike) -> Plan:
+def plan_for(rules: Rules, folder: PathLike) -> Plan:
     """The :class:`Plan` that builds and runs the entrant ``folder`` for the game
     ``rules`` (kind "none", with the reason, when nothing can): its Makefile, else the
     game's own entry points (``rules.entrant_plan``)."""
@@ -89,7 +89,7 @@ def plan_for(rules: Any, folder: PathLike) -> Plan:
     return Plan("none", error="no " + ", ".join(names[:-1]) + " or " + names[-1])
 
 
-def _is_entrant(rules: Any, folder: PathLike) -> bool:
+def _is_entrant(rules: Rules, folder: PathLike) -> bool:
     return plan_for(rules, folder).kind != "none"
 
 
@@ -117,7 +117,7 @@ LOOSE_FILE = ("a loose file beside the entrants' folders: put it in a folder of 
               "to enter it")
 
 
-def expand(rules: Any, paths: Iterable[str]) -> List[str]:
+def expand(rules: Rules, paths: Iterable[str]) -> List[str]:
     """The entrant folders and ``ours:`` names among ``paths``, a class folder (no entrant
     itself, with at least one subfolder that is one) standing for all its subfolders.
     Raises EntrantError for a path that is neither a folder nor one of our players."""
@@ -168,7 +168,7 @@ def _names(paths: Sequence[str]) -> List[str]:
     return unique
 
 
-def resolve(rules: Any, paths: Iterable[str], staff_paths: Iterable[str], ours_source: Any,
+def resolve(rules: Rules, paths: Iterable[str], staff_paths: Iterable[str], ours_source: Any,
             distinct: bool = True) -> List["Entrant"]:
     """The tournament's entrants: ``paths`` then ``staff_paths`` (see :func:`expand`),
     each folder once (with ``distinct`` False, a path given twice is two entrants, the
@@ -188,7 +188,7 @@ def resolve(rules: Any, paths: Iterable[str], staff_paths: Iterable[str], ours_s
             for name, (path, staff) in zip(_names([path for path, _ in unique]), unique)]
 
 
-def entrant_for(rules: Any, name: str, path: str, staff: bool = False,
+def entrant_for(rules: Rules, name: str, path: str, staff: bool = False,
                 ours_source: Any = None) -> "Entrant":
     """The :class:`Entrant` ``name`` for one ``path`` (a folder, a loose file of a class
     folder, or ``ours:NAME``, already checked): how it is built and run. A ladder makes

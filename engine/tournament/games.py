@@ -25,7 +25,8 @@ Protocols (docs/agent.md, "The protocol"):
 import random
 import re
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence
+from typing import (TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional,
+                    Protocol, Sequence, Tuple)
 
 from .. import registry
 from ..games.line_em_up import WIN as LINE_WIN
@@ -48,6 +49,68 @@ plain_seconds = plain_number
 
 class SizeError(EngineError, ValueError):
     """A board size that the game does not have (the message says why)."""
+
+
+class Board(Protocol):
+    """One game in progress, as the referee drives it (both games' boards fulfil it)."""
+
+    @property
+    def over(self) -> bool: ...
+
+    @property
+    def side(self) -> str: ...
+
+    def input_text(self, seconds: float) -> str: ...
+
+    def parse(self, text: str) -> Any: ...
+
+    def legal(self, action: Any) -> bool: ...
+
+    def play(self, action: Any) -> str: ...
+
+    def scores(self) -> List[int]: ...
+
+    def forfeit_scores(self, winner: str) -> List[int]: ...
+
+    def winner(self) -> str: ...
+
+    def rows(self) -> List[str]: ...
+
+
+class Rules(Protocol):
+    """A tournament game's facts (the class engine.registry names as an assignment's
+    ``tournament``; its members are static): ``name`` (the assignment's), ``title``,
+    ``default_sizes`` (``--sizes``'s default), ``entry_points`` and ``entrant_plan``
+    (how an entrant without a Makefile runs), ``ours`` (our players: name ->
+    description), the sizes (``parse_sizes``, ``size_label``, ``size_of``), the seeded
+    ``setup`` of a board's cells and the :class:`Board` of a game."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def default_sizes(self) -> str: ...
+
+    @property
+    def entry_points(self) -> Tuple[str, ...]: ...
+
+    @property
+    def ours(self) -> Dict[str, str]: ...
+
+    def entrant_plan(self, folder: Path) -> Optional[Plan]: ...
+
+    def parse_sizes(self, text: str) -> List[Any]: ...
+
+    def size_label(self, size: Any) -> str: ...
+
+    def setup(self, seed: int, pair: int, size: Any, openings: int = ...) -> Any: ...
+
+    def size_of(self, cells: Any) -> Any: ...
+
+    def board(self, cells: Any) -> Board: ...
 
 
 # --- Stake/Raid --------------------------------------------------------------------------
@@ -335,7 +398,7 @@ class LineEmUpRules:
         return LineEmUpBoard(cells)
 
 
-class _Games(Mapping[str, Any]):
+class _Games(Mapping[str, Rules]):
     """{game name: rules class} of the tournament games engine.registry lists (its
     ``tournament`` entries, in the table's order), each resolved when first asked for:
     the registry names the classes of this module, which is loaded by then."""
@@ -346,7 +409,7 @@ class _Games(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(registry.tournament_games())
 
-    def __getitem__(self, name: str) -> Any:
+    def __getitem__(self, name: str) -> Rules:
         entry = registry.assignment(name)
         if entry is None or entry.tournament is None:
             raise KeyError(name)
@@ -356,12 +419,12 @@ class _Games(Mapping[str, Any]):
 GAMES = _Games()
 
 
-def rules_for(name: str) -> Any:
+def rules_for(name: str) -> Rules:
     """The rules class of the game ``name`` (``stake_raid`` or ``lineemup``), or KeyError."""
     return GAMES[name]
 
 
-def our_command(rules: Any, player: str) -> List[str]:
+def our_command(rules: Rules, player: str) -> List[str]:
     """The argv (run in a folder holding a copy of the engine package) of our player
     ``player`` of the game ``rules`` (engine.registry's command for it)."""
     entry = registry.assignment(rules.name)
@@ -385,3 +448,8 @@ def positions(game: str, cells: Any, moves: Sequence[Sequence[Any]]) -> List[Lis
         board.play(action)
         frames.append(board.rows())
     return frames
+
+
+if TYPE_CHECKING:   # for mypy only: each rules class is a Rules
+    _STAKE_RAID: Rules = StakeRaidRules
+    _LINE_EM_UP: Rules = LineEmUpRules

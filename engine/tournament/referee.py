@@ -34,7 +34,7 @@ from ..grading.runner import populate
 from ..grading.untrusted_files import (lstat_beneath, open_folder, read_regular,
                                       remove_beneath, write_new)
 from .entrants import NEWGAME_CPU, NEWGAME_WALL, Built
-from .games import O_SIDE, X_SIDE
+from .games import O_SIDE, X_SIDE, Rules
 
 # Wall-time slack of a player per game, on top of twice its clock (see wall_budget).
 GRACE_SECONDS = 10.0
@@ -223,7 +223,7 @@ class Outcome(NamedTuple):
     syscalls: Optional[dict] = None
 
 
-def play(rules: Any, cells: Any, built: Dict[str, Built], seats: Dict[str, Seat],
+def play(rules: Rules, cells: Any, built: Dict[str, Built], seats: Dict[str, Seat],
          seconds: float, on_move: Optional[Callable[[str, str, float], None]] = None,
          grace: float = GRACE_SECONDS) -> Outcome:
     """Play one game on the board set up as ``cells`` between ``built["x"]`` (moving
