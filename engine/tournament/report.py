@@ -324,7 +324,7 @@ def _header(view):
     rows.append(("status", status))
     entrants = f"{len(view.ranked) + len(view.eliminated)}"
     if view.eliminated:
-        entrants += f" ({len(view.eliminated)} eliminated: the build failed)"
+        entrants += f" ({len(view.eliminated)} eliminated: the build failed or went over a cap)"
     if view.malformed_entrants:
         entrants += f' {_missing(f"+ {view.malformed_entrants} unreadable")}'
     rows.append(("entrants", entrants))
@@ -477,7 +477,8 @@ def _standings(view):
         parts.append(f'<tr><td colspan="{len(head)}" class="muted">No entrant played.</td></tr>')
     parts.append("</tbody></table>")
     if view.eliminated:
-        parts.append('<h3>Eliminated: the build failed</h3><table class="eliminated"><thead>'
+        parts.append('<h3>Eliminated: the build failed or went over a cap</h3>'
+                     '<table class="eliminated"><thead>'
                      "<tr><th>name</th><th>kind</th><th>folder</th><th>build error</th></tr>"
                      "</thead><tbody>")
         for entrant in view.eliminated:
