@@ -77,6 +77,9 @@ def test_the_lists_numbers_are_the_kernel_headers(machine):
     numbers = _numbers(machine)
     expected = sorted(numbers[name] for name in seccomp.ALLOWED if name in numbers)
     assert sorted(seccomp._ALLOWED_NUMBERS[machine]) == expected
+    # The exec chain's calls (setpriv's), allowed where the launcher holds the chain.
+    assert list(seccomp._CHAIN_NUMBERS[machine]) == [numbers[name]
+                                                     for name in seccomp.CHAIN]
     # Nothing the denylist refuses outright is on the allowlist.
     refused = set(seccomp._ARCHES[machine][1]["never"]) | set(
         seccomp._ARCHES[machine][1]["ipc"])
