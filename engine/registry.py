@@ -159,7 +159,7 @@ ASSIGNMENTS = (
 )
 
 
-def resolve(dotted: str) -> Any:
+def import_named(dotted: str) -> Any:
     """What a dotted name of this table names: ``module`` or ``module:attribute``
     (imports the module)."""
     module, _, attribute = dotted.partition(":")

@@ -44,7 +44,7 @@ def test_every_dotted_name_resolves():
     for entry in registry.ASSIGNMENTS:
         for dotted in (entry.judge, entry.picture, entry.tournament):
             if dotted is not None:
-                assert registry.resolve(dotted) is not None, (entry.name, dotted)
+                assert registry.import_named(dotted) is not None, (entry.name, dotted)
         if entry.judge is not None:
             assert entry.graded and entry.script, entry
     for entry in registry.PROGRAMS:
@@ -105,7 +105,7 @@ def test_the_contract_lists_every_member_the_kit_reads():
 def test_every_graded_assignment_supplies_every_member_of_the_contract():
     from engine.grading.judges import Judge, contract, load
     for entry in registry.graded():
-        module = registry.resolve(entry.judge)
+        module = registry.import_named(entry.judge)
         missing = [name for name in contract() if not hasattr(module, name)]
         assert missing == [], (entry.name, missing)
         assert isinstance(module, Judge), entry.name
@@ -120,7 +120,7 @@ def test_a_judge_without_a_member_is_refused(monkeypatch, member):
     """The check the two tests above rely on: remove one member from a judge and both
     load() and the Protocol refuse it."""
     from engine.grading import judges
-    module = registry.resolve(registry.assignment("tictactoe").judge)
+    module = registry.import_named(registry.assignment("tictactoe").judge)
     monkeypatch.delattr(module, member)
     judges.load.cache_clear()
     try:

@@ -159,7 +159,7 @@ def load(name: str) -> GradedAssignment:
     if entry is None or entry.judge is None:
         raise UsageError(f"unknown program {name!r}; choose from "
                          f"{', '.join(registry.assignment_names())}")
-    module = registry.resolve(entry.judge)
+    module = registry.import_named(entry.judge)
     missing = [member for member in contract() if not hasattr(module, member)]
     if missing:
         raise JudgeError(f"{entry.judge} lacks {', '.join(missing)} (engine.grading."

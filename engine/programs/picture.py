@@ -242,7 +242,7 @@ def adapter_for(word: str) -> Adapter:
     if entry is None or entry.picture is None:
         raise UsageError(f"unknown game {word!r}; pictures exist for: "
                          f"{', '.join(game_names())}")
-    adapter = registry.resolve(entry.picture)()
+    adapter = registry.import_named(entry.picture)()
     adapter.name = entry.name
     return adapter
 

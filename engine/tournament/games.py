@@ -413,7 +413,7 @@ class _Games(Mapping[str, Rules]):
         entry = registry.assignment(name)
         if entry is None or entry.tournament is None:
             raise KeyError(name)
-        return registry.resolve(entry.tournament)
+        return registry.import_named(entry.tournament)
 
 
 GAMES = _Games()
