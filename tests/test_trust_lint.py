@@ -32,9 +32,8 @@ PATH_METHODS = {"read_text", "read_bytes", "write_text", "write_bytes", "exists"
                 "symlink_to", "hardlink_to", "link_to", "samefile", "readlink", "resolve"}
 # Modules whose every function works on paths.
 PATH_MODULES = {"shutil", "tempfile", "glob", "filecmp", "fileinput"}
-# ... but these only look up programs in the system folders of SAFE_PATH; and
-# registry.resolve imports a dotted Python name ("engine.grading.assignments.x"), no path.
-HARMLESS = {"shutil.which", "registry.resolve"}
+# ... but these only look up programs in the system folders of SAFE_PATH.
+HARMLESS = {"shutil.which"}
 
 # {(file, function): why no submission can have written the paths it resolves}. "*" is
 # every function of the file. Keep it short: a new entry needs a reason of this kind.
@@ -198,7 +197,7 @@ def path_calls(source):
                    or (parts[0] in PATH_MODULES and len(parts) > 1
                        and name not in HARMLESS)
                    or (isinstance(node.func, ast.Attribute) and parts[0] != "os"
-                       and node.func.attr in PATH_METHODS and name not in HARMLESS))
+                       and node.func.attr in PATH_METHODS))
             if hit:
                 found.append((node.lineno, ".".join(scope), name))
             self.generic_visit(node)
