@@ -8,6 +8,7 @@
 
 Cases come from the kit's generator (seed 1).
 Usage: python3 bench/bench_grading.py [--class K] [--cases M] [--overhead N]
+                                     [--submission whole|imported]
 """
 
 import argparse
@@ -34,11 +35,45 @@ def tictactoe_cases(count, seed):
     return generate_cases(load_assignment("tictactoe"), count, seed)
 
 
+# What a copy of our tic-tac-toe holds: "whole" (tictactoe.py and all of engine/, 114
+# modules, as a student who copies the repository would hand it in) or "imported"
+# (tictactoe.py and the modules of engine/ it imports, as a one-program submission).
+SUBMISSION = {"kind": "whole"}
+_IMPORTED = []
+
+FIND_IMPORTED = """
+import runpy, sys, tempfile
+sys.argv = ["tictactoe.py", "---------", tempfile.mktemp()]
+try:
+    runpy.run_path("tictactoe.py", run_name="__main__")
+except SystemExit:
+    pass
+for module in list(sys.modules.values()):
+    print(getattr(module, "__file__", None) or "")
+"""
+
+
+def imported_modules():
+    """The files of engine/ that tictactoe.py imports (run once, in a child Python)."""
+    if not _IMPORTED:
+        listing = subprocess.run([sys.executable, "-c", FIND_IMPORTED], cwd=ROOT,
+                                 capture_output=True, text=True, check=True).stdout
+        engine = os.path.join(ROOT, "engine") + os.sep
+        _IMPORTED.extend(sorted(os.path.relpath(path, ROOT) for path in listing.split("\n")
+                                if path.startswith(engine)))
+    return _IMPORTED
+
+
 def our_copy(folder):
     os.makedirs(folder)
     shutil.copy2(os.path.join(ROOT, "tictactoe.py"), folder)
-    shutil.copytree(os.path.join(ROOT, "engine"), os.path.join(folder, "engine"),
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    if SUBMISSION["kind"] == "whole":
+        shutil.copytree(os.path.join(ROOT, "engine"), os.path.join(folder, "engine"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        return folder
+    for relative in imported_modules():
+        os.makedirs(os.path.join(folder, os.path.dirname(relative)), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, relative), os.path.join(folder, relative))
     return folder
 
 
@@ -157,7 +192,7 @@ def klass(cases, size, jobs, isolation):
         build = compile_cpu(submissions[0]) * size
         print(f"  of the {everything - cpu:.1f} s beyond the submissions' CPU, about "
               f"{build:.1f} s is their builds (byte-compiling {size} copies of our "
-              f"tic-tac-toe and the whole engine/, measured alone), "
+              f"tic-tac-toe ({SUBMISSION['kind']}), measured alone), "
               f"{(everything - cpu - build) / (size * len(cases)) * 1000:.1f} ms per case "
               f"the kit and its fences")
     finally:
@@ -171,9 +206,13 @@ def main(argv):
     parser.add_argument("--overhead", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", choices=("overhead", "class"))
+    parser.add_argument("--submission", choices=("whole", "imported"), default="whole",
+                        help="each copy of our tic-tac-toe holds all of engine/ (whole, "
+                             "the default) or only the modules it imports")
     parser.add_argument("--no-cgroups", action="store_true",
                         help="run without the cgroup fence even where it could run")
     options = parser.parse_args(argv)
+    SUBMISSION["kind"] = options.submission
     cases = tictactoe_cases(options.cases, seed=1)
     if options.only == "class":
         options.overhead = 0
