@@ -129,7 +129,9 @@ NEEDS_CPU = ("import time\nstart = time.process_time()\n"
              "while time.process_time() - start < {seconds}:\n    pass\nprint('done')\n")
 
 
-@pytest.mark.parametrize("cgroups_wanted", [None, False], ids=["auto", "no-cgroup"])
+# Without a cgroup (the run delay read per process): the long variant.
+@pytest.mark.parametrize("cgroups_wanted", [None, pytest.param(False, marks=pytest.mark.slow)],
+                         ids=["auto", "no-cgroup"])
 def test_beside_spinners_on_its_core_a_run_is_judged_by_its_cpu(core_spinners,
                                                                 cgroups_wanted):
     """Wall cap 1.2 s: without the credit for waiting, the run that needs 0.8 s of CPU

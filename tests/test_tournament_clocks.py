@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grading_helpers import FIRST_EMPTY, ISOLATIONS, LAST_EMPTY
+from grading_helpers import FIRST_EMPTY, ISOLATIONS, LAST_EMPTY, isolation_params
 from test_grading_unprivileged import NOBODY, as_nobody, place  # noqa: F401 - a fixture
 
 from engine.grading.sandbox import Limits, Sandbox
@@ -99,8 +99,11 @@ def _game(tmp_path, x_files, seconds, grace, isolation="auto", cgroups_wanted=No
         remove_tree(workspace)
 
 
-@pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "no-cgroup"])
-@pytest.mark.parametrize("isolation", ISOLATIONS)
+# Every day under each file fence with its cgroup; rlimits alone and the runs without a
+# cgroup (the same clock read from the processes' counters) are the long variants.
+@pytest.mark.parametrize("cgroup", [True, pytest.param(False, marks=pytest.mark.slow)],
+                         ids=["cgroup", "no-cgroup"])
+@pytest.mark.parametrize("isolation", isolation_params())
 def test_a_tick_dodging_agent_is_charged_what_it_burned(tmp_path, isolation, cgroup):
     outcome, seat, _ = _game(tmp_path, {"homework.py": TICK_DODGER}, seconds=30.0,
                              grace=10.0, isolation=isolation,

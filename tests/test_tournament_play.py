@@ -185,6 +185,8 @@ def test_the_clock_charges_cpu_not_wall_time(tmp_path):
         assert all(move[2] < 0.5 for move in game["moves"])
 
 
+# The long variant of test_ctrl_c_keeps_finished_games_and_resume_plays_the_rest.
+@pytest.mark.slow
 def test_a_resumed_tournament_equals_an_uninterrupted_one(tmp_path):
     paths = [entrant(tmp_path, name, {"homework.py": code}) for name, code in
              (("first", FIRST_EMPTY), ("last", LAST_EMPTY), ("again", FIRST_EMPTY))]
