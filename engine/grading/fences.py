@@ -235,7 +235,7 @@ def bwrap_works(uid: Optional[int] = None) -> bool:
                           "--no-new-privs", "--"]
             try:
                 works = subprocess.run(
-                    prefix + [path, "--unshare-all", "--die-with-parent", "--as-pid-1",
+                    prefix + [path, "--unshare-all", "--die-with-parent",
                               "--ro-bind", "/", "/", "true"], stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                     timeout=10).returncode == 0
