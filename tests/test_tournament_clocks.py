@@ -150,12 +150,12 @@ def test_the_budget_is_the_clock_plus_a_documented_slack():
     assert referee.wall_budget(1.0, grace=1.0) == 3.0
 
 
-def test_a_sleeping_build_is_eliminated_at_its_cap_with_a_progress_line(tmp_path,
-                                                                        monkeypatch):
-    monkeypatch.setattr(entrants_module, "BUILD_WALL", 2.0)
+def _build_entrants(tmp_path, entrants):
+    """Write each entrant's files under ``tmp_path``, build them all with a Director;
+    return (found entrants, {name: error or None}, progress lines, seconds taken, the
+    isolation it built under)."""
     folders = {}
-    for name, files in {"slowbuild": {"Makefile": "agent:\n\tsleep 600\nrun:\n\ttrue\n"},
-                        "plain": {"homework.py": FIRST_EMPTY}}.items():
+    for name, files in entrants.items():
         folder = tmp_path / name
         folder.mkdir()
         for relative, text in files.items():
@@ -173,6 +173,15 @@ def test_a_sleeping_build_is_eliminated_at_its_cap_with_a_progress_line(tmp_path
         took = time.monotonic() - start
     finally:
         director.close()
+    return found, errors, lines, took, director.isolation
+
+
+def test_a_sleeping_build_is_eliminated_at_its_cap_with_a_progress_line(tmp_path,
+                                                                        monkeypatch):
+    monkeypatch.setattr(entrants_module, "BUILD_WALL", 2.0)
+    _, errors, lines, took, _ = _build_entrants(tmp_path, {
+        "slowbuild": {"Makefile": "agent:\n\tsleep 600\nrun:\n\ttrue\n"},
+        "plain": {"homework.py": FIRST_EMPTY}})
     assert errors["plain"] is None
     assert errors["slowbuild"].startswith("build failed (make agent: slept or waited: ")
     assert "(cap 2 s of wall time" in errors["slowbuild"]
@@ -189,31 +198,13 @@ def test_a_calibration_over_its_cap_eliminates_the_entrant_with_the_reason(tmp_p
     # at the cap and eliminated, the reason in the progress lines and the standings; a
     # calibration that merely fails is still ignored.
     monkeypatch.setattr(entrants_module, "CALIBRATE_SECONDS", 2.0)
-    folders = {}
-    for name, files in {
-            "slow\x1b[2Jcal": {"Makefile": "agent:\n\ttrue\ncalibrate:\n\tsleep 600\n"
-                                          "run:\n\tpython3 homework.py\n",
-                                "homework.py": FIRST_EMPTY},
-            "failing": {"Makefile": "agent:\n\ttrue\ncalibrate:\n\tfalse\n"
-                                    "run:\n\tpython3 homework.py\n",
-                        "homework.py": FIRST_EMPTY}}.items():
-        folder = tmp_path / name
-        folder.mkdir()
-        for relative, text in files.items():
-            (folder / relative).write_text(text)
-        folders[name] = str(folder)
-    found = entrants_module.resolve(RULES, list(folders.values()), [], None)
-    director = Director(RULES, found, 1.0, 1, "auto", 256)
-    lines = []
-    try:
-        start = time.monotonic()
-        builds = director.build(
-            on_start=lambda name, what: lines.append(f"{name}: {what}"),
-            on_built=lambda name, error, seconds: lines.append(
-                f"{name} {'eliminated' if error else 'built'} {seconds:.1f}"))
-        took = time.monotonic() - start
-    finally:
-        director.close()
+    found, builds, lines, took, isolation = _build_entrants(tmp_path, {
+        "slow\x1b[2Jcal": {"Makefile": "agent:\n\ttrue\ncalibrate:\n\tsleep 600\n"
+                                      "run:\n\tpython3 homework.py\n",
+                            "homework.py": FIRST_EMPTY},
+        "failing": {"Makefile": "agent:\n\ttrue\ncalibrate:\n\tfalse\n"
+                                "run:\n\tpython3 homework.py\n",
+                    "homework.py": FIRST_EMPTY}})
     slow = next(entrant.name for entrant in found if entrant.name.startswith("slow"))
     assert builds["failing"] is None
     assert builds[slow].startswith("make calibrate over its cap (slept or waited: ")
@@ -223,7 +214,7 @@ def test_a_calibration_over_its_cap_eliminates_the_entrant_with_the_reason(tmp_p
     assert done.startswith(f"{slow} eliminated ") and float(done.split()[-1]) < 60.0
     assert took < 120.0
     header = {"game": "stake_raid", "format": "round-robin", "time": 1.0, "seed": 3,
-              "isolation": director.isolation, "sizes": [3], "pairs": 1,
+              "isolation": isolation, "sizes": [3], "pairs": 1,
               "games_per_match": None, "rounds": None, "shard": None}
     dicts = [{"name": e.name, "path": e.path, "kind": e.kind, "staff": e.staff}
              for e in found]
