@@ -16,6 +16,7 @@ import socket
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -64,6 +65,12 @@ def processes_with(word):
             except OSError:
                 pass
     return found
+
+
+def sleepers(word):
+    """Pids of live ``sleep`` processes whose command line holds ``word``."""
+    return [pid for pid in processes_with(word)
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "sleep"]
 
 
 def everything_shown(document):
@@ -684,3 +691,40 @@ def test_a_crash_is_judged_by_diagnose_not_as_a_limit(tmp_path, isolation):
     case, _, _ = run_hostile(tmp_path, isolation, "import os\nos.abort()\n")
     assert not case["passed"]
     assert case["ended"] == "signal"
+
+
+def test_every_process_of_a_run_is_in_the_slot_group_of_every_controller(tmp_path, isolation):
+    """The joining shell writes 0 (itself) into each hierarchy's ``tasks`` file, the cheap
+    per-thread move (writing a pid into cgroup.procs waits for an RCU grace period on
+    every run): a run's processes, children included, are in the slot's group of every
+    controller all the same."""
+    sandbox = Sandbox(Limits(timeout=30), isolation=isolation)
+    if sandbox.group is None or getattr(sandbox.group, "version", 1) != 1:
+        sandbox.close()
+        pytest.skip("no cgroup v1 hierarchies here")
+    word = marker()
+    folders = dict(sandbox.group.folders)
+    try:
+        assert all(os.path.basename(path) == "tasks" for path in sandbox.group.join_files)
+        sandbox.clear()
+        sandbox.give()
+        ended = []
+        runner = threading.Thread(target=lambda: ended.append(sandbox.run(
+            ["sh", "-c", f"sleep {word} & sleep {word}"], wall=60)))
+        runner.start()
+        deadline = time.monotonic() + 30
+        while len(sleepers(word)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        found = processes_with(word)    # the sleepers, their shell (and bwrap's two)
+        memberships = {pid: Path(f"/proc/{pid}/cgroup").read_text() for pid in found}
+        sandbox.abort()
+        runner.join()
+    finally:
+        sandbox.close()
+    assert len(found) >= 3, found
+    for pid, text in memberships.items():
+        lines = {controller: path for _, controllers, path in
+                 (line.split(":", 2) for line in text.splitlines())
+                 for controller in controllers.split(",")}
+        for controller, folder in folders.items():
+            assert lines[controller].endswith("/" + os.path.basename(folder)), (pid, text)

@@ -490,7 +490,7 @@ class Sandbox:
         chain: List[str] = []
         if self.group is not None:
             # A run that cannot join its group must not run outside it.
-            joins = " && ".join(f"echo $$ > {path}" for path in self.group.join_files)
+            joins = " && ".join(f"echo 0 > {path}" for path in self.group.join_files)
             chain += [self.shell, "-c", f'{joins} && exec "$@"; echo "{JOIN_FAILED}" >&2; '
                       f"exit {JOIN_FAILED_EXIT}", "sh"]
         if self.uid is not None:
