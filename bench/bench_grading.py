@@ -22,7 +22,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from engine.grading.detect import compile_step  # noqa: E402
 from engine.grading.generate import generate_cases  # noqa: E402
+from engine.grading.plan import Plan  # noqa: E402
 from engine.grading.results import Results  # noqa: E402
 from engine.grading.runner import Runner  # noqa: E402
 from engine.grading.fences import SAFE_PATH, bwrap_works, landlock_works  # noqa: E402
@@ -149,8 +151,8 @@ def overhead(cases, runs, cgroups=None):
 
 
 def compile_cpu(folder, runs=3):
-    """CPU seconds of the kit's build step (byte-compiling every file) on a fresh copy of
-    ``folder``, the median of ``runs``."""
+    """CPU seconds of the kit's build step (byte-compiling what tictactoe.py imports, see
+    engine.grading.precompile) on a fresh copy of ``folder``, the median of ``runs``."""
     python = shutil.which("python3", path=SAFE_PATH)
     spent = []
     for _ in range(runs):
@@ -159,8 +161,8 @@ def compile_cpu(folder, runs=3):
             shutil.copytree(folder, os.path.join(copy, "s"),
                             ignore=shutil.ignore_patterns("__pycache__"))
             started = cpu_now()
-            subprocess.run([python, "-I", "-m", "compileall", "-q", "."],
-                           cwd=os.path.join(copy, "s"), check=True)
+            step = compile_step(Plan("our repository", ("python3", "tictactoe.py")))
+            subprocess.run([python] + step[1:], cwd=os.path.join(copy, "s"), check=True)
             spent.append(cpu_now() - started)
         finally:
             shutil.rmtree(copy)
@@ -191,7 +193,7 @@ def klass(cases, size, jobs, isolation):
               f"submissions' CPU (the ratio an idle {jobs}-core machine would approach)")
         build = compile_cpu(submissions[0]) * size
         print(f"  of the {everything - cpu:.1f} s beyond the submissions' CPU, about "
-              f"{build:.1f} s is their builds (byte-compiling {size} copies of our "
+              f"{build:.1f} s is their builds' byte-compiling ({size} copies of our "
               f"tic-tac-toe ({SUBMISSION['kind']}), measured alone), "
               f"{(everything - cpu - build) / (size * len(cases)) * 1000:.1f} ms per case "
               f"the kit and its fences")

@@ -21,12 +21,13 @@ files only and at most 1 MB of a Makefile (:mod:`engine.grading.untrusted_files`
 """
 
 import os
+import pkgutil
 import re
 import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .fences import SAFE_PATH
 from .judges import GradedAssignment
@@ -172,6 +173,18 @@ class Build(NamedTuple):
 COMPILE_STEP = ("python3", "-I", "-m", "compileall", "-q", ".")
 
 
+def compile_step(plan: Plan) -> List[str]:
+    """The build step that byte-compiles a Python submission: what the plan's entry
+    script imports (:mod:`engine.grading.precompile`, its text run by ``python3 -I -c``),
+    or every file (:data:`COMPILE_STEP`) when the plan runs no Python script of its own
+    (a ``--command``)."""
+    if plan.kind in ("python", "our repository") and len(plan.run) >= 2:
+        source = pkgutil.get_data(__package__, "precompile.py")
+        if source is not None:
+            return ["python3", "-I", "-c", source.decode("utf-8"), plan.run[1]]
+    return list(COMPILE_STEP)
+
+
 def build(plan: Plan, submission: str, sandbox: Any, builds: str, timeout: float = 120.0,
           after: Sequence[Tuple[Sequence[str], float, float]] = (),
           wall: Optional[float] = None) -> "Build":
@@ -188,7 +201,8 @@ def build(plan: Plan, submission: str, sandbox: Any, builds: str, timeout: float
 
     The copy is bounded (:data:`SUBMISSION_BOUNDS`) and never follows a link inside the
     submission. Python submissions are byte-compiled in the build (with the sandbox's
-    python3), so that no case pays for compiling the same modules again.
+    python3, see :func:`compile_step`), so that no case pays for compiling the modules
+    its program imports.
     """
     if plan.error is not None:
         return Build(None, plan.error)
@@ -206,20 +220,21 @@ def build(plan: Plan, submission: str, sandbox: Any, builds: str, timeout: float
         return Build(None, f"cannot copy the submission: {error.strerror or error}")
     sandbox.renew()
     sandbox.give(entry.path for entry in copied)
-    steps = []
+    steps: List[List[str]] = []
+    compiling: Optional[List[str]] = None
     if plan.build is not None:
         steps.append(list(plan.build))
     if plan.kind in ("python", "our repository") or (
             plan.kind == "command" and any(entry.path.endswith(".py") for entry in copied)):
-        steps.append(list(COMPILE_STEP))
+        compiling = compile_step(plan)
+        steps.append(compiling)
     log, seconds = [], 0.0
     for step in steps:
         result = sandbox.run(step, timeout=timeout, wall=wall)
         seconds += result.wall
         log.append(result.stdout + result.stderr)
-        compiling_only = step == list(COMPILE_STEP)
         if result.ended != "exited" or result.exit != 0:
-            if compiling_only:
+            if step is compiling:
                 continue  # a syntax error shows in the cases' own output
             reason = result.describe(sandbox.limits, timeout, wall)
             sandbox.clear()
