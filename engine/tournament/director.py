@@ -83,7 +83,7 @@ class Director:
             raise
         self.isolation = self.seats[0][X_SIDE].sandbox.isolation
 
-    def _sandboxes(self):
+    def _sandboxes(self) -> List[Sandbox]:
         return [seat.sandbox for seats in self.seats for seat in seats.values()]
 
     def close(self) -> None:
@@ -117,7 +117,7 @@ class Director:
                                             if error}
         lock = threading.Lock()
 
-        def work(job):
+        def work(job: int) -> None:
             sandbox = self.seats[job][X_SIDE].sandbox
             while not self._stop.is_set():
                 try:
@@ -183,13 +183,13 @@ class Director:
         self._finished = False
         lock = threading.Lock()
 
-        def take():
+        def take() -> Optional[GameSpec]:
             with lock:
                 if self._finished or self._stop.is_set():
                     return None
                 return next(games, None)
 
-        def work(job):
+        def work(job: int) -> None:
             seats = self.seats[job]
             while True:
                 spec = take()
@@ -239,7 +239,7 @@ class Director:
         for sandbox in self._sandboxes():
             sandbox.abort()
 
-    def _in_threads(self, work):
+    def _in_threads(self, work: Callable[[int], None]) -> None:
         """Run ``work(job)`` on every job's thread and wait; Ctrl-C stops them all, waits
         for them to finish their killed calls, and is raised again."""
         threads = [threading.Thread(target=work, args=(job,), daemon=True,

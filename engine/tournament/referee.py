@@ -27,14 +27,15 @@ reason and a detail: what happened and the end of the player's stderr.
 """
 
 import os
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, cast
 
 from ..grading.fences import syscall_filter_name
 from ..grading.runner import populate
+from ..grading.sandbox import Limits, RunResult, Sandbox
 from ..grading.untrusted_files import (lstat_beneath, open_folder, read_regular,
                                       remove_beneath, write_new)
 from .entrants import NEWGAME_CPU, NEWGAME_WALL, Built
-from .games import O_SIDE, X_SIDE, Rules
+from .games import O_SIDE, X_SIDE, Board, Rules
 
 # Wall-time slack of a player per game, on top of twice its clock (see wall_budget).
 GRACE_SECONDS = 10.0
@@ -71,12 +72,12 @@ def stderr_tail(data: bytes) -> str:
     return "\n".join(text.split("\n")[-STDERR_LINES:])
 
 
-def _with_stderr(detail, stderr):
+def _with_stderr(detail: str, stderr: bytes) -> str:
     tail = stderr_tail(stderr)
     return f"{detail}\nstderr:\n{tail}" if tail.strip() else detail
 
 
-def _replace_file(folder, name, data, uid):
+def _replace_file(folder: str, name: str, data: bytes, uid: Optional[int]) -> None:
     """Put a fresh regular file ``name`` holding ``data`` in ``folder``: whatever the
     player left under that name (a link, a folder) goes first, and the new file is
     created exclusively, never through a link, and given to the player's uid."""
@@ -108,7 +109,7 @@ class Seat:
     ``argv`` is the entrant's run command, ``build`` its Build, ``newgame`` whether to run
     ``make newgame`` before each game."""
 
-    def __init__(self, sandbox: Any) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
         self.argv: List[str] = []
 
@@ -132,7 +133,7 @@ class Seat:
                 raise GameAborted()
 
     def call(self, input_text: str, remaining: float, wall: float
-             ) -> Tuple[Any, Tuple[Optional[str], Optional[str]]]:
+             ) -> Tuple[RunResult, Tuple[Optional[str], Optional[str]]]:
         """One move call with ``remaining`` CPU seconds on the clock, killed after
         ``wall`` seconds of wall time: the sandbox's RunResult and the output (text, or
         None and why)."""
@@ -156,7 +157,9 @@ class Seat:
         self.sandbox.clear()
 
 
-def _judge_call(board, side, result, output, remaining, limits, wall):
+def _judge_call(board: Board, side: str, result: RunResult,
+                output: Tuple[Optional[str], Optional[str]], remaining: float, limits: Limits,
+                wall: Tuple[float, float]) -> Tuple[Any, float, Optional[Forfeit]]:
     """(action, charge, forfeit) of one call (see the module docstring); ``limits`` are
     the sandbox's, ``wall`` = (the player's wall-time budget of the game, what was left
     of it when the call started)."""
@@ -179,10 +182,11 @@ def _judge_call(board, side, result, output, remaining, limits, wall):
         return None, charge, Forfeit(side, "crash", _with_stderr(what, result.stderr))
     text, missing = output
     if text is None:
+        # read_output always says why when it gives no text.
         ending = "" if result.ended == "exited" and result.exit == 0 else \
             f" ({_ending_words(result)})"
         return None, charge, Forfeit(side, "no output",
-                                     _with_stderr(missing + ending, result.stderr))
+                                     _with_stderr(cast(str, missing) + ending, result.stderr))
     action = board.parse(text)
     first = text.split("\n", 1)[0][:200]
     if action is None:
@@ -194,7 +198,7 @@ def _judge_call(board, side, result, output, remaining, limits, wall):
     return action, charge, None
 
 
-def _waits_left_out(result):
+def _waits_left_out(result: RunResult) -> str:
     """What the wall cap left out: the sandbox counts only the wall time in which the
     call could run, so a busy machine never makes a player lose on time."""
     if result.waited is None:
@@ -204,7 +208,7 @@ def _waits_left_out(result):
             f"CPU not counted")
 
 
-def _ending_words(result):
+def _ending_words(result: RunResult) -> str:
     if result.ended == "signal":
         return f"killed by signal {result.signal}"
     return f"exit code {result.exit}"

@@ -190,7 +190,7 @@ def csv_text(document: Dict[str, Any]) -> str:
     return out.getvalue()
 
 
-def _cell(value):
+def _cell(value: object) -> object:
     """A CSV cell (:func:`engine.grading.printable.csv_cell`); nothing for None."""
     return "" if value is None else csv_cell(value)
 
@@ -212,7 +212,7 @@ def placing_rank(placing: object) -> Tuple[int, int]:
 def ranked(rows: Iterable[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """Entrants best first: the knockout placing (when there is one), then points, then
     rating, then fewer games lost by forfeit."""
-    def key(row):
+    def key(row: Dict[str, Any]) -> Tuple[bool, Tuple[int, int], float, float, int, str]:
         rating = row["rating"] if row["rating"] is not None else float("-inf")
         return (row["build_error"] is not None, placing_rank(row.get("placing")),
                 -row["points"], -rating, sum(row["forfeits"].values()), row["name"])

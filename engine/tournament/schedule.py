@@ -71,7 +71,8 @@ class Schedule(NamedTuple):
     expected: int = 0
 
 
-def _pair_games(counter, round_number, match, board, size, a, b):
+def _pair_games(counter: Dict[str, int], round_number: int, match: int, board: int,
+                size: Any, a: str, b: str) -> List[GameSpec]:
     """The two games of a colour-swapped pair (a moves first in the first)."""
     pair = counter["pair"] = counter["pair"] + 1
     games = []
@@ -108,14 +109,14 @@ def gauntlet(names: Sequence[str], staff: Sequence[str], pairs: int, sizes: Sequ
     return Schedule(games, True, expected=len(games))
 
 
-def _points(record, name):
+def _points(record: Dict[str, Any], name: str) -> float:
     if record["result"] == "draw":
         return 0.5
     side = "x" if record["x"] == name else "o"
     return 1.0 if record["result"] == side else 0.0
 
 
-def _margin(record, name):
+def _margin(record: Dict[str, Any], name: str) -> int:
     score = record.get("score") or [0, 0]
     own = 0 if record["x"] == name else 1
     return score[own] - score[1 - own]
@@ -165,8 +166,9 @@ def knockout(names: Sequence[str], seed: int, games_per_match: int, sizes: Seque
                 these.append(GameSpec(counter["id"], round_number, match, counter["pair"],
                                       board, size, x, o))
             games += these
-            records = [played.get(game.id) for game in these]
-            if any(record is None for record in records):
+            found = [played.get(game.id) for game in these]
+            records = [record for record in found if record is not None]
+            if len(records) < len(found):
                 complete = False
                 meetings.append(Meeting(a, b, (0, 0), (0, 0), None))
                 continue
@@ -258,7 +260,8 @@ def swiss(names: Sequence[str], seed: int, rounds: int, pairs: int, sizes: Seque
     return Schedule(games, True, None, byes, per_round * rounds)
 
 
-def _pair_swiss(ranked, met, budget):
+def _pair_swiss(ranked: List[str], met: Collection[FrozenSet[str]], budget: List[int]
+                ) -> Optional[List[Tuple[str, str]]]:
     """Pairs of ``ranked`` (even length) top-down, none in ``met``; None when impossible
     or when the search took more than ``budget[0]`` steps (then the caller pairs by rank
     alone). Depth-first with backtracking; the first solution keeps the ranking closest."""

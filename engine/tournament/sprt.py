@@ -139,7 +139,7 @@ class Sprt:
     alpha: float = 0.05
     beta: float = 0.05
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("elo0", "elo1", "alpha", "beta"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \

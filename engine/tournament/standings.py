@@ -13,7 +13,7 @@ from .games import O_SIDE, X_SIDE
 SYSCALL_FILTERS = ("allowlist", "denylist", "none")
 
 
-def _side_points(record, side):
+def _side_points(record: Dict[str, Any], side: str) -> float:
     if record["result"] == "draw":
         return 0.5
     return 1.0 if record["result"] == side else 0.0
@@ -102,7 +102,7 @@ def pentanomial(entrants: Sequence[Dict[str, Any]], records: Iterable[Dict[str, 
     by_pair: Dict[Any, List[Dict[str, Any]]] = {}
     for record in records:
         by_pair.setdefault(record.get("pair"), []).append(record)
-    scores: Dict[Tuple[str, str], List[int]] = {}
+    scores: Dict[Tuple[str, str], List[float]] = {}
     for games in by_pair.values():
         if len(games) != 2:
             continue
