@@ -27,9 +27,13 @@ a delegated group the kit was started in (``systemd-run --scope -p Delegate=yes`
 long as no process sits in it beside the slot groups.
 """
 
+import functools
 import os
+import signal
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
+
+from .processes import is_running, signal_confirmed
 
 # A group counts as empty below this many bytes (the kernel's own bookkeeping pages);
 # how long the start of a run waits for an earlier run's memory to be released.
@@ -105,6 +109,14 @@ def _write(path: str, value: Union[str, int]) -> None:
 def _read(path: str) -> str:
     with open(path) as handle:
         return handle.read()
+
+
+def _listed_pids(path: str) -> List[int]:
+    """The pids a group's ``cgroup.procs`` at ``path`` lists ([] once it is gone)."""
+    try:
+        return [int(pid) for pid in _read(path).split()]
+    except (OSError, ValueError):
+        return []
 
 
 _AVAILABLE: List[bool] = []
@@ -338,7 +350,6 @@ class SlotGroup:
         """Kill every process of the group and wait until none is left; True when the
         group is empty. With the freezer, the group is frozen first, so that nothing
         forks between the listing and the kill."""
-        import signal
         freezer = self.folders.get("freezer")
         deadline = time.monotonic() + patience
         frozen = False
@@ -357,11 +368,7 @@ class SlotGroup:
                 pids = self._live(self.processes())
                 if not pids:
                     return True
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
+                signal_confirmed(pids, signal.SIGKILL, self.processes)
                 if frozen:
                     # Killed tasks die only once thawed (frozen: there is a freezer).
                     _write(os.path.join(freezer, "freezer.state"),  # type: ignore[arg-type]
@@ -381,7 +388,6 @@ class SlotGroup:
 
     @staticmethod
     def _live(pids: Iterable[int]) -> List[int]:
-        from .processes import is_running
         return [pid for pid in pids if is_running(pid)]
 
     def remove(self) -> None:
@@ -421,11 +427,8 @@ def remove_stale_groups() -> int:
             folder = os.path.join(parent, name)
             for _attempt in range(100):
                 try:
-                    for pid in _read(os.path.join(folder, "cgroup.procs")).split():
-                        try:
-                            os.kill(int(pid), 9)
-                        except OSError:
-                            pass
+                    listed = functools.partial(_listed_pids, os.path.join(folder, "cgroup.procs"))
+                    signal_confirmed(listed(), signal.SIGKILL, listed)
                     os.rmdir(folder)
                     removed += 1
                     break
@@ -623,7 +626,6 @@ class SlotGroupV2:
     def kill_all(self, patience: float = 10.0) -> bool:
         """Kill every process of the group (``cgroup.kill``: atomic, forks included) and
         wait until none is left; True when the group is empty."""
-        import signal
         deadline = time.monotonic() + patience
         try:
             self._file("cgroup.kill", 1)
@@ -642,11 +644,7 @@ class SlotGroupV2:
                     frozen = True
                 except OSError:
                     pass
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
+                signal_confirmed(pids, signal.SIGKILL, self.processes)
                 if frozen:
                     self._file("cgroup.freeze", 0)
             if time.monotonic() > deadline:

@@ -14,13 +14,20 @@ A run's processes are identified in one of three ways, the first that applies:
 stopped process cannot fork), samples their CPU time, kills them all (SIGKILL), and
 waits until none is left running. Nothing here raises on a process that vanished
 meanwhile: /proc is read as a snapshot that may go stale at any moment.
+
+Every signal the kit sends to a run's processes goes through :func:`signal_confirmed`:
+a listed pid may have ended and gone to another process (a thread of the kit, another
+test worker) by the time the signal leaves, so each is first pinned by a pidfd (its
+number cannot be given out again while we hold it) and signalled only if a fresh look
+still finds it among the run's.
 """
 
+import ctypes
 import errno
 import os
 import signal
 import time
-from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -176,13 +183,90 @@ def memory_bytes(pids: Iterable[int]) -> int:
     return total
 
 
-def _signal_all(pids: Iterable[int], number: int) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, number)
-        except OSError as error:
-            if error.errno not in (errno.ESRCH, errno.EPERM):
-                raise
+# pidfd_open and pidfd_send_signal: the same numbers on every architecture (Linux 5.1+
+# numbers new calls alike everywhere); used through ctypes where Python lacks them (3.8).
+_PIDFD_OPEN, _PIDFD_SEND_SIGNAL = 434, 424
+_PIDFDS: List[bool] = []          # [True] once pidfds worked here, [False] when not
+
+
+def _libc_call(number: int, *arguments: Any) -> int:
+    libc = ctypes.CDLL(None, use_errno=True)
+    result = libc.syscall(number, *arguments)
+    if result < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+    return int(result)
+
+
+def _pin(pid: int) -> Optional[int]:
+    """A pidfd of ``pid`` (None when it is gone); raises OSError(ENOSYS) where the
+    kernel or Python has none."""
+    try:
+        if hasattr(os, "pidfd_open"):
+            return os.pidfd_open(pid)
+        return _libc_call(_PIDFD_OPEN, ctypes.c_int(pid), ctypes.c_uint(0))
+    except OSError as error:
+        if error.errno in (errno.ESRCH, errno.EINVAL):
+            return None                  # gone (EINVAL: a thread id, never listed here)
+        raise
+
+
+def _send(pidfd: int, number: int) -> None:
+    if hasattr(signal, "pidfd_send_signal"):
+        signal.pidfd_send_signal(pidfd, number)
+    else:
+        _libc_call(_PIDFD_SEND_SIGNAL, ctypes.c_int(pidfd), ctypes.c_int(number), None,
+                   ctypes.c_uint(0))
+
+
+def signal_confirmed(pids: Iterable[int], number: int,
+                     find: Callable[[], Iterable[int]]) -> List[int]:
+    """Send signal ``number`` to those of ``pids`` that ``find()`` (the run's processes,
+    looked at again) still lists once each is pinned by a pidfd; the pids signalled.
+
+    Between the look that listed a pid and the signal, its process may end and the pid
+    go to another process (pids wrap around quickly beside a fork bomb): a plain kill()
+    would then hit a stranger, the kit itself or a neighbour among them. A pinned pid
+    cannot change hands, so the second look decides for the very process signalled.
+    Where the kernel (before 5.3) or Python offers no pidfd, the pids both looks list
+    are signalled by kill(), which narrows the window without closing it."""
+    wanted = sorted(set(pids))
+    if not wanted:
+        return []
+    pinned: Dict[int, int] = {}
+    try:
+        if _PIDFDS != [False]:
+            try:
+                for pid in wanted:
+                    pidfd = _pin(pid)
+                    if pidfd is not None:
+                        pinned[pid] = pidfd
+                if not _PIDFDS:
+                    _PIDFDS.append(True)
+            except OSError as error:
+                if error.errno not in (errno.ENOSYS, errno.EPERM) or _PIDFDS:
+                    raise
+                _PIDFDS.append(False)        # no pidfds here (or seccomp refuses them)
+        still = set(find())
+        sent = []
+        for pid in wanted:
+            if pid not in still:
+                continue
+            try:
+                if _PIDFDS == [True]:
+                    if pid not in pinned:
+                        continue
+                    _send(pinned[pid], number)
+                else:
+                    os.kill(pid, number)
+                sent.append(pid)
+            except OSError as error:
+                if error.errno not in (errno.ESRCH, errno.EPERM):
+                    raise
+        return sent
+    finally:
+        for pidfd in pinned.values():
+            os.close(pidfd)
 
 
 def stop_and_kill(find: Callable[[], Iterable[int]], settle: float = 0.002,
@@ -203,7 +287,7 @@ def stop_and_kill(find: Callable[[], Iterable[int]], settle: float = 0.002,
         new = found - stopped
         if not new:
             break
-        _signal_all(new, signal.SIGSTOP)
+        signal_confirmed(new, signal.SIGSTOP, find)
         stopped |= new
         time.sleep(settle)
     cpu = cpu_times((set(count()) if count is not None else stopped) - set(uncounted))
@@ -212,7 +296,7 @@ def stop_and_kill(find: Callable[[], Iterable[int]], settle: float = 0.002,
         left = find()
         if not left:
             return cpu
-        _signal_all(left, signal.SIGKILL)
+        signal_confirmed(left, signal.SIGKILL, find)
         if time.monotonic() > deadline:
             return cpu
         time.sleep(delay)
