@@ -41,7 +41,7 @@ import hashlib
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 from html import escape as _html_escape
 
 from ..grading.printable import printable
@@ -60,21 +60,21 @@ BUILD_HEAD, BUILD_TAIL = 1024, 3072
 # A replay without a board shows at most this many recorded moves.
 MOVES_WITHOUT_BOARD = 1000
 
-_ROW_BASE = {"stake_raid": 1, "lineemup": 0}
+_ROW_BASE: Dict[Optional[str], int] = {"stake_raid": 1, "lineemup": 0}
 _CELL_NAME = re.compile(r"^[A-Z][0-9]{1,2}$")
 
 
 # --- reading an untrusted document ----------------------------------------------------
 
-def _dict(value):
+def _dict(value: object) -> Dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value):
+def _list(value: object) -> List[Any]:
     return value if isinstance(value, list) else []
 
 
-def _number(value):
+def _number(value: object) -> Optional[float]:
     """``value`` when it is a finite int or float (not a bool), else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -84,19 +84,19 @@ def _number(value):
     return value
 
 
-def _key(value):
+def _key(value: object) -> Optional[str]:
     """The identity of an entrant name as it appears in records (None when absent)."""
     if value is None or isinstance(value, (dict, list)):
         return None
     return str(value)
 
 
-def _cut(text, limit):
+def _cut(text: object, limit: int) -> str:
     text = str(text)
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _h(value, limit=None, newlines=False):
+def _h(value: object, limit: Optional[int] = None, newlines: bool = False) -> str:
     """``value`` as HTML text: cut to ``limit`` characters, controls shown, escaped."""
     if value is None:
         return ""
@@ -106,7 +106,7 @@ def _h(value, limit=None, newlines=False):
     return _html_escape(printable(text, newlines))
 
 
-def _text(value, limit):
+def _text(value: object, limit: int) -> str:
     """``value`` as plain text (for an attribute or the script): cut, controls shown."""
     return "?" if _key(value) is None else printable(_cut(value, limit))
 
@@ -115,11 +115,11 @@ _FILTER_WORDS = {"allowlist": "seccomp allowlist", "denylist": "seccomp denylist
                  "none": "no seccomp filter"}
 
 
-def _syscall_filters(entrants):
+def _syscall_filters(entrants: Iterable[object]) -> str:
     """Which seccomp filter the entrants' moves ran under (their ``seccomp``, from the
     games), as HTML: e.g. "seccomp allowlist (3 entrants), seccomp denylist (1
     entrant)"; "" when no entrant says (no game played, or an older document)."""
-    counts = {}
+    counts: Dict[str, int] = {}
     for entrant in entrants:
         said = entrant.get("seccomp") if isinstance(entrant, dict) else None
         for word in (said.split(", ") if isinstance(said, str) else ()):
@@ -130,11 +130,11 @@ def _syscall_filters(entrants):
                      for word in _FILTER_WORDS if word in counts)
 
 
-def _missing(text="?"):
+def _missing(text: str = "?") -> str:
     return f'<span class="missing" title="missing or unreadable in the document">{text}</span>'
 
 
-def _tail(text, limit=DETAIL_TAIL):
+def _tail(text: object, limit: int = DETAIL_TAIL) -> Tuple[str, str]:
     """The end of a long text, starting on a whole line when one starts near the cut."""
     text = str(text)
     if len(text) <= limit:
@@ -146,7 +146,7 @@ def _tail(text, limit=DETAIL_TAIL):
     return f"… ({len(text) - len(kept):,} earlier characters not shown)\n", kept
 
 
-def _head_tail(text):
+def _head_tail(text: object) -> str:
     text = str(text)
     if len(text) <= BUILD_HEAD + BUILD_TAIL:
         return text
@@ -156,11 +156,11 @@ def _head_tail(text):
 
 # --- numbers ----------------------------------------------------------------------------
 
-def _minus(text):
+def _minus(text: str) -> str:
     return "−" + text[1:] if text.startswith("-") else text
 
 
-def _plain(value, digits=2):
+def _plain(value: object, digits: int = 2) -> str:
     """A number plainly: ``7``, ``7.5``, ``0.25``; ``—`` when it is not a number."""
     number = _number(value)
     if number is None:
@@ -170,14 +170,14 @@ def _plain(value, digits=2):
     return _minus(f"{number:.{digits}f}".rstrip("0").rstrip("."))
 
 
-def _fixed(value, digits=1, signed=False):
+def _fixed(value: object, digits: int = 1, signed: bool = False) -> str:
     number = _number(value)
     if number is None:
         return "—"
     return _minus(f"{number:{'+' if signed else ''}.{digits}f}")
 
 
-def _num_cell(value, text=None):
+def _num_cell(value: object, text: Optional[str] = None) -> str:
     shown = _plain(value) if text is None else text
     return f'<td class="n">{shown}</td>'
 
@@ -213,7 +213,7 @@ def render(document: Any) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _guarded(name, section, view):
+def _guarded(name: str, section: Callable[["_Tournament"], str], view: "_Tournament") -> str:
     """A section's HTML, or a note saying it could not be drawn: a document edited by
     hand must never cost the reader the rest of the page."""
     try:
@@ -227,10 +227,11 @@ def _guarded(name, section, view):
 class _Tournament:
     """The document, read defensively once: entrants in standings order, games."""
 
-    def __init__(self, document):
+    def __init__(self, document: object) -> None:
         doc = _dict(document)
         self.doc = doc
-        self.game = doc.get("game") if isinstance(doc.get("game"), str) else None
+        self.game: Optional[str] = doc.get("game") if isinstance(doc.get("game"), str) \
+            else None
         self.rules = GAMES.get(self.game) if self.game else None
         self.title = self.rules.title if self.rules else "Unknown game"
         entrants = _list(doc.get("entrants"))
@@ -252,15 +253,16 @@ class _Tournament:
                 self.names.append(name)
 
 
-def _standing_key(entrant):
+def _standing_key(entrant: Dict[str, Any]
+                  ) -> Tuple[Tuple[int, int], float, float, float, str]:
     """The standings' order, the very one of the CSV and the terminal
     (:func:`engine.tournament.results.ranked`): the knockout placing first, then points,
     then rating, then fewer games lost by forfeit, then the name (a tie is never left to
     the document's order)."""
     points = _number(entrant.get("points"))
     rating = _number(entrant.get("rating"))
-    forfeits = sum(_number(count) for count in _dict(entrant.get("forfeits")).values()
-                   if _number(count) is not None)
+    counts = [_number(count) for count in _dict(entrant.get("forfeits")).values()]
+    forfeits = sum(count for count in counts if count is not None)
     return (placing_rank(entrant.get("placing")),
             -(points if points is not None else -math.inf),
             -(rating if rating is not None else -math.inf), forfeits,
@@ -273,7 +275,7 @@ _FORMAT_PARAMETERS = (("pairs", "pairs"), ("games_per_match", "games per match")
                       ("rounds", "rounds"))
 
 
-def _size_text(game, size, short=False):
+def _size_text(game: Optional[str], size: object, short: bool = False) -> str:
     """A board size for people, as plain text: ``5×5``; ``6×6, 4 in a row, 3 blocs``
     (``6×6 s4 b3`` when ``short``); ``?`` when it is missing."""
     if game == "stake_raid" and _number(size) is not None:
@@ -289,7 +291,7 @@ def _size_text(game, size, short=False):
     return _text(size, WORD_CHARS)
 
 
-def _header(view):
+def _header(view: "_Tournament") -> str:
     doc = view.doc
     rows = []
     game = doc.get("game")
@@ -333,7 +335,7 @@ def _header(view):
             + _sprt(doc.get("sprt")) + "</header>")
 
 
-def _sprt(sprt):
+def _sprt(sprt: object) -> str:
     if sprt is None:
         return ""
     if not isinstance(sprt, dict):
@@ -353,7 +355,7 @@ def _sprt(sprt):
     hypotheses = (f"H0: Elo ≤ {_plain(sprt.get('elo0'))}, H1: Elo ≥ {_plain(sprt.get('elo1'))}"
                   f", α = {_plain(sprt.get('alpha'), 3)}, β = {_plain(sprt.get('beta'), 3)}")
     bar = ""
-    if None not in (llr, lower, upper) and lower < upper:
+    if llr is not None and lower is not None and upper is not None and lower < upper:
         low, high = min(lower, llr), max(upper, llr)
         bar = _llr_bar(llr, lower, upper, low, high)
     return (f'<div class="sprt"><b>SPRT</b> {first} vs {second} · {hypotheses}<br>'
@@ -361,8 +363,9 @@ def _sprt(sprt):
             f"{bar} after {_plain(sprt.get('pairs'))} pairs · {verdict}</div>")
 
 
-def _llr_bar(llr, lower, upper, low, high, width=220):
-    def x(value):
+def _llr_bar(llr: float, lower: float, upper: float, low: float, high: float,
+             width: int = 220) -> str:
+    def x(value: float) -> float:
         return 4 + (value - low) / (high - low) * (width - 8)
     return (f'<svg class="llr" width="{width}" height="16" viewBox="0 0 {width} 16">'
             f"<title>LLR {llr:.2f} between {lower:.2f} and {upper:.2f}</title>"
@@ -373,7 +376,7 @@ def _llr_bar(llr, lower, upper, low, high, width=220):
 
 # --- standings --------------------------------------------------------------------------
 
-def _places(ranked):
+def _places(ranked: Iterable[Dict[str, Any]]) -> List[int]:
     """1, 2, 2, 4, ...: entrants equal on points and rating share a place."""
     places, previous = [], None
     for index, entrant in enumerate(ranked):
@@ -383,7 +386,7 @@ def _places(ranked):
     return places
 
 
-def _rating_scale(ranked):
+def _rating_scale(ranked: Iterable[Dict[str, Any]]) -> Tuple[float, float]:
     values = [0.0]
     for entrant in ranked:
         for key in ("rating", "rating_low", "rating_high"):
@@ -397,13 +400,13 @@ def _rating_scale(ranked):
     return low - pad, high + pad
 
 
-def _rating_bar(entrant, scale, width=170):
+def _rating_bar(entrant: Dict[str, Any], scale: Tuple[float, float], width: int = 170) -> str:
     rating = _number(entrant.get("rating"))
     if rating is None:
         return ""
     low, high = scale
 
-    def x(value):
+    def x(value: float) -> float:
         return max(0.0, min(width, (value - low) / (high - low) * width))
     lower, upper = _number(entrant.get("rating_low")), _number(entrant.get("rating_high"))
     interval = ""
@@ -420,7 +423,7 @@ def _rating_bar(entrant, scale, width=170):
             f'<circle class="pt" cx="{x(rating):.1f}" cy="8" r="3.5"/></svg>')
 
 
-def _forfeit_counts(value):
+def _forfeit_counts(value: object) -> str:
     if value is None or value == {}:
         return "—"
     if not isinstance(value, dict):
@@ -430,7 +433,7 @@ def _forfeit_counts(value):
     return shown + (" …" if len(value) > 8 else "")
 
 
-def _entrant_name(entrant):
+def _entrant_name(entrant: Dict[str, Any]) -> str:
     name = entrant.get("name")
     html = _h(name, NAME_CHARS) if _key(name) is not None else _missing("(no name)")
     title = f' title="{_h(entrant.get("path"), PATH_CHARS)}"' if entrant.get("path") else ""
@@ -438,7 +441,7 @@ def _entrant_name(entrant):
     return f"<span{title}>{html}</span>{staff}"
 
 
-def _standings(view):
+def _standings(view: "_Tournament") -> str:
     ranked = view.ranked
     knockout = view.doc.get("format") == "knockout" or any(e.get("placing") for e in ranked)
     byes = any(_number(e.get("byes")) for e in ranked) or view.doc.get("format") in (
@@ -497,21 +500,24 @@ def _standings(view):
 _POINTS = {"x": (1.0, 0.0), "o": (0.0, 1.0), "draw": (0.5, 0.5)}
 
 
-def _result(record):
+def _result(record: Dict[str, Any]) -> Optional[str]:
     """A record's result, ``x``, ``o`` or ``draw``; None when it has none it can say."""
     result = record.get("result")
     return result if isinstance(result, str) and result in _POINTS else None
 
 
-def _crosstable(view):
+def _crosstable(view: "_Tournament") -> str:
     names = view.names
     index = {name: i for i, name in enumerate(names)}
-    points, games = {}, {}
+    points: Dict[Tuple[str, str], float] = {}
+    games: Dict[Tuple[str, str], int] = {}
     for record in view.games:
         record = _dict(record)
         x, o = _key(record.get("x")), _key(record.get("o"))
         result = _result(record)
-        if x not in index or o not in index or x == o or result is None:
+        # (index holds names only: x or o None is not in it either)
+        if x is None or o is None or x not in index or o not in index or x == o \
+                or result is None:
             continue
         for me, them, got in ((x, o, _POINTS[result][0]), (o, x, _POINTS[result][1])):
             points[me, them] = points.get((me, them), 0.0) + got
@@ -541,7 +547,7 @@ def _crosstable(view):
     return "".join(parts)
 
 
-def _pentanomial(view):
+def _pentanomial(view: "_Tournament") -> str:
     if not view.pentanomial:
         return ""
     labels = ("0", "½", "1", "1½", "2")
@@ -554,8 +560,8 @@ def _pentanomial(view):
     for entry in view.pentanomial:
         entry = _dict(entry)
         counts = _list(entry.get("counts"))
-        numbers = [_number(c) for c in counts]
-        valid = len(numbers) == 5 and None not in numbers
+        numbers = [number for number in map(_number, counts) if number is not None]
+        valid = len(counts) == 5 and len(numbers) == 5
         cells = "".join(_num_cell(c) for c in counts[:5]) if valid else (
             f'<td colspan="5">{_missing("unreadable counts")}</td>')
         total = sum(numbers) if valid else None
@@ -571,7 +577,7 @@ def _pentanomial(view):
 
 # --- knockout ---------------------------------------------------------------------------
 
-def _knockout(view):
+def _knockout(view: "_Tournament") -> str:
     if not view.knockout:
         return ""
     rounds = [_dict(r) for r in view.knockout]
@@ -593,7 +599,7 @@ def _knockout(view):
     return "".join(parts)
 
 
-def _match(match):
+def _match(match: Dict[str, Any]) -> str:
     winner = _key(match.get("winner"))
     points = _list(match.get("points"))
     lines = []
@@ -613,12 +619,12 @@ def _match(match):
 
 # --- forfeits ---------------------------------------------------------------------------
 
-def _side_name(record, side):
+def _side_name(record: Dict[str, Any], side: str) -> str:
     name = record.get(side)
     return _h(name, NAME_CHARS) if _key(name) is not None else _missing()
 
 
-def _forfeits(view):
+def _forfeits(view: "_Tournament") -> str:
     rows = []
     for index, record in enumerate(view.games):
         record = _dict(record)
@@ -650,7 +656,7 @@ def _forfeits(view):
 _RESULTS = {"x": "1–0", "o": "0–1", "draw": "½–½"}
 
 
-def _games(view):
+def _games(view: "_Tournament") -> str:
     game = view.game
     replays = [_replay(view, _dict(record)) for record in view.games]
     data = {"game": game if view.rules else None, "base": _ROW_BASE.get(game, 0),
@@ -675,7 +681,7 @@ def _games(view):
     return "".join(parts)
 
 
-def _pair(value, digits=None):
+def _pair(value: object, digits: Optional[int] = None) -> str:
     values = _list(value)
     if len(values) != 2:
         return "—"
@@ -684,7 +690,8 @@ def _pair(value, digits=None):
     return " / ".join(_fixed(v, digits) for v in values)
 
 
-def _game_row(view, index, record, replay):
+def _game_row(view: "_Tournament", index: int, record: Dict[str, Any],
+              replay: Optional[Dict[str, Any]]) -> str:
     result = _result(record)
     shown = _RESULTS[result] if result else _missing()
     forfeit = _dict(record.get("forfeit"))
@@ -712,7 +719,8 @@ def _game_row(view, index, record, replay):
             f'<td class="n">{_pair(record.get("cpu"), 1)}</td><td>{button}</td></tr>')
 
 
-def _clean_cells(game, cells):
+def _clean_cells(game: Optional[str], cells: object
+                 ) -> Union[List[int], Dict[str, Any], None]:
     """``cells`` when the rules can set a board up from them, else None (the rules would
     raise, or build a board nobody could draw)."""
     if game == "stake_raid":
@@ -736,7 +744,7 @@ def _clean_cells(game, cells):
     return None
 
 
-def _clean_moves(moves):
+def _clean_moves(moves: object) -> List[List[Any]]:
     """The recorded moves as [side, text, cpu], up to the first one that is not a list."""
     clean = []
     for move in _list(moves):
@@ -748,22 +756,22 @@ def _clean_moves(moves):
     return clean
 
 
-def _replay(view, record):
+def _replay(view: "_Tournament", record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """The embedded replay of a record (module docstring), or None when it has no moves
     and no board to show."""
     moves = _clean_moves(record.get("moves"))
     cells = _clean_cells(view.game, record.get("cells"))
     frames, note = None, ""
-    if view.rules is None:
+    if view.rules is None or view.game is None:     # (no game: no rules either)
         note = "unknown game: no board"
     elif cells is None:
         note = "the record's board (cells) is unreadable: no board"
     else:
         try:
             # The rules replay the moves: the page never holds a copy of them.
-            replayed = positions(view.game, cells, moves)
-            size = len(replayed[0])
-            frames = ["".join(rows) for rows in replayed]
+            boards = positions(view.game, cells, moves)
+            size = len(boards[0])
+            frames = ["".join(rows) for rows in boards]
         except Exception as error:   # noqa: BLE001 -- a hand-edited record, shown not raised
             note = f"the board cannot be set up ({type(error).__name__})"
     if frames is None and not moves:
@@ -777,7 +785,7 @@ def _replay(view, record):
         moves = moves[:replayed + 1]
     else:
         moves = moves[:MOVES_WITHOUT_BOARD]
-    entry = {"m": [printable(_cut(m[1], MOVE_CHARS)) for m in moves],
+    entry: Dict[str, Any] = {"m": [printable(_cut(m[1], MOVE_CHARS)) for m in moves],
              "t": [round(m[2], 3) if m[2] is not None else None for m in moves],
              "s": "".join(m[0] for m in moves)}
     if frames is not None:
@@ -790,19 +798,19 @@ def _replay(view, record):
     return entry
 
 
-def _delta(before, after):
+def _delta(before: str, after: str) -> str:
     """What changed between two joined positions: <mark><cell in 2 base-36 digits>...
     (cells < 26 * 26 = 676 < 36 ** 2)."""
     return "".join(f"{new}{_base36(i)}" for i, (old, new) in enumerate(zip(before, after))
                    if old != new)
 
 
-def _base36(number):
+def _base36(number: int) -> str:
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     return digits[number // 36] + digits[number % 36]
 
 
-def _script_json(value):
+def _script_json(value: Any) -> str:
     """``value`` as JSON safe inside <script>: ensure_ascii writes U+2028/U+2029 (and
     every other non-ASCII character) as \\uXXXX; <, > and & are escaped the same way so
     that neither ``</script>`` nor ``<!--`` can appear."""
