@@ -12,6 +12,7 @@ import pytest
 
 from engine.games.morris import moves as morris_moves, solve
 from engine.games.tictactoe import TicTacToe, winner
+from engine.grading.case import Case, Outcome
 from engine.grading.diagnose import diagnose as kit_diagnose
 from engine.grading.generate import PROGRAMS, generate_cases, run_in_process
 from engine.grading.judges import load as load_assignment
@@ -464,6 +465,27 @@ def test_stake_raid_illegal_move_and_wrong_board(runs):
         wrong = b"\n".join(lines[:-2] + [flipped, b""])
         assert diagnose("stake_raid", case, with_file(outcome, "output.txt", wrong)).reason \
             == "wrong board after the move"
+
+
+def test_stake_raid_competition_moves_are_not_valued_by_a_search(monkeypatch):
+    """A COMPETITION input's line 4 is seconds, not a depth: a different legal move is
+    named, never valued (taking 100.5 seconds for plies searched the whole game: a 5x5
+    board with 23 empty squares kept the diagnosis busy for minutes)."""
+    text = ("3\nCOMPETITION\nX\n100.5\n" + "1 2 3\n" * 3 + "X..\n...\n..O\n").encode()
+    game, state = setup(parse_input(text.decode()))
+    first_move, other_move = game.actions(state)[:2]
+    expected, actual = (output_text(3, "X", action, game.play(state, action)[0]).encode()
+                        for action in (first_move, other_move))
+    case = Case("competition", "homework.py", (), files={"input.txt": text},
+                expected={"output.txt": expected})
+    outcome = Outcome(0, b"", b"", {"input.txt": text, "output.txt": actual})
+
+    def no_search(*args, **options):
+        raise AssertionError("a COMPETITION move was valued by a search")
+    monkeypatch.setattr("engine.grading.assignments.stake_raid.search", no_search)
+    verdict = diagnose("stake_raid", case, outcome)
+    assert verdict.reason == "wrong move: expected B1 Stake, got C1 Stake"
+    assert "COMPETITION input has no depth" in verdict.detail
 
 
 # --- scores --------------------------------------------------------------------------

@@ -9,11 +9,11 @@ under judgement (homework.py's own parser is not used).
 import math
 from pathlib import Path
 from random import Random
-from typing import Hashable, Iterator, List, Optional, Sequence, Tuple
+from typing import Hashable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from ...games.stake_raid import RAID, action_cell, is_raid, move_name
-from ...games.stake_raid_files import (FileFormatError, input_text, parse_input, parse_output,
-                                       position)
+from ...games.stake_raid import RAID, StakeRaid, State, action_cell, is_raid, move_name
+from ...games.stake_raid_files import (FileFormatError, Problem, input_text, parse_input,
+                                       parse_output, position)
 from ...search import search
 from ..case import Case, Outcome
 from ..detect import Plan, is_file, needs, ours
@@ -48,7 +48,7 @@ def stake_raid_estimate(board: Sequence[str], depth: int) -> int:
     return total
 
 
-def _deepest(board, mode, cap=8):
+def _deepest(board: Sequence[str], mode: str, cap: int = 8) -> int:
     """The largest depth <= ``cap`` whose estimate fits the budget of ``mode``."""
     depth = 1
     while depth < cap and stake_raid_estimate(board, depth + 1) <= STAKE_RAID_MAX_NODES[mode]:
@@ -56,9 +56,9 @@ def _deepest(board, mode, cap=8):
     return depth
 
 
-def _random_board(size, rng, fill_percent):
+def _random_board(size: int, rng: Random, fill_percent: int) -> List[str]:
     """Rows of X, O, . with about ``fill_percent`` % pieces and at least one empty."""
-    cells = []
+    cells: List[str] = []
     for _ in range(size * size):
         if rng.randrange(100) < fill_percent:
             cells.append(rng.choice("XO"))
@@ -69,13 +69,14 @@ def _random_board(size, rng, fill_percent):
     return ["".join(cells[r * size:(r + 1) * size]) for r in range(size)]
 
 
-def _stake_raid_case(label, size, mode, player, depth, values, board):
+def _stake_raid_case(label: str, size: int, mode: str, player: str, depth: int,
+                     values: List[int], board: Sequence[str]) -> Candidate:
     return label, [], {"input.txt": input_text(size, mode, player, depth, values,
                                                board).encode()}
 
 
 def edges(rng: Random) -> Iterator[Candidate]:
-    def values(size, low=1, high=100):
+    def values(size: int, low: int = 1, high: int = 100) -> List[int]:
         return [rng.randrange(low, high) for _ in range(size * size)]
 
     # The assignment's own size first: 5x5, both modes, both sides.
@@ -208,27 +209,33 @@ def judge(case: Case, outcome: Outcome, lenient: bool) -> Sequence[Optional[Find
                        lambda e, a: _stake_raid_difference(case, e, a))]
 
 
-def _problem(case):
+def _problem(case: Case) -> Tuple[Problem, StakeRaid, State]:
     """(Problem, game, state) of a case's input.txt (our own, generated: well formed)."""
     given = parse_input(case.files["input.txt"].decode("utf-8"), "input.txt")
     game, state = position(given)
     return given, game, state
 
 
-def _parse_output(case, data):
+def _parse_output(case: Case, data: bytes) -> Union[Tuple[int, List[str]], str]:
     """(action, board rows) of an output.txt, or a string saying what is wrong."""
-    size = int(case.files["input.txt"].split()[0])
     try:
-        return parse_output(data.decode("ascii", "replace"), size)
+        return _output(case, data)
     except FileFormatError as error:
         return str(error)
 
 
-def _stake_raid_difference(case, expected, actual):
+def _output(case: Case, data: bytes) -> Tuple[int, List[str]]:
+    """(action, board rows) of an output.txt; raises FileFormatError (an EngineError:
+    bytes decide then) when it cannot be parsed."""
+    size = int(case.files["input.txt"].split()[0])
+    return parse_output(data.decode("ascii", "replace"), size)
+
+
+def _stake_raid_difference(case: Case, expected: bytes, actual: bytes) -> Tuple[str, str]:
     problem, game, state = _problem(case)
     size = problem.size
-    want = _parse_output(case, expected)
-    got = _parse_output(case, actual)
+    want = _output(case, expected)
+    got = _output(case, actual)
     want_name, got_name = move_name(size, want[0]), move_name(size, got[0])
     if want[0] == got[0]:
         for number, (w, g) in enumerate(zip(want[1], got[1]), 2):
@@ -243,9 +250,15 @@ def _stake_raid_difference(case, expected, actual):
         why = ("the square is not empty" if state[0][action_cell(action)] else
                "no piece of yours is next to it")
         return (f"illegal move: {got_name}", f"output.txt: {got_name} is not legal ({why})")
+    depth = problem.limit
+    if not isinstance(depth, int):
+        # COMPETITION: line 4 is the CPU time left, not a depth, and no one search values
+        # the moves (taking the seconds for plies would search the whole game).
+        return (f"wrong move: expected {want_name}, got {got_name}",
+                f"output.txt: expected {want_name}, got {got_name} (a COMPETITION input "
+                "has no depth to value the two moves at)")
     child = game.play(state, action)
     want_child = game.play(state, want[0])
-    depth = problem.limit
     want_value = search(game, want_child, prune=True, depth=depth - 1).value
     got_value = search(game, child, prune=True, depth=depth - 1).value
     head = f"wrong move: expected {want_name}, got {got_name}"

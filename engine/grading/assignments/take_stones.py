@@ -7,7 +7,7 @@ it lists and walked beside ours; a wrong move is judged by its value.
 import re
 from pathlib import Path
 from random import Random
-from typing import Hashable, Iterator, List, Optional, Sequence
+from typing import Hashable, Iterator, List, Optional, Sequence, Tuple
 
 from ...errors import SearchTimeout
 from ...games.take_stones import TakeStones
@@ -50,7 +50,7 @@ def take_stones_nodes(n: int, taken: Sequence[int], depth: int) -> Optional[int]
     readings = [0]
     check_every = 64
 
-    def clock():
+    def clock() -> float:
         readings[0] += 1
         return readings[0]
 
@@ -85,11 +85,11 @@ def random_history(n: int, length: int, rng: Random, first_rule: bool = True) ->
     return taken
 
 
-def _take_stones_args(n, taken, depth):
+def _take_stones_args(n: int, taken: Sequence[int], depth: int) -> List[str]:
     return [str(n), str(len(taken))] + [str(s) for s in taken] + [str(depth)]
 
 
-def _game_over_history(n, rng, max_to_move):
+def _game_over_history(n: int, rng: Random, max_to_move: bool) -> Optional[List[int]]:
     """A legal history of ``n`` stones that ends the game with Max (or Min) to move."""
     game = TakeStones(n)
     for _ in range(200):
@@ -102,7 +102,7 @@ def _game_over_history(n, rng, max_to_move):
 
 
 def edges(rng: Random) -> Iterator[Candidate]:
-    def small(label, n, taken, depth):
+    def small(label: str, n: int, taken: List[int], depth: int) -> List[Candidate]:
         if take_stones_nodes(n, taken, depth) is not None:
             return [(label, _take_stones_args(n, taken, depth), {})]
         return []
@@ -211,14 +211,17 @@ def stratum(key: Hashable) -> Stratum:
 
 _BOUNDS_LINE = re.compile(r"^alpha: (-?\d+)\tbeta: (-?\d+)$")
 
+# A block of a Take-Stones listing: (last stone taken, stones left, alpha, beta).
+Block = Tuple[int, Tuple[int, ...], int, int]
 
-def _take_stones_listing(text):
+
+def _take_stones_listing(text: bytes) -> Optional[Tuple[List[Block], List[str]]]:
     """(blocks, tail) of a Take-Stones stdout, blocks = [(last, stones, alpha, beta)],
     tail = the lines after them; or None when it cannot be read that way."""
     lines = text.decode("ascii", "replace").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    blocks = []
+    blocks: List[Block] = []
     index = 0
     while index + 2 < len(lines) and lines[index] not in ("NEXT MOVE", "Invalid input"):
         last, stones, bounds = lines[index:index + 3]
@@ -232,14 +235,14 @@ def _take_stones_listing(text):
     return blocks, lines[index:]
 
 
-def _take_stones_problem(case):
+def _take_stones_problem(case: Case) -> Tuple[int, List[int], int]:
     """(n, taken, depth) from the case's ``n k s1..sk depth`` (later arguments ignored)."""
     n, k = int(case.args[0]), int(case.args[1])
     numbers = [int(a) for a in case.args[2:3 + k]]
     return n, numbers[:k], numbers[k]
 
 
-def _take_stones_value(n, taken, depth, stone):
+def _take_stones_value(n: int, taken: Sequence[int], depth: int, stone: int) -> float:
     """The alpha-beta value (Max's view) of the child of ``taken`` after ``stone``."""
     game = TakeStones(n)
     state = game.replay_history(list(taken))
@@ -250,17 +253,17 @@ def _take_stones_value(n, taken, depth, stone):
                   memo={}).value
 
 
-def _take_stones_difference(case, expected, actual):
+def _take_stones_difference(case: Case, expected: bytes, actual: bytes) -> Tuple[str, str]:
     want = _take_stones_listing(expected)
     got = _take_stones_listing(actual)
     if want is None or got is None or not want[0] or not got[0] or \
             want[1][:1] != ["NEXT MOVE"]:
         return content_difference(expected, actual, "stdout")
-    findings = []
+    findings: List[Tuple[str, str]] = []
     root = want[0][-1]
     got_root = got[0][-1]
 
-    def entries(blocks):
+    def entries(blocks: List[Block]) -> List[Entry]:
         return [Entry(len(root[1]) - len(b[1]), b, f"alpha: {b[2]}, beta: {b[3]}")
                 for b in blocks[:-1]]
 
@@ -292,7 +295,7 @@ def _take_stones_difference(case, expected, actual):
     return "; ".join(r for r, _ in findings), "\n".join(d for _, d in findings)
 
 
-def _take_stones_move(case, want, got):
+def _take_stones_move(case: Case, want: List[str], got: List[str]) -> Tuple[str, str]:
     if len(got) < 2 or got[0] != "NEXT MOVE" or not got[1].strip().isdigit():
         return ("the NEXT MOVE section is wrong",
                 f"stdout: after the trace expected {want}, got {got[:4]}")

@@ -8,7 +8,7 @@ search), a visited file rebuilt into the tree it lists and walked beside ours.
 import functools
 from pathlib import Path
 from random import Random
-from typing import Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Hashable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ...games.tictactoe import TicTacToe, winner
 from ...search import search
@@ -40,7 +40,7 @@ def tictactoe_positions() -> List[str]:
     return reachable_positions(TicTacToe(), "-" * 9)
 
 
-def _tictactoe_mode_args(board, mode):
+def _tictactoe_mode_args(board: str, mode: Union[str, int]) -> List[str]:
     """Arguments for ``board`` in ``mode``: 'minimax', 'prune' or a PLY (int)."""
     if mode == "minimax":
         return [board, VISITED]
@@ -49,7 +49,7 @@ def _tictactoe_mode_args(board, mode):
     return [board, VISITED, "prune", str(mode)]
 
 
-def _mode_label(mode):
+def _mode_label(mode: Union[str, int]) -> str:
     return mode if isinstance(mode, str) else f"prune-ply{mode}"
 
 
@@ -107,7 +107,7 @@ def stratum(key: Hashable) -> Stratum:
 _CELL_MOVES: Dict[str, str] = {}
 
 
-def _cell_move(parent, child):
+def _cell_move(parent: str, child: str) -> Optional[str]:
     """``x@4`` when ``child`` is ``parent`` with one more mark (cell 4), else None."""
     key = parent + child
     known = _CELL_MOVES.get(key)
@@ -118,27 +118,27 @@ def _cell_move(parent, child):
     return known or None
 
 
-def _find_cell_move(parent, child):
+def _find_cell_move(parent: str, child: str) -> Optional[str]:
     changed = [i for i in range(9) if parent[i] != child[i]]
     if len(changed) != 1 or parent[changed[0]] != "-":
         return None
     return f"{child[changed[0]]}@{changed[0]}"
 
 
-def _marks(board):
+def _marks(board: str) -> int:
     return 9 - board.count("-")
 
 
-def _visited_entries(text, root):
+def _visited_entries(text: bytes, root: str) -> Union[List[Entry], Tuple[int, bytes]]:
     """Entries of a visited file (see engine.grading.traces), or (line number, line)
     for the first line that is not ``STATE VALUE``."""
-    entries = []
+    entries: List[Entry] = []
     lines = text.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     # Listings repeat the same few thousand lines (549,945 lines, 5,478 positions):
     # each distinct line is parsed once.
-    parsed = {}
+    parsed: Dict[bytes, Entry] = {}
     root_marks = _marks(root)
     for number, line in enumerate(lines, 1):
         entry = parsed.get(line)
@@ -153,7 +153,7 @@ def _visited_entries(text, root):
     return entries
 
 
-def _show_cells(path):
+def _show_cells(path: Sequence[str]) -> str:
     return ", ".join(path)
 
 
@@ -177,7 +177,7 @@ def visited_trace_difference(root: str, expected: bytes, actual: bytes,
     return f"{where}: {reason}", detail
 
 
-def _tictactoe_value(board, ply):
+def _tictactoe_value(board: str, ply: Optional[int]) -> float:
     """The minimax value (x's view) of ``board`` as the assignment's search sees a root
     child: to the end, or cut off ``ply - 1`` plies below it."""
     game = TicTacToe(evaluate_terminals=ply is not None)
@@ -185,7 +185,8 @@ def _tictactoe_value(board, ply):
                   memo={}).value
 
 
-def _tictactoe_move_difference(board, ply, expected, actual):
+def _tictactoe_move_difference(board: str, ply: Optional[int], expected: bytes,
+                               actual: bytes) -> Tuple[str, str]:
     """(reason, detail) for a tic-tac-toe stdout that differs in content."""
     lines = actual.split(b"\n")
     if len(lines) != 2 or lines[1] != b"":

@@ -12,7 +12,7 @@ from pathlib import Path
 from random import Random
 from typing import Hashable, Iterator, List, Optional, Sequence, Tuple
 
-from ...games.morris import OTHER, Morris, line_owner, moves as morris_moves, solve
+from ...games.morris import OTHER, Morris, Position, line_owner, moves as morris_moves, solve
 from ..case import Case, Outcome
 from ..detect import script_or_java_or_make
 from ..diagnose import VISITED_LINE, fail, judge_text, terminal_input
@@ -39,7 +39,7 @@ def morris_positions() -> List[Tuple[str, str]]:
     return reachable_positions(Morris(), ("-" * 9, "x"))
 
 
-def _morris_args(position, ply):
+def _morris_args(position: Position, ply: int) -> List[str]:
     return [position[0], VISITED, str(ply), position[1]]
 
 
@@ -57,10 +57,10 @@ def edges(rng: Random) -> Iterator[Candidate]:
     yield "movement-ply1", _morris_args(rng.choice(movement), 1), {}
     yield "movement-ply3", _morris_args(rng.choice(movement), 3), {}
 
-    def wins_at_once(position):
+    def wins_at_once(position: Position) -> bool:
         return any(line_owner(child) == position[1] for _, child in morris_moves(*position))
 
-    def must_block(position):
+    def must_block(position: Position) -> bool:
         """The side to move cannot win at once, but the other side threatens to."""
         board, turn = position
         other = "o" if turn == "x" else "x"
@@ -104,7 +104,7 @@ def stratum(key: Hashable) -> Stratum:
     return Stratum(str(key), len(open_) * plies, decode)
 
 
-def _canonical_lines(text):
+def _canonical_lines(text: bytes) -> bytes:
     """``text`` as LF lines without trailing blanks, each ended by a newline."""
     lines = text.replace(b"\r\n", b"\n").split(b"\n")
     if lines and lines[-1] == b"":
@@ -116,7 +116,7 @@ def judge(case: Case, outcome: Outcome, lenient: bool) -> Sequence[Optional[Find
     board, path, ply, turn = case.args[0], case.args[1], int(case.args[2]), case.args[3]
     if path not in case.expected:
         return terminal_input(case, outcome, path)
-    findings = []
+    findings: List[Finding] = []
     # stdout: one board, then a newline; cosmetic differences judged against that form.
     stdout = _canonical_lines(outcome.stdout)
     finding = judge_text("stdout", stdout, outcome.stdout, lenient)
@@ -157,7 +157,7 @@ def judge(case: Case, outcome: Outcome, lenient: bool) -> Sequence[Optional[Find
     return findings
 
 
-def _morris_keeps_value(board, turn, child):
+def _morris_keeps_value(board: str, turn: str, child: str) -> Finding:
     """With PLY >= 7 the move must keep the exact value: won stays won, drawn not lost."""
     solved = solve()
     outcome, plies = solved[board + turn]
