@@ -1,9 +1,14 @@
 """The ladder's standard-library parts: the upload unpacker (hostile archives), the
 scheduler, the roster reader. No server, no database."""
 
+import argparse
 import io
+import json
 import os
+import subprocess
+import sys
 import tarfile
+import time
 import zipfile
 
 import pytest
@@ -12,7 +17,8 @@ from ladder_helpers import FIRST_EMPTY, symlink_member, zip_bytes, zip_with
 from engine.errors import UsageError
 from engine.grading.untrusted_files import Bounds
 from engine.ladder import scheduler
-from engine.ladder.cli import read_roster
+from engine.grading.processes import start_time
+from engine.ladder.cli import read_roster, run_stop
 from engine.ladder.uploads import Refused, unpack
 
 
@@ -199,3 +205,51 @@ def test_the_roster_takes_a_name_column_or_the_first(tmp_path):
         path.write_text(bad)
         with pytest.raises(UsageError):
             read_roster(path)
+
+
+# --- ladder stop ----------------------------------------------------------------------------
+
+def _process(tmp_path, code):
+    """A Python child that writes ``ready`` once it runs ``code``'s set-up."""
+    ready = tmp_path / "ready"
+    process = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "server.json"),
+                                str(ready)])
+    deadline = time.monotonic() + 30
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return process
+
+
+SERVER = ("import os, signal, sys, time\n"
+          "signal.signal(signal.SIGTERM, lambda *_: (os.unlink(sys.argv[1]), sys.exit(0)))\n"
+          "open(sys.argv[2], 'w').close()\ntime.sleep(600)\n")
+
+
+def test_stop_never_signals_a_process_that_took_a_dead_servers_pid(tmp_path):
+    """A server killed outright leaves server.json behind; its pid may go to any process
+    later. The process holding it now started at another time: it is left alone, and
+    the stale file is removed."""
+    stranger = _process(tmp_path, SERVER)
+    try:
+        (tmp_path / "server.json").write_text(json.dumps(
+            {"pid": stranger.pid, "started": start_time(stranger.pid) - 1}))
+        with pytest.raises(UsageError, match="was gone already"):
+            run_stop(argparse.Namespace(folder=str(tmp_path)))
+        time.sleep(0.1)
+        assert stranger.poll() is None
+        assert not (tmp_path / "server.json").exists()
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+def test_stop_ends_the_server_that_wrote_the_file(tmp_path, capsys):
+    server = _process(tmp_path, SERVER)
+    try:
+        (tmp_path / "server.json").write_text(json.dumps(
+            {"pid": server.pid, "started": start_time(server.pid)}))
+        assert run_stop(argparse.Namespace(folder=str(tmp_path))) == 0
+        assert server.wait(30) == 0 and "stopped the server" in capsys.readouterr().out
+    finally:
+        server.kill()
+        server.wait()

@@ -50,6 +50,16 @@ def stat_fields(pid: int) -> Optional[List[bytes]]:
         return None
 
 
+def start_time(pid: int) -> Optional[int]:
+    """When ``pid``'s process started, in clock ticks since boot (None when it is gone):
+    with the pid, it names one process for good (a pid alone can be given out again)."""
+    fields = stat_fields(pid)
+    try:
+        return int(fields[19]) if fields is not None else None
+    except (IndexError, ValueError):
+        return None
+
+
 def is_running(pid: int) -> bool:
     """True when ``pid`` exists and is neither a zombie nor dead."""
     fields = stat_fields(pid)

@@ -35,6 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..commandline import run_program, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
 from ..grading.cli import ArgumentParser
+from ..grading.processes import signal_confirmed, start_time
 from ..tournament.games import GAMES, SizeError, rules_for
 from . import config
 
@@ -284,7 +285,8 @@ def run_serve(options: argparse.Namespace) -> int:
     web = subprocess.Popen(python + ["web", folder, "--host", host, "--port",
                                      str(options.port)] + user_options, env=environment)
     workers: List["subprocess.Popen[bytes]"] = []
-    state = {"url": url, "pid": os.getpid(), "web": web.pid, "workers": []}
+    state = {"url": url, "pid": os.getpid(), "started": start_time(os.getpid()),
+             "web": web.pid, "workers": []}
 
     def publish() -> None:
         state["workers"] = [worker.pid for worker in workers]
@@ -382,14 +384,26 @@ def run_stop(options: argparse.Namespace) -> int:
     path = os.path.join(options.folder, config.SERVER)
     try:
         with open(path, encoding="utf-8") as handle:
-            pid = json.load(handle)["pid"]
-    except (OSError, ValueError, KeyError):
+            state = json.load(handle)
+        pid, started = int(state["pid"]), state.get("started")
+    except (OSError, ValueError, KeyError, TypeError):
         raise UsageError(f"no server is running for {options.folder}") from None
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
+    # The file outlives a server that was killed: its pid may belong to another process
+    # by now. Only the process that started when the server did is signalled (a file
+    # written before the start time was kept: a process running ``ladder serve``).
+    def still_the_server() -> List[int]:
+        if started is not None:
+            return [pid] if start_time(pid) == started else []
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                words = handle.read().split(b"\0")
+        except OSError:
+            return []
+        return [pid] if b"ladder" in words and b"serve" in words else []
+
+    if not signal_confirmed([pid], signal.SIGTERM, still_the_server):
         os.unlink(path)
-        raise UsageError(f"the server of {options.folder} was gone already") from None
+        raise UsageError(f"the server of {options.folder} was gone already")
     deadline = time.monotonic() + 60
     while os.path.exists(path) and time.monotonic() < deadline:
         time.sleep(0.2)
