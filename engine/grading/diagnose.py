@@ -38,7 +38,7 @@ its cosmetic and content diagnoses, the notes on what is not graded.
 """
 
 import re
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import EngineError
 from .case import Case, Outcome
@@ -92,7 +92,8 @@ def diagnose(assignment: GradedAssignment, case: Case, outcome: Outcome,
                    cosmetic=crash is None and all(f.forgivable for f in failures))
 
 
-def _plain(case, outcome, lenient, graded=()):
+def _plain(case: Case, outcome: Outcome, lenient: bool,
+           graded: Iterable[str] = ()) -> List[Finding]:
     """Byte comparison of stdout and of every file the case expects; a ``graded`` file
     (the program's output file) that the case neither expects nor provides must not
     exist (e.g. after bad input)."""
@@ -109,7 +110,7 @@ def _plain(case, outcome, lenient, graded=()):
     return [f for f in findings if f is not None]
 
 
-def _join_reasons(reasons):
+def _join_reasons(reasons: Sequence[str]) -> str:
     """Reasons joined with "; ", the same cosmetic reason of several outputs once:
     "CRLF line endings (stdout, visited file)"."""
     split = [reason.split(": ", 1) if reason.startswith(("visited file: ", "output.txt: "))
@@ -120,7 +121,7 @@ def _join_reasons(reasons):
     return "; ".join(reasons)
 
 
-def _ungraded_notes(case, outcome, graded_files):
+def _ungraded_notes(case: Case, outcome: Outcome, graded_files: Iterable[str]) -> List[str]:
     """What the grader does not compare but a person may want to know."""
     notes = []
     if outcome.exit not in (0, None):
@@ -193,7 +194,7 @@ def terminal_input(case: Case, outcome: Outcome, path: str) -> List[Finding]:
     return findings
 
 
-def _indent(text, prefix="    "):
+def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line for line in text.split("\n"))
 
 

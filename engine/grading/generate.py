@@ -52,11 +52,12 @@ import random
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterable, List, Optional, Set, Tuple, Union
+from typing import (Any, Callable, Dict, FrozenSet, Hashable, Iterable, Iterator, List, Optional,
+                    Set, Tuple, Union)
 
 from .. import registry
 from ..errors import UsageError
-from .casespace import Candidate, Deal, Exhausted
+from .casespace import Candidate, Deal, Exhausted, Stratum
 from .case import Case, Outcome, prepare, run_reference, snapshot, write_case
 from .judges import GradedAssignment
 
@@ -64,6 +65,8 @@ from .judges import GradedAssignment
 PROGRAMS = registry.assignment_names()
 # The visited file every generated tic-tac-toe and Morris case names.
 VISITED = "visited.txt"
+# What makes two candidates of one assignment the same input: (args, sorted files).
+InputKey = Tuple[Tuple[str, ...], Tuple[Tuple[str, bytes], ...]]
 
 
 def case_key(case: Case) -> Tuple[Any, ...]:
@@ -110,7 +113,7 @@ def candidates(assignment: GradedAssignment, count: int, seed: int,
     rng = random.Random(f"engine.grading:{program}:{seed}")
     edges = judge.edges(rng) if seed == EDGE_SEED else iter(())
     # Another seed's random cases never equal the edge cases (they belong to EDGE_SEED).
-    taken: Set[Any] = set() if seed == EDGE_SEED else set(_edge_keys(assignment))
+    taken: Set[InputKey] = set() if seed == EDGE_SEED else set(_edge_keys(assignment))
     taken.update((tuple(case.args), tuple(sorted(case.files.items()))) for case in exclude
                  if case.program == assignment.script and not case.stdin)
     deal = Deal(program, seed)
@@ -145,7 +148,8 @@ def candidates(assignment: GradedAssignment, count: int, seed: int,
 EDGE_SEED = 1
 
 
-def _dealt(assignment, rng, deal, used_up):
+def _dealt(assignment: GradedAssignment, rng: random.Random, deal: Deal,
+           used_up: Set[str]) -> Iterator[Optional[Candidate]]:
     """The seed's random candidates, for ever: a stratum drawn by the judge's own
     frequencies (``draw_stratum``), then the seed's next case of it (None for a number
     that decodes to none, or a stratum whose share is used up: the caller counts it)."""
@@ -161,20 +165,20 @@ def _dealt(assignment, rng, deal, used_up):
             yield None
 
 
-_STRATA = {}
+_STRATA: Dict[Tuple[str, Hashable], Stratum] = {}
 
 
-def _stratum(assignment, key):
+def _stratum(assignment: GradedAssignment, key: Hashable) -> Stratum:
     """The judge's stratum ``key`` (made once per process: some count their cases)."""
     if (assignment.name, key) not in _STRATA:
         _STRATA[assignment.name, key] = assignment.judge.stratum(key)
     return _STRATA[assignment.name, key]
 
 
-_EDGE_KEYS = {}
+_EDGE_KEYS: Dict[str, FrozenSet[InputKey]] = {}
 
 
-def _edge_keys(assignment):
+def _edge_keys(assignment: GradedAssignment) -> FrozenSet[InputKey]:
     """The (args, files) of the default seed's edge cases of ``assignment``."""
     program = assignment.name
     if program not in _EDGE_KEYS:
@@ -185,7 +189,7 @@ def _edge_keys(assignment):
     return _EDGE_KEYS[program]
 
 
-def _with_expected(case, outcome):
+def _with_expected(case: Case, outcome: Outcome) -> Case:
     """``case`` with the outputs of our run as its expectations (never stderr)."""
     if outcome.exit != 0:
         raise RuntimeError(f"the reference program failed on generated case {case.name} "
@@ -219,7 +223,7 @@ def write_cases(cases: Iterable[Case], out_dir: Union[str, Path]) -> List[Path]:
 
 # --- running our programs ------------------------------------------------------------
 
-def _program_main(script):
+def _program_main(script: str) -> Callable[[List[str]], int]:
     """``main(argv) -> exit code`` of the program behind ``script``, for in-process runs."""
     for assignment in registry.ASSIGNMENTS:
         if assignment.script == script:

@@ -41,7 +41,7 @@ import os
 import re
 import stat
 from collections import OrderedDict
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .detect import detect
 from .judges import GradedAssignment
@@ -72,7 +72,7 @@ class Student(NamedTuple):
     folder: Optional[str]
     reason: Optional[str] = None
     source: str = ""
-    ids: tuple = ()
+    ids: Tuple[str, ...] = ()
 
 
 class Ambiguous(ValueError):
@@ -80,7 +80,7 @@ class Ambiguous(ValueError):
     both and the flag that picks one)."""
 
 
-def _entries(path):
+def _entries(path: str) -> List[str]:
     try:
         names = sorted(os.listdir(path))
     except OSError:
@@ -88,14 +88,14 @@ def _entries(path):
     return [name for name in names if not name.startswith(".") and name not in NOISE]
 
 
-def _is_folder(path):
+def _is_folder(path: str) -> bool:
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
     except OSError:
         return False
 
 
-def _is_submission(assignment, path):
+def _is_submission(assignment: GradedAssignment, path: str) -> bool:
     return detect(assignment, path).kind != "none"
 
 
@@ -136,7 +136,7 @@ def recognise(assignment: GradedAssignment, path: str) -> str:
     return "folders" if students else "single"
 
 
-def _classroom_prefix(folders):
+def _classroom_prefix(folders: Sequence[str]) -> Optional[str]:
     """The ``ASSIGNMENT-`` prefix every folder shares, up to its last ``-`` (usernames
     may hold ``-`` too), or None."""
     common = os.path.commonprefix(list(folders))
@@ -165,7 +165,7 @@ def read_paths(assignment: GradedAssignment, paths: Sequence[str], layout: str =
     return used, students
 
 
-def _descended(assignment, student):
+def _descended(assignment: GradedAssignment, student: Student) -> Student:
     """With ``--descend``: a folder that is no submission but holds exactly one
     subfolder that is one (``alice/hw1``) stands for it."""
     folder = student.folder
@@ -177,9 +177,9 @@ def _descended(assignment, student):
     return student._replace(folder=inside[0]) if len(inside) == 1 else student
 
 
-def _unique_labels(students):
+def _unique_labels(students: Sequence[Student]) -> List[Student]:
     """Two rows never share a label: a repeated one gets its source added."""
-    counts = {}
+    counts: Dict[str, int] = {}
     for student in students:
         counts[student.label] = counts.get(student.label, 0) + 1
     return [student._replace(label=f"{student.label} ({student.source})")
@@ -187,20 +187,21 @@ def _unique_labels(students):
             for student in students]
 
 
-def _single(assignment, path, staging):
+def _single(assignment: GradedAssignment, path: str, staging: Optional[str]) -> List[Student]:
     return [Student(path, path, None, path)]
 
 
-def _loose(path, name, why):
+def _loose(path: str, name: str, why: str) -> Student:
     label = os.path.join(path, name)
     return Student(label, None, why, name)
 
 
-def _folders(assignment, path, staging):
+def _folders(assignment: GradedAssignment, path: str, staging: Optional[str]
+             ) -> List[Student]:
     """One folder per student; every other entry is listed with the reason."""
-    rows = []
+    rows: List[Student] = []
     names = _entries(path)
-    lowered = {}
+    lowered: Dict[str, List[str]] = {}
     for name in names:
         lowered.setdefault(name.lower(), []).append(name)
     for name in names:
@@ -219,11 +220,12 @@ def _folders(assignment, path, staging):
     return rows
 
 
-def _stem(name):
+def _stem(name: str) -> str:
     return name.split(".")[0] or name
 
 
-def _stage(staging, key, files):
+def _stage(staging: str, key: str, files: Dict[str, Tuple[str, str]]
+           ) -> Tuple[str, Optional[str]]:
     """A new folder under ``staging`` holding ``files`` ({name in the folder: (export
     folder, export file name)}); the reason it cannot be made, else None."""
     folder = os.path.join(staging, f"{len(os.listdir(staging)):04d}-{key}")
@@ -250,7 +252,8 @@ def _stage(staging, key, files):
     return folder, None
 
 
-def _staged_row(label, staging, key, files, source, ids):
+def _staged_row(label: str, staging: Optional[str], key: str, files: Dict[str, Tuple[str, str]],
+                source: str, ids: Tuple[str, ...]) -> Student:
     if staging is None:
         raise ValueError("a flat export needs a staging folder")
     folder, problem = _stage(staging, re.sub(r"[^\w.-]", "_", key), files)
@@ -259,9 +262,11 @@ def _staged_row(label, staging, key, files, source, ids):
     return Student(label, folder, None, source, ids)
 
 
-def _canvas(assignment, path, staging):
+def _canvas(assignment: GradedAssignment, path: str, staging: Optional[str]
+            ) -> List[Student]:
     """Loose files ``name[_late]_USER_ATTACHMENT_FILE``, grouped by student."""
-    groups, rows = OrderedDict(), []
+    groups: Dict[Tuple[str, str], List[Tuple[str, str]]] = OrderedDict()
+    rows: List[Student] = []
     for name in _entries(path):
         match = CANVAS.match(name)
         if match is None or _is_folder(os.path.join(path, name)):
@@ -284,7 +289,7 @@ def _canvas(assignment, path, staging):
     return rows
 
 
-def _receipt(path, name):
+def _receipt(path: str, name: str) -> Tuple[Optional[str], Dict[str, str]]:
     """(student's name or None, {stored file name: original name}) of a Blackboard
     receipt."""
     descriptor = open_folder(path)
@@ -301,9 +306,12 @@ def _receipt(path, name):
     return (match.group(1) if match else None), originals
 
 
-def _blackboard(assignment, path, staging):
+def _blackboard(assignment: GradedAssignment, path: str, staging: Optional[str]
+                ) -> List[Student]:
     """``ASSIGNMENT_USER_attempt_DATE[_FILE]``: each student's latest attempt."""
-    attempts, rows = OrderedDict(), []
+    # {user: {date: [(file, or None for the receipt; the export's name)]}}
+    attempts: Dict[str, Dict[str, List[Tuple[Optional[str], str]]]] = OrderedDict()
+    rows: List[Student] = []
     for name in _entries(path):
         match = BLACKBOARD.match(name)
         if match is None or _is_folder(os.path.join(path, name)):
@@ -315,7 +323,8 @@ def _blackboard(assignment, path, staging):
     for user, by_date in attempts.items():
         date = max(by_date)
         receipt = [name for file, name in by_date[date] if file is None]
-        student, originals = (None, {})
+        student: Optional[str] = None
+        originals: Dict[str, str] = {}
         for name in receipt:
             student, originals = _receipt(path, name)
         files = {originals.get(name, file): (path, name)
@@ -333,9 +342,11 @@ def _blackboard(assignment, path, staging):
     return rows
 
 
-def _moodle(assignment, path, staging):
+def _moodle(assignment: GradedAssignment, path: str, staging: Optional[str]
+            ) -> List[Student]:
     """``Full Name_ID_assignsubmission_KIND_/`` folders: the ``file`` one is graded."""
-    students, rows = OrderedDict(), []
+    students: Dict[Tuple[str, str], Dict[str, str]] = OrderedDict()
+    rows: List[Student] = []
     for name in _entries(path):
         match = MOODLE.match(name)
         if match is None or not _is_folder(os.path.join(path, name)):
@@ -380,7 +391,8 @@ def gradescope_metadata(text: str) -> Dict[str, List[Tuple[str, str, str]]]:
                        for key, people in found.items())
 
 
-def _gradescope(assignment, path, staging):
+def _gradescope(assignment: GradedAssignment, path: str, staging: Optional[str]
+                ) -> List[Student]:
     """``submission_ID/`` folders named by ``submission_metadata.yml``."""
     descriptor = open_folder(path)
     try:
@@ -408,7 +420,8 @@ def _gradescope(assignment, path, staging):
     return rows
 
 
-def _classroom(assignment, path, staging):
+def _classroom(assignment: GradedAssignment, path: str, staging: Optional[str]
+               ) -> List[Student]:
     """``ASSIGNMENT-username/`` clones, labelled by the username."""
     names = _entries(path)
     folders = [name for name in names if _is_folder(os.path.join(path, name))]
@@ -426,9 +439,11 @@ def _classroom(assignment, path, staging):
     return rows
 
 
-READERS = {"single": _single, "folders": _folders, "canvas": _canvas,
-           "blackboard": _blackboard, "moodle": _moodle, "gradescope": _gradescope,
-           "classroom": _classroom}
+# How a layout reads a path: reader(assignment, path, staging) -> rows.
+Reader = Callable[[GradedAssignment, str, Optional[str]], List[Student]]
+READERS: Dict[str, Reader] = {
+    "single": _single, "folders": _folders, "canvas": _canvas, "blackboard": _blackboard,
+    "moodle": _moodle, "gradescope": _gradescope, "classroom": _classroom}
 
 
 def students_summary(students: Iterable["Student"]) -> List[str]:
