@@ -27,7 +27,7 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .fences import SAFE_PATH
 from .judges import GradedAssignment
@@ -44,7 +44,7 @@ IGNORED = (".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules"
 
 
 
-def _tool(name):
+def _tool(name: str) -> Optional[str]:
     return shutil.which(name, path=SAFE_PATH)
 
 
@@ -99,7 +99,7 @@ def detect(assignment: GradedAssignment, folder: Union[str, Path]) -> Plan:
     return plan
 
 
-def _hint(folder, entry_points, detect_in):
+def _hint(folder: Path, entry_points: Iterable[str], detect_in: Callable[[Path], Plan]) -> str:
     """Why a folder that is no submission may have been meant as one: a file named like
     an entry point but for its case (names are case-sensitive), or a submission one
     level down. An empty string when neither."""
@@ -149,7 +149,7 @@ def submission_root(path: str) -> str:
     return path
 
 
-def _tail(data, lines=15):
+def _tail(data: bytes, lines: int = 15) -> str:
     text = data.decode("utf-8", errors="replace").rstrip("\n")
     return "\n".join(text.split("\n")[-lines:])
 

@@ -51,6 +51,9 @@ EXCERPT_BYTES = 20000
 LEFT_BEHIND = Bounds(depth=32, entries=10_000, bytes=1 << 62)
 # Files the kit does not grade are listed by name; this much of each is read.
 UNGRADED_READ = 4096
+# A build's files as it left them: {relative path: (size, mtime in ns)}; a run's file
+# still so is the submission's own, not the run's.
+Baseline = Dict[str, Tuple[int, int]]
 
 
 def load_cases(folder: Union[str, Path]) -> List[Case]:
@@ -99,11 +102,11 @@ def find_submissions(assignment: GradedAssignment, paths: Iterable[str],
     return found
 
 
-def _is_submission(assignment, path):
+def _is_submission(assignment: GradedAssignment, path: str) -> bool:
     return detect(assignment, path).kind != "none"
 
 
-def _subfolders(path):
+def _subfolders(path: str) -> List[str]:
     try:
         names = sorted(os.listdir(path))
     except OSError:
@@ -112,7 +115,7 @@ def _subfolders(path):
             if not name.startswith(".") and os.path.isdir(os.path.join(path, name))]
 
 
-def _descended(assignment, path, descend):
+def _descended(assignment: GradedAssignment, path: str, descend: bool) -> str:
     """``path``, or with ``descend`` its only subfolder that is a submission."""
     if not descend or not os.path.isdir(path) or _is_submission(assignment, path):
         return path
@@ -165,14 +168,15 @@ def shard(submissions: Iterable[str], index: int, count: int,
 EXCERPT_CONTEXT = 5
 
 
-def _excerpt(data, start=0):
+def _excerpt(data: bytes, start: int = 0) -> Tuple[str, bool]:
     """Text of ``data`` from line ``start`` (0-based) on, cut to EXCERPT_LINES lines /
     EXCERPT_BYTES bytes; and whether anything was left out after it. Only the excerpt is
     split into lines: a graded output may be megabytes."""
     offset = _line_offset(data, start)
     window = data[offset:offset + EXCERPT_BYTES + 1]
     lines = window.split(b"\n")
-    kept, size = [], 0
+    kept: List[bytes] = []
+    size = 0
     for line in lines[:EXCERPT_LINES]:
         size += len(line) + 1
         if size > EXCERPT_BYTES:
@@ -183,7 +187,7 @@ def _excerpt(data, start=0):
     return b"\n".join(kept).decode("utf-8", errors="backslashreplace"), truncated
 
 
-def _line_offset(data, line):
+def _line_offset(data: bytes, line: int) -> int:
     """The byte offset where 0-based ``line`` of ``data`` starts (its end if shorter)."""
     offset = 0
     for _ in range(line):
@@ -262,7 +266,7 @@ class Runner:
         self.progress = progress
         self.workspace: Optional[str] = new_workspace()
         self.builds = os.path.join(self.workspace, "builds")
-        self.sandboxes = []
+        self.sandboxes: List[Sandbox] = []
         # A slot per core, each pinned to its own; with fewer slots than cores (a task of
         # a cluster array, where other tasks share the node) nothing is pinned.
         pin = self.jobs >= usable_cores()
@@ -276,7 +280,7 @@ class Runner:
             raise
         self.isolation = self.sandboxes[0].isolation
         self.fences = self.sandboxes[0].fences
-        self._builds: Dict[str, Tuple[Plan, Build, Dict[str, Tuple[int, int]]]] = {}
+        self._builds: Dict[str, Tuple[Plan, Build, Baseline]] = {}
         self._build_locks: Dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -302,7 +306,7 @@ class Runner:
             return command_plan(self.command)
         return detect(self.assignment, self.folder(submission))
 
-    def _build(self, submission, sandbox):
+    def _build(self, submission: str, sandbox: Sandbox) -> Tuple[Plan, Build, Baseline]:
         with self._lock:
             lock = self._build_locks.setdefault(submission, threading.Lock())
         with lock:
@@ -333,9 +337,9 @@ class Runner:
         to_build = sorted({submission for submission, _ in work}, key=submissions.index)
         queue = itertools.chain(((submission, None) for submission in to_build), work)
         queue_lock = threading.Lock()
-        errors = []
+        errors: List[BaseException] = []
 
-        def worker(sandbox):
+        def worker(sandbox: Sandbox) -> None:
             try:
                 while not self._stop.is_set():
                     with queue_lock:
@@ -432,6 +436,9 @@ class Runner:
         if not isinstance(left, str) and self.assignment.judge.STDOUT_GRADED and \
                 len(result.stdout) > 2 * len(case.stdout) + (1 << 20):
             left[1]["stdout"] = len(result.stdout)
+        files: Dict[str, bytes]
+        oversized: Dict[str, int]
+        unread: Optional[str]
         if isinstance(left, str):       # too much left behind to read
             (files, oversized), unread = ({}, {}), left
         else:
@@ -489,7 +496,8 @@ class Runner:
                 record["compared"].append(entry)
         return record
 
-    def _files_after(self, folder, baseline, case):
+    def _files_after(self, folder: str, baseline: Baseline, case: Case
+                     ) -> Union[str, Tuple[Dict[str, bytes], Dict[str, int]]]:
         """``(files, oversized)`` of the run folder after the run (all of the run's
         processes are dead): the graded files' bytes up to their cap, other new or
         changed files by name (a short excerpt), without the submission's own files left
@@ -545,7 +553,8 @@ def graded_caps(assignment: GradedAssignment, case: Case) -> Dict[str, int]:
     return caps
 
 
-def _too_large(assignment, case, oversized):
+def _too_large(assignment: GradedAssignment, case: Case, oversized: Dict[str, int]
+               ) -> Verdict:
     """The verdict of a run whose graded files are too large to diagnose."""
     parts = []
     judge = assignment.judge
@@ -559,7 +568,7 @@ def _too_large(assignment, case, oversized):
                    unusable_output=judge.UNREADABLE_ZEROES)
 
 
-def _case_paths(case):
+def _case_paths(case: Case) -> List[str]:
     """The case's input files and the folders they sit in, relative to the run folder."""
     paths = set()
     for name in case.files:
@@ -601,14 +610,14 @@ def write_inputs(folder: str, built: Build, shared: bool, case: Case) -> List[st
     return given + _case_paths(case)
 
 
-def _remove_quietly(name, folder_fd):
+def _remove_quietly(name: str, folder_fd: int) -> None:
     try:
         remove_beneath(name, folder_fd)
     except ValueError:           # an absolute name or a "..": nothing of the run's
         pass
 
 
-def _lstat_quietly(name, folder_fd):
+def _lstat_quietly(name: str, folder_fd: int) -> Optional[os.stat_result]:
     try:
         return lstat_beneath(name, folder_fd)
     except ValueError:
