@@ -220,10 +220,20 @@ def open_beneath(relative: str, dir_fd: int, flags: int, mode: int = 0o600) -> i
         os.close(folder)
 
 
-def _walk_down(parts: Iterable[str], dir_fd: int) -> int:
+def _walk_down(parts: Iterable[str], dir_fd: int, make_mode: Optional[int] = None) -> int:
+    """A descriptor of the folder reached from the open folder ``dir_fd`` through the
+    components ``parts``, each opened with O_NOFOLLOW relative to the one before (a link
+    or a file on the way raises OSError). With ``make_mode``, each component missing is
+    made first (that mode; one already there is fine). One descriptor is held at a time
+    and none is left open when it raises."""
     current = os.dup(dir_fd)
     try:
         for part in parts:
+            if make_mode is not None:
+                try:
+                    os.mkdir(part, make_mode, dir_fd=current)
+                except FileExistsError:
+                    pass
             following = open_folder(part, current)
             os.close(current)
             current = following
@@ -286,20 +296,7 @@ def make_folders(relative: str, dir_fd: int, mode: int = 0o755) -> int:
     """Make the folder ``relative`` below ``dir_fd`` and any missing one on the way (no
     link followed: an existing link or file on the way raises OSError); return a
     descriptor of it."""
-    current = os.dup(dir_fd)
-    try:
-        for part in _parts(relative):
-            try:
-                os.mkdir(part, mode, dir_fd=current)
-            except FileExistsError:
-                pass
-            following = open_folder(part, current)
-            os.close(current)
-            current = following
-    except BaseException:
-        os.close(current)
-        raise
-    return current
+    return _walk_down(_parts(relative), dir_fd, make_mode=mode)
 
 
 def write_new(relative: str, data: bytes, dir_fd: int, mode: int = 0o644,
