@@ -32,6 +32,18 @@ def read(folder, name):
     return (Path(folder) / name).read_text()
 
 
+def charged_group(tmp_path, charged, shmem):
+    """``(group, its folder)``: a 64 MB slot group in a fake tree whose memory.current
+    says ``charged`` bytes are charged to it, memory.stat that all of them are file pages
+    and ``shmem`` of those tmpfs or shared memory (what a build or a run left)."""
+    parent = fake_parent(tmp_path / "kit")
+    group = SlotGroupV2("s0", cpu=None, memory_bytes=64 << 20, processes=4, parent=parent)
+    folder = Path(group.folder)
+    (folder / "memory.current").write_text(str(charged))
+    (folder / "memory.stat").write_text(f"anon 0\nfile {charged}\nshmem {shmem}\n")
+    return group, folder
+
+
 def test_the_fences_are_written_as_cgroup_v2_names_them(tmp_path):
     parent = fake_parent(tmp_path / "kit")
     group = SlotGroupV2("s0", cpu=1, memory_bytes=256 << 20, processes=64, parent=parent)
@@ -82,11 +94,7 @@ def test_cpu_peak_and_oom_kills_come_from_the_group_files(tmp_path):
 
 def test_memory_left_charged_is_added_to_the_next_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(cgroups, "DRAIN_SECONDS", 0.05)
-    parent = fake_parent(tmp_path / "kit")
-    group = SlotGroupV2("s0", cpu=None, memory_bytes=64 << 20, processes=4, parent=parent)
-    folder = Path(group.folder)
-    (folder / "memory.current").write_text(str(130 << 20))
-    (folder / "memory.stat").write_text(f"anon 0\nfile {130 << 20}\nshmem {100 << 20}\n")
+    group, folder = charged_group(tmp_path, 130 << 20, shmem=100 << 20)
     group.start()
     # The tmpfs and shared memory stay charged (no swap): the page cache would not.
     assert read(folder, "memory.max") == str(164 << 20)
@@ -102,11 +110,7 @@ def test_what_stays_charged_from_run_to_run_is_waited_for_once(tmp_path, monkeyp
     # IPC objects the kernel is still freeing).
     sleeps = []
     monkeypatch.setattr(cgroups.time, "sleep", sleeps.append)
-    parent = fake_parent(tmp_path / "kit")
-    group = SlotGroupV2("s0", cpu=None, memory_bytes=64 << 20, processes=4, parent=parent)
-    folder = Path(group.folder)
-    (folder / "memory.current").write_text(str(3 << 20))
-    (folder / "memory.stat").write_text(f"anon 0\nfile {3 << 20}\nshmem {2 << 20}\n")
+    group, folder = charged_group(tmp_path, 3 << 20, shmem=2 << 20)
     group.start()
     assert len(sleeps) == 3 and read(folder, "memory.max") == str(66 << 20)
     del sleeps[:]
