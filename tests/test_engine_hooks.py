@@ -1,48 +1,18 @@
-"""Engine hooks on small hand-made trees: ARD, iterative deepening, time limits, windows,
-memo keys (the selective hooks of agents: tests/test_selective.py)."""
+"""Engine hooks on small trees (hand-made, and random ones for memo keys): ARD, iterative
+deepening, time limits, windows, memo keys (the selective hooks of agents:
+tests/test_selective.py)."""
+
+import random
 
 import pytest
 
+from search_helpers import NestedTree, random_tree
+
 from engine.errors import SearchTimeout
-from engine.game import Game
 from engine.iterative import iterative_deepening
 from engine.search import (EVALUATED, INF, INTERIOR, TimeLimit, TranspositionTable,
                            alphabeta, minimax, search)
 from engine.trace import RecursionDepthTracer, Tracer, TraceRecorder, Tracers
-
-
-class NestedTree(Game):
-    """Test game: a state is a path of child indices into a nested tuple; ints are leaves.
-
-    Non-leaf nodes at the cut-off are evaluated as 0 (their ints are unreachable there).
-    """
-
-    def __init__(self, tree, max_root=True):
-        self.tree, self.max_root = tree, max_root
-
-    def node(self, path):
-        node = self.tree
-        for index in path:
-            node = node[index]
-        return node
-
-    def actions(self, path):
-        return list(range(len(self.node(path))))
-
-    def result(self, path, index):
-        return path + (index,)
-
-    def is_terminal(self, path):
-        return isinstance(self.node(path), int)
-
-    def utility(self, path):
-        return self.node(path)
-
-    def is_maxs_turn(self, path):
-        return (len(path) % 2 == 0) == self.max_root
-
-    def evaluate(self, path):
-        return 0
 
 
 AIMA_FIGURE_5_2 = ((3, 12, 8), (2, 4, 6), (14, 5, 2))
@@ -175,10 +145,24 @@ def test_generator_successors_are_pulled_only_up_to_a_cut():
     assert len(quiet.built) == 10
 
 
-def test_memo_key_merges_states_and_replays_with_the_state():
-    """Paths that end in the same child index share a memo entry under this key; the
-    recorder is told the state each replay stands for."""
-    game = NestedTree(((1, 2), (1, 2), (1, 2)))
+@pytest.mark.parametrize("seed", [None, *range(20)])
+def test_a_memo_key_merges_states_and_replays_them_as_the_full_search(seed):
+    """A memo replays whole subtrees: the same text and the same node and evaluation
+    counts as a search without it. The tree repeats one branch three times: paths
+    differ, but the memo key ignores the path's first move, so the three branches share
+    memo entries (a memo keyed by the state itself replays nothing here), and the
+    recorder is told the state each replay stands for. Seed None: the hand-made branch
+    (1, 2), searched by minimax in full; else a random branch and search."""
+    if seed is None:
+        branch, depth, prune = (1, 2), None, False
+    else:
+        branch = random_tree(random.Random(seed), 4)
+        depth = (None, 3)[seed % 2]
+        prune = seed % 3 == 0   # minimax: every branch has the same window, and hits
+
+    class Repeated(NestedTree):
+        def evaluate(self, path):
+            return sum(path[1:]) - 3        # what the memo key keeps
 
     class Recorder(TraceRecorder):
         def __init__(self):
@@ -186,14 +170,26 @@ def test_memo_key_merges_states_and_replays_with_the_state():
             self.replayed_for = []
 
         def leave(self, state, action, depth, value, alpha, beta, kind):
-            self.chunks.append(f"{value} ")
+            self.chunks.append(f"{state[1:]} {value} {alpha} {beta} {kind}\n")
+
+        def pruned(self, state, depth, actions):
+            self.chunks.append(f"x {state[1:]} {depth} {actions}\n")
 
         def replay(self, segment, state=None):
             self.replayed_for.append(state)
             super().replay(segment, state)
 
-    plain, merged = Recorder(), Recorder()
-    expected = minimax(game, (), tracer=plain, memo={})
-    found = minimax(game, (), tracer=merged, memo={}, memo_key=lambda path: path[1:])
-    assert found.value == expected.value == 1 and merged.text() == plain.text()
-    assert merged.replayed_for == [(1,), (2,)] and plain.replayed_for == []
+    game = Repeated(tuple(branch for _ in range(3)))
+    plain, unmerged, merged = Recorder(), Recorder(), Recorder()
+    a = search(game, (), prune=prune, depth=depth, tracer=plain)
+    by_state = search(game, (), prune=prune, depth=depth, tracer=unmerged, memo={})
+    b = search(game, (), prune=prune, depth=depth, tracer=merged, memo={},
+               memo_key=lambda path: path[1:])
+    assert merged.text() == unmerged.text() == plain.text()
+    assert prune or b.stats.memo_hits > 0
+    assert (b.stats.nodes, b.stats.evaluations) == (a.stats.nodes, a.stats.evaluations)
+    assert unmerged.replayed_for == [] and by_state.value == b.value == a.value
+    if not prune:
+        assert merged.replayed_for == [(1,), (2,)]
+    if seed is None:
+        assert b.value == 1

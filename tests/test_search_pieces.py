@@ -6,8 +6,9 @@ import random
 
 import pytest
 
+from search_helpers import NestedTree, random_tree
+
 from engine.errors import EngineError, SearchOptionError, SearchTimeout
-from engine.game import Game
 from engine.search import TimeLimit, TranspositionTable, search
 from engine.searchparts import (EXACT, INF, LOWER, UPPER, TableEntry, bound_flag, bulk_value,
                                 cut_piece, deadline_check, hint_first, horizon_piece,
@@ -16,42 +17,12 @@ from engine.selective import Selective
 from engine.trace import Tracer, TraceRecorder
 
 
-class RandomTree(Game):
+class RandomTree(NestedTree):
     """A tree given as nested tuples (ints are leaves); states are paths. Interior nodes
     on a cut-off are valued by the sum of their path (any deterministic number)."""
 
-    def __init__(self, tree):
-        self.tree = tree
-
-    def node(self, path):
-        node = self.tree
-        for index in path:
-            node = node[index]
-        return node
-
-    def actions(self, path):
-        return list(range(len(self.node(path))))
-
-    def result(self, path, index):
-        return path + (index,)
-
-    def is_terminal(self, path):
-        return isinstance(self.node(path), int)
-
-    def utility(self, path):
-        return self.node(path)
-
     def evaluate(self, path):
         return sum(path) - 3
-
-    def is_maxs_turn(self, path):
-        return len(path) % 2 == 0
-
-
-def random_tree(rng, depth):
-    if depth == 0 or (depth < 4 and rng.random() < 0.2):
-        return rng.randint(-9, 9)
-    return tuple(random_tree(rng, depth - 1) for _ in range(rng.randint(1, 4)))
 
 
 class Events(TraceRecorder):
@@ -86,41 +57,6 @@ def test_the_table_node_without_pieces_is_the_exact_node(seed):
     assert (b.value, b.action, b.root_values) == (a.value, a.action, a.root_values)
     assert (b.stats.nodes, b.stats.evaluations, b.stats.terminals, b.stats.cutoffs) == \
         (a.stats.nodes, a.stats.evaluations, a.stats.terminals, a.stats.cutoffs)
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_the_memo_wrapper_gives_the_full_searchs_counts_and_trace(seed):
-    """A memo replays whole subtrees: same text and the same node and evaluation counts
-    as a search without it (the tree has repeated subtrees: paths differ, but the memo
-    key ignores the path's first move)."""
-    rng = random.Random(seed)
-    branch = random_tree(rng, 4)
-
-    class Repeated(RandomTree):
-        def evaluate(self, path):
-            return sum(path[1:]) - 3        # what the memo key keeps
-
-    game = Repeated(tuple(branch for _ in range(3)))
-    depth = (None, 3)[seed % 2]
-    prune = seed % 3 == 0       # minimax: every branch has the same window, and hits
-
-    class Plain(Events):
-        def enter(self, *event):
-            pass
-
-        def leave(self, state, action, depth, value, alpha, beta, kind):
-            self.chunks.append(f"{state[1:]} {value} {alpha} {beta} {kind}\n")
-
-        def pruned(self, state, depth, actions):
-            self.chunks.append(f"x {state[1:]} {depth} {actions}\n")
-
-    plain, merged = Plain(), Plain()
-    a = search(game, (), prune=prune, depth=depth, tracer=plain)
-    b = search(game, (), prune=prune, depth=depth, tracer=merged, memo={},
-               memo_key=lambda path: path[1:])
-    assert merged.text() == plain.text()
-    assert prune or b.stats.memo_hits > 0
-    assert (b.stats.nodes, b.stats.evaluations) == (a.stats.nodes, a.stats.evaluations)
 
 
 def test_memoised_alone_counts_replays_and_calls_the_node_once_per_key():
