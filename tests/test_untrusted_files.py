@@ -44,6 +44,37 @@ def test_only_regular_files_are_read_and_links_never_followed(tree):
     assert read_text_file("/proc/self/mem") in (None, "")
 
 
+def test_a_file_is_read_in_one_call_and_short_reads_are_completed(tmp_path, monkeypatch):
+    """A graded visited.txt is megabytes: one read of the wanted size gives the bytes
+    object returned (no chunks joined, no second copy); a read that comes back short
+    is followed by more until the wanted size or the end."""
+    data = bytes(range(256)) * (3 * 4096 + 7)          # 3 MB and a bit: past 1 MB chunks
+    (tmp_path / "visited.txt").write_bytes(data)
+    real_read = os.read
+    sizes = []
+
+    def counted_read(descriptor, size):
+        sizes.append(size)
+        return real_read(descriptor, size)
+
+    folder = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        monkeypatch.setattr(os, "read", counted_read)
+        assert read_regular("visited.txt", folder) == (data, len(data))
+        assert sizes == [len(data)]
+        sizes.clear()
+        assert read_regular("visited.txt", folder, cap=1000) == (data[:1000], len(data))
+        assert sizes == [1000]
+
+        monkeypatch.setattr(os, "read",
+                            lambda descriptor, size: real_read(descriptor, min(size, 4096)))
+        assert read_regular("visited.txt", folder) == (data, len(data))
+        assert read_regular("visited.txt", folder, cap=10_000) == (data[:10_000], len(data))
+    finally:
+        monkeypatch.undo()
+        os.close(folder)
+
+
 def test_a_link_on_the_way_is_refused(tree):
     folder = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
     try:
