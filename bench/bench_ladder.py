@@ -40,17 +40,9 @@ import zipfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = sys.executable
-AGENT = """\
-import sys
-lines = open("input.txt").read().split("\\n")
-n = int(lines[0])
-rows = list(enumerate(lines[4 + n:4 + 2 * n]))
-for r, row in (reversed(rows) if "{order}" == "last" else rows):
-    for c, mark in enumerate(row):
-        if mark == ".":
-            open("output.txt", "w").write("%s%d Stake\\n" % (chr(65 + c), r + 1))
-            sys.exit(0)
-"""
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from measure import stake_agent, write_stake_agent  # noqa: E402
 
 
 def engine(*args, **kwargs):
@@ -68,7 +60,7 @@ def free_port():
 def zipped(order):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("homework.py", AGENT.replace("{order}", order))
+        archive.writestr("homework.py", stake_agent(order))
     return buffer.getvalue()
 
 
@@ -177,13 +169,9 @@ def games_per_minute(options):
 
     work = tempfile.mkdtemp(prefix="ladder-bench-tournament-")
     try:
-        entrants = []
-        for index, name in enumerate(names):
-            folder = os.path.join(work, name)
-            os.mkdir(folder)
-            with open(os.path.join(folder, "homework.py"), "w") as handle:
-                handle.write(AGENT.replace("{order}", "first" if index % 2 else "last"))
-            entrants.append(folder)
+        entrants = [write_stake_agent(os.path.join(work, name),
+                                      "first" if index % 2 else "last")
+                    for index, name in enumerate(names)]
         out = os.path.join(work, "t.json")
         started = time.monotonic()
         done = engine("tournament", "run", "stake_raid", *entrants, "ours:agent",

@@ -24,23 +24,15 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from measure import write_stake_agent  # noqa: E402
 
 from engine.tournament import entrants as entrants_module  # noqa: E402
 from engine.tournament import referee, schedule  # noqa: E402
 from engine.tournament.director import Director  # noqa: E402
 from engine.tournament.games import rules_for  # noqa: E402
 
-FIRST_EMPTY = """\
-import sys
-lines = open("input.txt").read().split("\\n")
-n = int(lines[0])
-rows = list(enumerate(lines[4 + n:4 + 2 * n]))
-for r, row in (reversed(rows) if "{order}" == "last" else rows):
-    for c, mark in enumerate(row):
-        if mark == ".":
-            open("output.txt", "w").write("%s%d Stake\\n" % (chr(65 + c), r + 1))
-            sys.exit(0)
-"""
 OURS = ["agent", "classic", "greedy", "depth1", "depth2", "depth3", "depth4", "depth5"]
 
 
@@ -59,13 +51,8 @@ class TimedSeat(referee.Seat):
 def overhead(games, seconds, isolation):
     rules = rules_for("stake_raid")
     with tempfile.TemporaryDirectory() as root:
-        paths = []
-        for order in ("first", "last"):
-            folder = os.path.join(root, order)
-            os.mkdir(folder)
-            with open(os.path.join(folder, "homework.py"), "w") as handle:
-                handle.write(FIRST_EMPTY.replace("{order}", order))
-            paths.append(folder)
+        paths = [write_stake_agent(os.path.join(root, order), order)
+                 for order in ("first", "last")]
         found = entrants_module.resolve(rules, paths, [], None)
         director = Director(rules, found, seconds, 1, isolation, 256)
         try:

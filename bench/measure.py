@@ -1,4 +1,5 @@
-"""Shared benchmark helper: CPU time and peak memory of a child process."""
+"""Shared benchmark helpers: CPU time and peak memory of a child process; a trivial
+Stake/Raid agent for the benches that play games (ladder, tournament)."""
 
 import os
 import subprocess
@@ -31,3 +32,32 @@ def best_of(count, argv, **options):
 
 
 PYTHON = os.environ.get("BENCH_PYTHON", sys.executable)
+
+
+_STAKE_AGENT = """\
+import sys
+lines = open("input.txt").read().split("\\n")
+n = int(lines[0])
+rows = list(enumerate(lines[4 + n:4 + 2 * n]))
+for r, row in (reversed(rows) if "{order}" == "last" else rows):
+    for c, mark in enumerate(row):
+        if mark == ".":
+            open("output.txt", "w").write("%s%d Stake\\n" % (chr(65 + c), r + 1))
+            sys.exit(0)
+"""
+
+
+def stake_agent(order):
+    """The homework.py of a trivial Stake/Raid player that costs next to no CPU: it
+    stakes the first empty square of the first row that has one (``order`` "first") or of
+    the last such row ("last")."""
+    return _STAKE_AGENT.replace("{order}", order)
+
+
+def write_stake_agent(folder, order):
+    """Make the folder ``folder`` holding :func:`stake_agent` ``(order)`` as homework.py;
+    return ``folder``."""
+    os.mkdir(folder)
+    with open(os.path.join(folder, "homework.py"), "w") as handle:
+        handle.write(stake_agent(order))
+    return folder
