@@ -282,6 +282,44 @@ def test_ctrl_c_keeps_finished_games_and_resume_plays_the_rest(tmp_path):
     assert final["games"][:len(kept["games"])] == kept["games"]
 
 
+# The last progress line before the slow build (sprt says nothing as each build starts).
+@pytest.mark.parametrize("command, started", [
+    ("run", "tournament: slowbuild: make agent"), ("sprt", "tournament: Stake/Raid SPRT")])
+def test_ctrl_c_during_the_builds_exits_130_and_keeps_the_entrants(tmp_path, command,
+                                                                   started):
+    """Interrupted while an entrant builds (before any game): exit 130, no internal
+    error, and the --json file lists the entrants with no game (not complete)."""
+    slow = entrant(tmp_path, "slowbuild", {
+        "homework.py": FIRST_EMPTY, "Makefile": makefile("\tpython3 homework.py",
+                                                         agent="\tsleep 60")})
+    out = tmp_path / "r.json"
+    args = [command, "stake_raid", slow, "ours:greedy", "--sizes", "3", "--time", "5",
+            "--jobs", "1", "--json", str(out)]
+    if command == "sprt":
+        args += ["--elo0", "0", "--elo1", "100"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen([sys.executable, "-m", "engine", "tournament", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env, preexec_fn=lambda: signal.signal(
+                                   signal.SIGINT, signal.SIG_DFL))
+    seen = []
+    for line in process.stderr:     # (the build then sleeps for a minute)
+        seen.append(line)
+        if line.startswith(started):
+            break
+    # sprt's line comes just before its builds start, run's from a build's thread: a
+    # moment later the builds are running and the command waits for them.
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    stderr = "".join(seen) + stderr
+    assert process.returncode == 130, stderr
+    assert "internal error" not in stderr, stderr
+    kept = json.loads(out.read_text())
+    assert kept["complete"] is False and kept["games"] == []
+    assert [row["name"] for row in kept["entrants"]] == ["slowbuild", "ours:greedy"]
+
+
 def test_shards_merge_into_the_whole_from_the_command_line(tmp_path):
     paths = [entrant(tmp_path, name, {"homework.py": code}) for name, code in
              (("first", FIRST_EMPTY), ("last", LAST_EMPTY), ("third", FIRST_EMPTY))]

@@ -24,7 +24,7 @@ import argparse
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..commandline import run_program, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
@@ -35,14 +35,16 @@ from ..grading.printable import escaping_usage_errors, printable
 from . import entrants as entrants_module
 from . import results, schedule
 from .director import Director, schedule_todo
-from .games import GAMES, SizeError, rules_for
+from .entrants import Entrant
+from .games import GAMES, Rules, SizeError, rules_for
+from .schedule import GameSpec, Schedule
 from .sprt import Sprt, elo_estimate
 
 NAME = "tournament"
 DEFAULT_TIME = 200.0
 
 
-def _positive_number(text):
+def _positive_number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -52,13 +54,13 @@ def _positive_number(text):
     return value
 
 
-def _positive_int(text):
+def _positive_int(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer: {text!r}")
     return int(text)
 
 
-def _probability(text):
+def _probability(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -68,21 +70,21 @@ def _probability(text):
     return value
 
 
-def _elo(text):
+def _elo(text: str) -> float:
     try:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of Elo: {text!r}") from None
 
 
-def _default_jobs():
+def _default_jobs() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
 
 
-def _sandbox_options(command):
+def _sandbox_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--time", type=_positive_number, default=DEFAULT_TIME,
                          metavar="SEC", help="CPU seconds per player per game "
                          f"(default {DEFAULT_TIME:g})")
@@ -147,7 +149,7 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def _output_options(command):
+def _output_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--json", metavar="FILE", help="results as JSON (replaced after "
                          "every game)")
     command.add_argument("--csv", metavar="FILE", help="standings, one row per entrant")
@@ -162,7 +164,7 @@ def say(options: argparse.Namespace, text: str) -> None:
         print(f"tournament: {text}", file=sys.stderr, flush=True)
 
 
-def _warn_exposure(options, director):
+def _warn_exposure(options: argparse.Namespace, director: Director) -> None:
     """Say (even with --quiet) what an entrant can do when no file fence holds it."""
     exposed = exposure(director.isolation.split("+"))
     if exposed:
@@ -254,7 +256,7 @@ class Progress:
               f"ETA {_duration(eta)}", file=sys.stderr, flush=True)
 
 
-def _duration(seconds):
+def _duration(seconds: float) -> str:
     seconds = int(seconds + 0.5)
     if seconds < 60:
         return f"{seconds}s"
@@ -265,19 +267,20 @@ def _duration(seconds):
 
 # --- run ---------------------------------------------------------------------------------
 
-def _sizes(rules, text):
+def _sizes(rules: Rules, text: Optional[str]) -> List[Any]:
     try:
         return rules.parse_sizes(text or rules.default_sizes)
     except SizeError as error:
         raise UsageError(f"--sizes: {error}") from None
 
 
-def _entrant_dicts(entrants):
+def _entrant_dicts(entrants: Iterable[Entrant]) -> List[Dict[str, Any]]:
     return [{"name": e.name, "path": e.path, "kind": e.kind, "staff": e.staff}
             for e in entrants]
 
 
-def _header(options, rules, sizes, pairs, rounds, isolation, fmt):
+def _header(options: argparse.Namespace, rules: Rules, sizes: Sequence[Any], pairs: Optional[int],
+            rounds: Optional[int], isolation: str, fmt: str) -> Dict[str, Any]:
     return {"game": rules.name, "format": fmt, "time": options.time,
             "seed": options.seed, "isolation": isolation,
             "sizes": [size if isinstance(size, int) else str(size) for size in sizes],
@@ -286,7 +289,8 @@ def _header(options, rules, sizes, pairs, rounds, isolation, fmt):
             "rounds": rounds, "shard": None}
 
 
-def _earlier(options):
+def _earlier(options: argparse.Namespace
+             ) -> Tuple[Optional[Dict[str, Any]], Optional[Dict[str, Any]]]:
     """The document to continue (--resume) and the one to start from (--from)."""
     resumed = None
     if options.resume:
@@ -303,7 +307,7 @@ def _earlier(options):
     return resumed, start
 
 
-def _load(path):
+def _load(path: str) -> Dict[str, Any]:
     try:
         return results.load(path)
     except results.ResultsError as error:
@@ -340,7 +344,8 @@ def run_tournament(options: argparse.Namespace) -> int:
     header = _header(options, rules, sizes, None if fmt == "knockout" else pairs, rounds,
                      "", fmt)
     header["shard"] = None if options.shard is None else "/".join(map(str, options.shard))
-    played, known = {}, {}
+    played: Dict[int, Dict[str, Any]] = {}
+    known: Dict[str, Optional[str]] = {}
     for earlier, what in ((start, options.start_from), (resumed, options.json)):
         if earlier is None:
             continue
@@ -355,6 +360,14 @@ def run_tournament(options: argparse.Namespace) -> int:
         raise UsageError(f"--isolation {options.isolation}: {error}") from None
     header["isolation"] = director.isolation
     _warn_exposure(options, director)
+    # What the builds gave (the earlier runs' errors until they end): Ctrl-C during the
+    # builds still writes the document, with the entrants and no game.
+    builds: Dict[str, Optional[str]] = dict(known)
+    dicts = _entrant_dicts(entrants)
+
+    def document(complete: bool) -> Dict[str, Any]:
+        return results.assemble(header, dicts, builds, list(played.values()), complete)
+
     interrupted = False
     try:
         say(options, f"{rules.title} {fmt}, {len(entrants)} entrants, "
@@ -367,12 +380,8 @@ def run_tournament(options: argparse.Namespace) -> int:
             on_start=lambda name, what: say(options, f"{printable(name)}: {what}"))
         built = [entrant.name for entrant in entrants if builds[entrant.name] is None]
         staff = {entrant.name for entrant in entrants if entrant.staff}
-        dicts = _entrant_dicts(entrants)
 
-        def document(complete):
-            return results.assemble(header, dicts, builds, list(played.values()), complete)
-
-        def plan_now():
+        def plan_now() -> Schedule:
             return schedule.make(fmt, built, staff, options.seed, sizes, pairs,
                                  options.games_per_match, rounds, played)
 
@@ -381,13 +390,13 @@ def run_tournament(options: argparse.Namespace) -> int:
         progress = Progress(options, max(0, (plan.expected - len(played))) // shard_count
                             or len(schedule_todo(plan, played, options.shard)))
 
-        def on_game(record):
+        def on_game(record: Dict[str, Any]) -> None:
             played[record["id"]] = record
             progress.game(record)
             if options.json:
                 results.save(options.json, document(False))
 
-        def on_failure(spec, error):
+        def on_failure(spec: GameSpec, error: BaseException) -> None:
             print(f"tournament: game {spec.id} could not be refereed (an error of the "
                   f"kit's: {type(error).__name__}: {error}); --resume plays it",
                   file=sys.stderr, flush=True)
@@ -417,7 +426,8 @@ def run_tournament(options: argparse.Namespace) -> int:
     return 1 if director.failures else 0
 
 
-def _check_same(header, entrants, earlier, what):
+def _check_same(header: Dict[str, Any], entrants: Iterable[Entrant], earlier: Dict[str, Any],
+                what: str) -> None:
     """Raise UsageError naming why ``earlier`` is not this tournament, if it is not."""
     mine = dict(header, entrants=[{"name": e.name, "path": e.path, "staff": e.staff}
                                   for e in entrants])
@@ -473,15 +483,17 @@ def run_sprt(options: argparse.Namespace) -> int:
     header = _header(options, rules, sizes, 1, None, director.isolation, "sprt")
     _warn_exposure(options, director)
     dicts = _entrant_dicts(entrants)
-    played = {}
-    state = {"pairs": 0, "decision": None, "llr": 0.0}
+    played: Dict[int, Dict[str, Any]] = {}
+    # pairs read by the test (int), its decision (None, "H0" or "H1"), the LLR (float)
+    state: Dict[str, Any] = {"pairs": 0, "decision": None, "llr": 0.0}
 
-    def summary():
+    def summary() -> Dict[str, Any]:
         return {"a": a, "b": b, "elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha,
                 "beta": test.beta, "llr": round(state["llr"], 4), "lower": test.lower,
                 "upper": test.upper, "decision": state["decision"],
                 "pairs": state["pairs"]}
 
+    builds: Dict[str, Optional[str]] = {}    # (none yet when Ctrl-C stops the builds)
     interrupted = False
     try:
         say(options, f"{rules.title} SPRT {printable(a)} vs {printable(b)}: "
@@ -496,11 +508,11 @@ def run_sprt(options: argparse.Namespace) -> int:
                              f"{printable(why.split(chr(10), 1)[0])}")
         pairs = iter(range(options.max_pairs))
 
-        def next_specs():
+        def next_specs() -> Iterator[GameSpec]:
             for k in pairs:
                 yield from schedule.sprt_pair(k, sizes, a, b)
 
-        def on_game(record):
+        def on_game(record: Dict[str, Any]) -> None:
             played[record["id"]] = record
             counts = _prefix_counts(played, a)
             done = sum(counts)
@@ -547,14 +559,15 @@ def run_sprt(options: argparse.Namespace) -> int:
     return 0
 
 
-def _prefix_counts(played, a):
+def _prefix_counts(played: Dict[int, Dict[str, Any]], a: str) -> List[int]:
     """Pentanomial counts of ``a`` over the pairs 1, 2, ... that are complete, up to the
     first that is not (so that the test reads pairs in order, whatever finished first)."""
     counts = [0] * 5
     pair = 1
     while True:
-        games = [played.get(2 * pair - 1), played.get(2 * pair)]
-        if None in games:
+        found = [played.get(2 * pair - 1), played.get(2 * pair)]
+        games = [record for record in found if record is not None]
+        if len(games) < len(found):
             return counts
         got = 0.0
         for record in games:
@@ -572,7 +585,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     return run_program(NAME, escaping_usage_errors(_main), argv, help_text=__doc__)
 
 
-def _main(argv):
+def _main(argv: List[str]) -> int:
     options = parser().parse_args(argv)
     if options.command == "run":
         return run_tournament(options)
