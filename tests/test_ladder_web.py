@@ -106,6 +106,30 @@ def test_submissions_are_their_owners_only(ladder):
     assert send(client, tokens["ben"], zip_bytes(AGENTS["ann"])).status_code == 201
 
 
+def test_every_workers_and_students_route_refuses_a_caller_without_its_token(ladder):
+    """Each handler of the workers' protocol and of a student's submissions sits behind
+    its token check (one decorator each): a forged or missing token gets 401 on every
+    such route, and the handler never runs (no lease is taken, nothing is stored)."""
+    store, client, tokens, worker = ladder
+    starlette_app = client.app.app.app        # below SecurityHeaders and LimitBody
+    guarded = [(method, route.path) for route in starlette_app.routes
+               for method in sorted(route.methods - {"HEAD"})
+               if route.path.startswith(("/api/work/", "/api/submissions"))]
+    assert len(guarded) == 10
+    for method, path in guarded:
+        url = path.replace("{id:int}", "1")
+        for headers in ({}, {"Authorization": "Bearer forged"},
+                        {"Authorization": f"Bearer {tokens['ann']}"} if
+                        path.startswith("/api/work/") else {"Authorization": f"Bearer {worker}"}):
+            answer = client.request(method, url, headers=headers, json={"worker": "w"})
+            assert answer.status_code == 401, (method, path, headers)
+    with store.session() as db:         # the anchors' builds are queued: none was leased
+        assert db.query(store_module.Submission).filter_by(status="building").count() == 0
+        assert db.query(store_module.Submission).filter_by(status="queued").count() > 0
+    assert client.get("/api/submissions", headers={
+        "Authorization": f"Bearer {tokens['ann']}"}).json() == []
+
+
 def test_an_upload_past_the_cap_is_cut_while_it_streams(ladder):
     _, client, tokens, _ = ladder
 

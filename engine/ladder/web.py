@@ -18,6 +18,7 @@ requests (429 past them). The web process runs as an unprivileged user (cli.py d
 root before this module serves anything); it never runs an entrant's code.
 """
 
+import functools
 import hashlib
 import json
 import os
@@ -46,6 +47,8 @@ Scope = Dict[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+Handler = Callable[[Request], Awaitable[Response]]
+Player = Tuple[int, str]
 
 SESSION_COOKIE = "ladder_session"
 LOGIN_COOKIE = "ladder_login"
@@ -188,6 +191,29 @@ def make_app(store: Store) -> ASGIApp:
             return _error(401, "a valid worker token is needed")
         return None
 
+    def for_students(handler: Callable[[Request, Player], Awaitable[Response]]) -> Handler:
+        """``handler(request, (player id, name))`` behind the student's Bearer token and
+        the per-token request limit: a request without a valid token gets 401, one past
+        the limit 429, and the handler is not called."""
+        @functools.wraps(handler)
+        async def checked(request: Request) -> Response:
+            player, refused = await run_in_threadpool(student, request)
+            if refused:
+                return refused
+            return await handler(request, player)
+        return checked
+
+    def for_workers(handler: Handler) -> Handler:
+        """``handler`` behind the worker token: a request without it gets 401, and the
+        handler is not called."""
+        @functools.wraps(handler)
+        async def checked(request: Request) -> Response:
+            refused = await run_in_threadpool(worker_only, request)
+            if refused:
+                return refused
+            return await handler(request)
+        return checked
+
     def same_origin(request: Request) -> bool:
         """Whether a page's form comes from our own pages (Origin, when sent)."""
         origin = request.headers.get("origin")
@@ -264,29 +290,23 @@ def make_app(store: Store) -> ASGIApp:
 
     # --- the API ------------------------------------------------------------------------
 
-    async def post_submission(request: Request) -> Response:
-        player, refused = await run_in_threadpool(student, request)
-        if refused:
-            return refused
+    @for_students
+    async def post_submission(request: Request, player: Player) -> Response:
         submission_id, refused = await take_upload(request, player[0])
         if refused:
             return refused
         return JSONResponse({"id": submission_id, "status": "queued"}, status_code=201)
 
-    async def get_submission(request: Request) -> Response:
-        player, refused = await run_in_threadpool(student, request)
-        if refused:
-            return refused
+    @for_students
+    async def get_submission(request: Request, player: Player) -> Response:
         found = await run_in_threadpool(store.submission, request.path_params["id"],
                                         player[0])
         if found is None:
             return _error(404, "no such submission of yours")
         return JSONResponse(found)
 
-    async def list_submissions(request: Request) -> Response:
-        player, refused = await run_in_threadpool(student, request)
-        if refused:
-            return refused
+    @for_students
+    async def list_submissions(request: Request, player: Player) -> Response:
         return JSONResponse(await run_in_threadpool(store.submissions_of, player[0]))
 
     async def get_leaderboard(request: Request) -> Response:
@@ -312,36 +332,34 @@ def make_app(store: Store) -> ASGIApp:
 
     # --- the workers' protocol ----------------------------------------------------------
 
-    async def work_settings(request: Request) -> Response:
-        refused = await run_in_threadpool(worker_only, request)
-        if refused:
-            return refused
-        return JSONResponse({key: settings[key] for key in (
-            "game", "time", "sizes", "seed", "lease", "isolation", "memory_mb")})
-
-    async def work_lease(request: Request) -> Response:
-        refused = await run_in_threadpool(worker_only, request)
-        if refused:
-            return refused
-        body = await _json(request)
-        work = await run_in_threadpool(store.lease, str(body.get("worker", "?")))
-        return JSONResponse(work or {"kind": "idle", "wait": 1.0})
-
-    async def work_extend(request: Request) -> Response:
-        refused = await run_in_threadpool(worker_only, request)
-        if refused:
-            return refused
-        body = await _json(request)
+    async def acknowledged(function: Callable[..., Any], *args: Any) -> Response:
+        """``function(*args)`` (a store call that settles a lease) in a thread:
+        ``{"ok": true}``, or 409 with the words of its :class:`Conflict` (the lease
+        expired)."""
         try:
-            await run_in_threadpool(store.extend, str(body.get("lease")))
+            await run_in_threadpool(function, *args)
         except Conflict as error:
             return _error(409, str(error))
         return JSONResponse({"ok": True})
 
+    @for_workers
+    async def work_settings(request: Request) -> Response:
+        return JSONResponse({key: settings[key] for key in (
+            "game", "time", "sizes", "seed", "lease", "isolation", "memory_mb")})
+
+    @for_workers
+    async def work_lease(request: Request) -> Response:
+        body = await _json(request)
+        work = await run_in_threadpool(store.lease, str(body.get("worker", "?")))
+        return JSONResponse(work or {"kind": "idle", "wait": 1.0})
+
+    @for_workers
+    async def work_extend(request: Request) -> Response:
+        body = await _json(request)
+        return await acknowledged(store.extend, str(body.get("lease")))
+
+    @for_workers
     async def work_archive(request: Request) -> Response:
-        refused = await run_in_threadpool(worker_only, request)
-        if refused:
-            return refused
         found = await run_in_threadpool(store.archive_of, request.path_params["id"])
         if found is None or found[0] not in uploads.KINDS:
             return _error(404, "no such uploaded archive")
@@ -350,43 +368,28 @@ def make_app(store: Store) -> ASGIApp:
             data = handle.read()
         return Response(data, media_type="application/octet-stream")
 
+    @for_workers
     async def work_build(request: Request) -> Response:
-        refused = await run_in_threadpool(worker_only, request)
-        if refused:
-            return refused
         body = await _json(request)
         error = body.get("error")
-        try:
-            await run_in_threadpool(store.finish_build, request.path_params["id"],
-                                    str(body.get("lease")),
-                                    None if error is None else str(error))
-        except Conflict as problem:
-            return _error(409, str(problem))
-        return JSONResponse({"ok": True})
+        return await acknowledged(store.finish_build, request.path_params["id"],
+                                  str(body.get("lease")), None if error is None else str(error))
 
+    @for_workers
     async def work_game(request: Request) -> Response:
-        refused = await run_in_threadpool(worker_only, request)
-        if refused:
-            return refused
         body = await _json(request)
         record = body.get("record")
         problem = _check_record(rules.name, record)
         if problem:
             return _error(422, problem)
-        try:
-            await run_in_threadpool(store.finish_game, request.path_params["id"],
-                                    str(body.get("lease")), record)
-        except Conflict as error:
-            return _error(409, str(error))
-        return JSONResponse({"ok": True})
+        return await acknowledged(store.finish_game, request.path_params["id"],
+                                  str(body.get("lease")), record)
 
+    @for_workers
     async def work_abandon(request: Request) -> Response:
-        refused = await run_in_threadpool(worker_only, request)
-        if refused:
-            return refused
         body = await _json(request)
-        await run_in_threadpool(store.give_back, str(body.get("lease")))
-        return JSONResponse({"ok": True})
+        # give_back never raises Conflict (a lease already settled is simply left).
+        return await acknowledged(store.give_back, str(body.get("lease")))
 
     # --- pages --------------------------------------------------------------------------
 
@@ -394,6 +397,15 @@ def make_app(store: Store) -> ASGIApp:
         response = HTMLResponse(text, status_code=status)
         response.headers["content-security-policy"] = csp or pages.CSP
         return response
+
+    def error_page(heading: str, words: str, status: int) -> Response:
+        """The error page (``status``) saying ``heading``: ``words``."""
+        return html(pages.error(rules.title, heading, words), status)
+
+    def not_your_form() -> Response:
+        """403 for a form that is not of the caller's session (no session, another
+        origin, or a CSRF token not the session's)."""
+        return error_page("Refused", "not a form of your session", 403)
 
     async def page_leaderboard(request: Request) -> Response:
         rows = await run_in_threadpool(store.standings)
@@ -409,8 +421,7 @@ def make_app(store: Store) -> ASGIApp:
     async def page_game(request: Request) -> Response:
         record = await run_in_threadpool(store.game_record, request.path_params["id"])
         if record is None:
-            return html(pages.error(rules.title, "No such game",
-                                    "This game has not been played (yet)."), 404)
+            return error_page("No such game", "This game has not been played (yet).", 404)
         document = {"game": rules.name, "format": "ladder", "time": settings["time"],
                     "seed": settings["seed"], "sizes": settings["sizes"],
                     "isolation": settings.get("isolation", ""), "complete": True,
@@ -441,16 +452,15 @@ def make_app(store: Store) -> ASGIApp:
 
     async def post_login(request: Request) -> Response:
         if not same_origin(request):
-            return html(pages.error(rules.title, "Refused", "a form from another site"), 403)
+            return error_page("Refused", "a form from another site", 403)
         form = await request.form(max_files=0, max_fields=4)
         expected = request.cookies.get(LOGIN_COOKIE)
         if not expected or form.get("csrf") != expected:
-            return html(pages.error(rules.title, "Refused",
-                                    "the login form has expired: reload /me"), 403)
+            return error_page("Refused", "the login form has expired: reload /me", 403)
         token = str(form.get("token", "")).strip()
         if not requests_limit.allow(("login", request.client.host if request.client
                                      else "?")):
-            return html(pages.error(rules.title, "Too many tries", "wait a minute"), 429)
+            return error_page("Too many tries", "wait a minute", 429)
         player = await run_in_threadpool(store.player_of_token, token)
         if player is None:
             return await page_me(request, "That token is not one of this ladder's.",
@@ -473,8 +483,7 @@ def make_app(store: Store) -> ASGIApp:
         form = await request.form(max_files=0, max_fields=4)
         found = await checked_session(request, form)
         if found is None:
-            return html(pages.error(rules.title, "Refused", "not a form of your session"),
-                        403)
+            return not_your_form()
         await run_in_threadpool(store.close_session, request.cookies.get(SESSION_COOKIE))
         response = RedirectResponse("/me", status_code=303)
         response.delete_cookie(SESSION_COOKIE, path="/")
@@ -483,8 +492,7 @@ def make_app(store: Store) -> ASGIApp:
     async def post_upload(request: Request) -> Response:
         found = await run_in_threadpool(session_of, request)
         if found is None or not same_origin(request):
-            return html(pages.error(rules.title, "Refused", "not a form of your session"),
-                        403)
+            return not_your_form()
         # The CSRF token is read from the parsed form, before anything is stored.
         try:
             form = await request.form(max_files=1, max_fields=4)
@@ -495,8 +503,7 @@ def make_app(store: Store) -> ASGIApp:
             return await page_me(request, "That was not an upload form.", "error", 400)
         try:
             if form.get("csrf") != found[2]:
-                return html(pages.error(rules.title, "Refused",
-                                        "not a form of your session"), 403)
+                return not_your_form()
             if not uploads_limit.allow(found[0]):
                 return await page_me(request, "Too many uploads; wait a minute.", "error",
                                      429)
