@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import interrupts
 from golden import REPO, program_cases
 from grading_helpers import grade, only_case, our_copy, stake_raid_case, submission
 
@@ -311,40 +313,10 @@ def test_merge_joins_shards_and_refuses_mixtures():
         merge([first, dict(second, program="stake_raid")])
 
 
-def descendants(pid):
-    """Pids below ``pid`` in the process tree (from /proc/PID/task/*/children)."""
-    found, pending = [], [pid]
-    while pending:
-        parent = pending.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{task}/children", "rb") as handle:
-                    children = [int(word) for word in handle.read().split()]
-            except OSError:
-                continue
-            found += children
-            pending += children
-    return found
-
-
-def command_line(pid):
-    """The command line of ``pid`` (empty when it is gone or a zombie)."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return handle.read()
-    except OSError:
-        return b""
-
-
-def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
-    import signal
-    import subprocess
-    import sys
-    import time
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path, number):
+    """Ctrl-C (or SIGTERM) while a case runs: exit 130, the finished case kept in the
+    results file, and no traceback of the main thread nor of a slot's on stderr."""
     folder = submission(tmp_path / "s", {"homework.py": (
         "import time\n"
         "if open('input.txt').read() == 'loop\\n':\n    time.sleep(1000)\n"
@@ -354,23 +326,13 @@ def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path):
     write_case(stake_raid_case("a1"), cases / "a1")
     write_case(stake_raid_case("b2")._replace(files={"input.txt": b"loop\n"}), cases / "b2")
     results = tmp_path / "r.json"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "engine", "grade", "run", "stake_raid", str(folder),
-         "--cases", str(cases), "--jobs", "1", "--timeout", "60", "--json", str(results)],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        # A suite started in the background (`cmd &` without job control) ignores SIGINT,
-        # and the kit would inherit that; a user's Ctrl-C reaches a kit at the default.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    for line in process.stderr:          # the progress line after the first case
-        if b"1/2 cases" in line:
-            break
+    process = interrupts.start(
+        ["grade", "run", "stake_raid", str(folder), "--cases", str(cases), "--jobs", "1",
+         "--timeout", "60", "--json", str(results)], cwd=str(REPO))
+    seen = interrupts.read_until(process, "1/2 cases")  # the progress after the first
     # Interrupt once the second case's program runs (below the kit, in the sandbox).
-    deadline = time.monotonic() + 300        # a loaded machine is slow to get there
-    while not any(b"homework.py" in command_line(pid) for pid in descendants(process.pid)):
-        assert time.monotonic() < deadline, "the second case did not start"
-        time.sleep(0.01)
-    process.send_signal(signal.SIGINT)
-    assert process.wait(timeout=120) == 130
+    interrupts.wait_for_program(process, b"homework.py")
+    interrupts.stop(process, number, seen)
     cases_done = load(results)["submissions"][0]["cases"]
     assert [case["case"] for case in cases_done] == ["a1"]
     assert cases_done[0]["passed"]

@@ -43,6 +43,7 @@ from .untrusted_files import (Bounds, TooLarge, copy_tree, hard_link, lstat_bene
                               make_link, open_folder, open_path, read_link, read_regular,
                               remove_beneath, walk, write_new)
 from .verdict import Score, Verdict
+from .workers import run_workers
 from .workspace import new_workspace, remove_tree
 
 EXCERPT_LINES = 200
@@ -370,23 +371,18 @@ class Runner:
                 errors.append(error)
                 self._stop.set()
 
-        threads = [threading.Thread(target=worker, args=(sandbox,), daemon=True)
-                   for sandbox in self.sandboxes]
-        try:
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                while thread.is_alive():
-                    thread.join(0.2)
-        except KeyboardInterrupt:
+        def stop() -> None:
             self._stop.set()
             for sandbox in self.sandboxes:
                 sandbox.abort()
-            # The workers finish their aborted runs (killing and reaping them) before
-            # the sandboxes and the workspace go.
-            for thread in threads:
-                thread.join(60)
-            raise
+
+        slots = list(self.sandboxes)
+        try:
+            # Ctrl-C (even as the slots start) stops them and waits for the aborted
+            # runs to finish (killed and reaped) before the sandboxes and the
+            # workspace go; see engine.grading.workers for why not Thread.join.
+            run_workers(len(slots), lambda slot: worker(slots[slot]), stop,
+                        name="grading-slot", patience=60)
         finally:
             try:
                 self.results.finish(self.scores())

@@ -25,6 +25,7 @@ from typing import (Any, Callable, Container, Dict, Iterable, Iterator, List, Op
 from ..grading.runner import usable_cores
 from ..grading.sandbox import Limits, Sandbox, close_all
 from ..grading.untrusted_files import remove_tree
+from ..grading.workers import run_workers
 from ..grading.workspace import new_workspace
 from . import entrants as entrants_module
 from . import referee, schedule
@@ -240,22 +241,11 @@ class Director:
             sandbox.abort()
 
     def _in_threads(self, work: Callable[[int], None]) -> None:
-        """Run ``work(job)`` on every job's thread and wait; Ctrl-C stops them all, waits
-        for them to finish their killed calls, and is raised again."""
-        threads = [threading.Thread(target=work, args=(job,), daemon=True,
-                                    name=f"tournament-job-{job}")
-                   for job in range(self.jobs)]
-        for thread in threads:
-            thread.start()
-        try:
-            for thread in threads:
-                while thread.is_alive():
-                    thread.join(0.2)
-        except KeyboardInterrupt:
-            self.stop()
-            for thread in threads:
-                thread.join()
-            raise
+        """Run ``work(job)`` on every job's thread and wait; Ctrl-C (even as the threads
+        start) stops them all, waits until each has finished its killed call (a second
+        Ctrl-C does not cut that short), and is raised again: only then may the
+        sandboxes be closed (see :func:`engine.grading.workers.run_workers`)."""
+        run_workers(self.jobs, work, self.stop, name="tournament-job")
 
 
 def schedule_todo(plan: schedule.Schedule, played: Container[int],

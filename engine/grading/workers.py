@@ -1,0 +1,113 @@
+"""Worker threads that Ctrl-C never leaves running behind the caller's back.
+
+The kit and the tournament run their sandboxes from worker threads while the main thread
+waits; on Ctrl-C (or SIGTERM turned into one) the main thread must stop the workers and
+wait for them to finish their killed runs *before* it closes the sandboxes under them.
+
+``Thread.join`` cannot be that wait: on CPython 3.11 a KeyboardInterrupt raised inside
+``join(timeout)`` marks a thread that is still running as stopped (the bpo-45274 code in
+``Thread._wait_for_tstate_lock`` releases the lock the running thread holds), and every
+later ``join()`` or ``is_alive()`` then says it has ended. So each worker sets an Event
+of its own in a ``finally`` as it ends, and the caller waits on those Events, in a loop
+that a further KeyboardInterrupt does not cut short.
+"""
+
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+# The signals that stop a run (SIGTERM once engine.commandline.terminate_as_interrupt
+# made it one): held back while the workers start, see _signals_held.
+STOPPING: Tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)
+
+
+def run_workers(count: int, work: Callable[[int], None], stop: Callable[[], None],
+                name: str = "worker", patience: Optional[float] = None) -> None:
+    """Run ``work(index)`` for each index of ``range(count)`` on a thread of its own and
+    return once every one has returned (an exception a work raises is the thread's:
+    catch it in ``work``).
+
+    A KeyboardInterrupt in the calling thread, at any moment of the call (the threads
+    starting included), or a thread that cannot start, calls ``stop()`` (which must
+    make every ``work`` return soon: abort its sandbox), waits until every worker has
+    ended, and is raised again. A
+    further KeyboardInterrupt during that wait calls ``stop()`` again and the wait goes
+    on; ``patience`` (seconds, None: no bound) caps the wait, after which the caller goes
+    on with the workers that have not ended."""
+    ended: List[threading.Event] = []
+    try:
+        with _signals_held():
+            for index in range(count):
+                done = threading.Event()
+                thread = threading.Thread(target=_worker, args=(work, index, done),
+                                          daemon=True, name=f"{name}-{index}")
+                thread.start()
+                ended.append(done)
+        for done in ended:
+            while not done.wait(0.5):
+                pass
+    except BaseException:
+        # Ctrl-C, or a thread that could not start: the others stop before we go on.
+        stop()
+        wait_ended(ended, stop, patience)
+        raise
+
+
+def _worker(work: Callable[[int], None], index: int, done: threading.Event) -> None:
+    try:
+        work(index)
+    finally:
+        done.set()
+
+
+def wait_ended(ended: List[threading.Event], stop: Callable[[], None],
+               patience: Optional[float] = None) -> bool:
+    """Wait until every Event of ``ended`` is set (at most ``patience`` seconds when
+    given); a KeyboardInterrupt meanwhile calls ``stop()`` again and does not end the
+    wait. True when all are set."""
+    deadline = None if patience is None else time.monotonic() + patience
+    for done in ended:
+        while True:
+            try:
+                left = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
+                if done.wait(max(0.0, left)):
+                    break
+                if deadline is not None and time.monotonic() >= deadline:
+                    return False
+            except KeyboardInterrupt:
+                stop()
+    return True
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """While the block runs, a SIGINT or SIGTERM is noted instead of acted on; it is
+    delivered again (to the handler that was in place) as the block ends, so that it
+    never lands between a thread's start and the note that it runs. Only the main
+    thread receives signals: elsewhere this holds nothing back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: List[int] = []
+    earlier: Dict[int, Any] = {}
+
+    def note(number: int, frame: Any) -> None:
+        noted.append(number)
+
+    try:
+        for number in STOPPING:
+            handler = signal.getsignal(number)
+            # An ignored signal stays ignored; one whose handler is not Python's (None)
+            # is left alone, as it could not be put back.
+            if handler is None or handler == signal.SIG_IGN:
+                continue
+            earlier[number] = handler
+            signal.signal(number, note)
+        yield
+    finally:
+        for number, handler in earlier.items():
+            signal.signal(number, handler)
+        for number in dict.fromkeys(noted):
+            signal.raise_signal(number)

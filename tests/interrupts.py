@@ -1,0 +1,91 @@
+"""Helpers of the tests that stop a long command (a tournament, a grading run) with
+Ctrl-C or SIGTERM at a chosen moment: the moment is found from markers (a line the
+command prints, a program running below it), never from a fixed sleep, so that a loaded
+machine only makes the tests slower."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# What no interrupted command may print: a traceback of the main thread or of a worker
+# (threading's excepthook starts with the second), nor our own last line of defence.
+FORBIDDEN = ("Traceback", "Exception in thread", "internal error")
+
+
+def descendants(pid: int) -> List[int]:
+    """Pids below ``pid`` in the process tree (from /proc/PID/task/*/children)."""
+    found, pending = [], [pid]
+    while pending:
+        parent = pending.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", "rb") as handle:
+                    children = [int(word) for word in handle.read().split()]
+            except OSError:
+                continue
+            found += children
+            pending += children
+    return found
+
+
+def command_line(pid: int) -> bytes:
+    """The command line of ``pid``, words separated by NUL (empty when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
+
+
+def start(args: Sequence[str], cwd: Optional[str] = None) -> subprocess.Popen:
+    """``python3 -m engine ARGS...`` running, its stdout and stderr piped (text)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # A suite started in the background (`cmd &` without job control) ignores SIGINT, and
+    # its children would inherit that: the command gets Python's usual Ctrl-C back.
+    return subprocess.Popen([sys.executable, "-m", "engine", *args], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, preexec_fn=lambda: signal.signal(
+                                signal.SIGINT, signal.SIG_DFL))
+
+
+def read_until(process: subprocess.Popen, marker: str) -> str:
+    """The stderr lines of ``process`` up to and including the first one that contains
+    ``marker`` (AssertionError, with what was read, when the command ends first)."""
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if marker in line:
+            return "".join(seen)
+    raise AssertionError(f"the command ended before {marker!r}:\n" + "".join(seen))
+
+
+def wait_for_program(process: subprocess.Popen, needle: bytes, timeout: float = 300) -> None:
+    """Wait until a process below ``process`` has ``needle`` in its command line."""
+    deadline = time.monotonic() + timeout      # (a loaded machine is slow to get there)
+    while not any(needle in command_line(pid) for pid in descendants(process.pid)):
+        assert process.poll() is None, "the command ended first"
+        assert time.monotonic() < deadline, f"no {needle!r} ran"
+        time.sleep(0.01)
+
+
+def stop(process: subprocess.Popen, number: int, seen: str = "") -> str:
+    """Send signal ``number`` to ``process`` and return its whole stderr (``seen``: what
+    was read of it before) once it ends, having checked that it stopped cleanly: exit
+    130 and nothing of :data:`FORBIDDEN` on stderr."""
+    process.send_signal(number)
+    _, rest = process.communicate(timeout=120)
+    stderr = seen + rest
+    assert process.returncode == 130, stderr
+    for word in FORBIDDEN:
+        assert word not in stderr, stderr
+    return stderr
