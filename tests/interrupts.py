@@ -13,9 +13,40 @@ from typing import List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# Fault injection, in the command's own process: every aborted run takes SLOWER more
+# seconds to clean up (its processes killed and reaped), as it does on a loaded machine
+# or with a gigabyte of memory to free; a command that exits while such a run is still
+# cleaning up says OUTLIVED on stderr. A command that does not wait for its threads
+# after Ctrl-C then exits (or closes the sandboxes) under that run every time.
+SLOWER = 0.5
+OUTLIVED = "an aborted run outlived the command"
+SLOWED = f"""
+import atexit, runpy, sys, time
+from engine.grading import sandbox
+kill = sandbox.Sandbox._kill_everything
+cleaning = []
+def slowed(self, tree):
+    if not self._aborted:
+        return kill(self, tree)
+    cleaning.append(self)
+    try:
+        time.sleep({SLOWER!r})
+        return kill(self, tree)
+    finally:
+        cleaning.remove(self)
+def check():
+    if cleaning:
+        sys.stderr.write({OUTLIVED!r} + "\\n")
+atexit.register(check)
+sandbox.Sandbox._kill_everything = slowed
+runpy.run_module("engine", run_name="__main__", alter_sys=True)
+"""
+
+
 # What no interrupted command may print: a traceback of the main thread or of a worker
-# (threading's excepthook starts with the second), nor our own last line of defence.
-FORBIDDEN = ("Traceback", "Exception in thread", "internal error")
+# (threading's excepthook starts with the second), our own last line of defence, nor
+# the injected fault's report (a command that did not wait for its threads).
+FORBIDDEN = ("Traceback", "Exception in thread", "internal error", OUTLIVED)
 
 
 def descendants(pid: int) -> List[int]:
@@ -48,11 +79,12 @@ def command_line(pid: int) -> bytes:
 
 
 def start(args: Sequence[str], cwd: Optional[str] = None) -> subprocess.Popen:
-    """``python3 -m engine ARGS...`` running, its stdout and stderr piped (text)."""
+    """``python3 -m engine ARGS...`` running, its stdout and stderr piped (text), its
+    aborted runs slowed down (see SLOWED)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     # A suite started in the background (`cmd &` without job control) ignores SIGINT, and
     # its children would inherit that: the command gets Python's usual Ctrl-C back.
-    return subprocess.Popen([sys.executable, "-m", "engine", *args], cwd=cwd,
+    return subprocess.Popen([sys.executable, "-c", SLOWED, *args], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env, preexec_fn=lambda: signal.signal(
                                 signal.SIGINT, signal.SIG_DFL))
