@@ -15,16 +15,24 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Fault injection, in the command's own process: every aborted run takes SLOWER more
 # seconds to clean up (its processes killed and reaped), as it does on a loaded machine
-# or with a gigabyte of memory to free; a command that exits while such a run is still
-# cleaning up says OUTLIVED on stderr. A command that does not wait for its threads
-# after Ctrl-C then exits (or closes the sandboxes) under that run every time.
-SLOWER = 0.5
+# or with a gigabyte of memory to free; closing the tournament's director or the kit's
+# runner says CLOSING on stderr first, then (``start(slow_close=True)``) takes
+# CLOSE_SLOWER more seconds. A command
+# that exits while an aborted run is still cleaning up, or whose close was cut short,
+# says OUTLIVED or CUT_SHORT on stderr as it exits. Without the fault a command that
+# does not wait for its threads after Ctrl-C may get away with it by luck of timing;
+# with it, never.
+SLOWER, CLOSE_SLOWER = 0.5, 2.0
 OUTLIVED = "an aborted run outlived the command"
+CLOSING = "closing the sandboxes"
+CUT_SHORT = "closing the sandboxes was cut short"
 SLOWED = f"""
 import atexit, runpy, sys, time
 from engine.grading import sandbox
+from engine.grading.runner import Runner
+from engine.tournament.director import Director
 kill = sandbox.Sandbox._kill_everything
-cleaning = []
+cleaning, closing = [], []
 def slowed(self, tree):
     if not self._aborted:
         return kill(self, tree)
@@ -34,19 +42,33 @@ def slowed(self, tree):
         return kill(self, tree)
     finally:
         cleaning.remove(self)
+def slow_close(close):
+    def slowed_close(self):
+        sys.stderr.write({CLOSING!r} + "\\n")
+        sys.stderr.flush()
+        closing.append(self)
+        time.sleep(CLOSE_SECONDS)
+        close(self)
+        closing.remove(self)
+    return slowed_close
 def check():
     if cleaning:
         sys.stderr.write({OUTLIVED!r} + "\\n")
+    if closing:
+        sys.stderr.write({CUT_SHORT!r} + "\\n")
 atexit.register(check)
 sandbox.Sandbox._kill_everything = slowed
+Runner.close = slow_close(Runner.close)
+Director.close = slow_close(Director.close)
 runpy.run_module("engine", run_name="__main__", alter_sys=True)
 """
 
 
 # What no interrupted command may print: a traceback of the main thread or of a worker
 # (threading's excepthook starts with the second), our own last line of defence, nor
-# the injected fault's report (a command that did not wait for its threads).
-FORBIDDEN = ("Traceback", "Exception in thread", "internal error", OUTLIVED)
+# the injected fault's reports (a command that did not wait for its threads, or whose
+# close was cut short).
+FORBIDDEN = ("Traceback", "Exception in thread", "internal error", OUTLIVED, CUT_SHORT)
 
 
 def descendants(pid: int) -> List[int]:
@@ -78,13 +100,15 @@ def command_line(pid: int) -> bytes:
         return b""
 
 
-def start(args: Sequence[str], cwd: Optional[str] = None) -> subprocess.Popen:
+def start(args: Sequence[str], cwd: Optional[str] = None,
+          slow_close: bool = False) -> subprocess.Popen:
     """``python3 -m engine ARGS...`` running, its stdout and stderr piped (text), its
-    aborted runs slowed down (see SLOWED)."""
+    aborted runs (and with ``slow_close`` its close) slowed down (see SLOWED)."""
+    code = SLOWED.replace("CLOSE_SECONDS", repr(CLOSE_SLOWER if slow_close else 0.0))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     # A suite started in the background (`cmd &` without job control) ignores SIGINT, and
     # its children would inherit that: the command gets Python's usual Ctrl-C back.
-    return subprocess.Popen([sys.executable, "-c", SLOWED, *args], cwd=cwd,
+    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env, preexec_fn=lambda: signal.signal(
                                 signal.SIGINT, signal.SIG_DFL))
@@ -110,11 +134,16 @@ def wait_for_program(process: subprocess.Popen, needle: bytes, timeout: float = 
         time.sleep(0.01)
 
 
-def stop(process: subprocess.Popen, number: int, seen: str = "") -> str:
+def stop(process: subprocess.Popen, number: int, seen: str = "",
+         again: Optional[int] = None) -> str:
     """Send signal ``number`` to ``process`` and return its whole stderr (``seen``: what
     was read of it before) once it ends, having checked that it stopped cleanly: exit
-    130 and nothing of :data:`FORBIDDEN` on stderr."""
+    130 and nothing of :data:`FORBIDDEN` on stderr. ``again``: a second signal, sent
+    as the command closes its sandboxes (see SLOWED), which must not cut that short."""
     process.send_signal(number)
+    if again is not None:
+        seen += read_until(process, CLOSING)
+        process.send_signal(again)
     _, rest = process.communicate(timeout=120)
     stderr = seen + rest
     assert process.returncode == 130, stderr

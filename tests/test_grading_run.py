@@ -313,10 +313,12 @@ def test_merge_joins_shards_and_refuses_mixtures():
         merge([first, dict(second, program="stake_raid")])
 
 
-@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
-def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path, number):
+@pytest.mark.parametrize("number, again", [(signal.SIGINT, None), (signal.SIGTERM, None),
+                                           (signal.SIGINT, signal.SIGINT)])
+def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path, number, again):
     """Ctrl-C (or SIGTERM) while a case runs: exit 130, the finished case kept in the
-    results file, and no traceback of the main thread nor of a slot's on stderr."""
+    results file, and no traceback of the main thread nor of a slot's on stderr; a
+    second Ctrl-C as the sandboxes close does not cut that short."""
     folder = submission(tmp_path / "s", {"homework.py": (
         "import time\n"
         "if open('input.txt').read() == 'loop\\n':\n    time.sleep(1000)\n"
@@ -328,11 +330,13 @@ def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path, number)
     results = tmp_path / "r.json"
     process = interrupts.start(
         ["grade", "run", "stake_raid", str(folder), "--cases", str(cases), "--jobs", "1",
-         "--timeout", "60", "--json", str(results)], cwd=str(REPO))
+         "--timeout", "60", "--json", str(results)], cwd=str(REPO),
+        slow_close=again is not None)
     seen = interrupts.read_until(process, "1/2 cases")  # the progress after the first
     # Interrupt once the second case's program runs (below the kit, in the sandbox).
     interrupts.wait_for_program(process, b"homework.py")
-    interrupts.stop(process, number, seen)
+    stderr = interrupts.stop(process, number, seen, again)
+    assert "grade: interrupted" in stderr
     cases_done = load(results)["submissions"][0]["cases"]
     assert [case["case"] for case in cases_done] == ["a1"]
     assert cases_done[0]["passed"]

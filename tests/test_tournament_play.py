@@ -283,13 +283,17 @@ SLOW_BUILD = b"sleep\x0061"                  # the slow entrant's build step, ru
 GAME = b"homework.py"                       # an entrant moving (python3 homework.py)
 
 
-@pytest.mark.parametrize("command, moment, number", [
-    ("run", "builds", signal.SIGINT), ("run", "builds", signal.SIGTERM),
-    ("run", "games", signal.SIGINT), ("run", "games", signal.SIGTERM),
-    ("sprt", "builds", signal.SIGINT), ("sprt", "games", signal.SIGINT),
-    ("sprt", "games", signal.SIGTERM)])
+@pytest.mark.parametrize("command, moment, number, again", [
+    ("run", "builds", signal.SIGINT, None), ("run", "builds", signal.SIGTERM, None),
+    ("run", "games", signal.SIGINT, None), ("run", "games", signal.SIGTERM, None),
+    ("sprt", "builds", signal.SIGINT, None), ("sprt", "games", signal.SIGINT, None),
+    ("sprt", "games", signal.SIGTERM, None),
+    # A second signal as the sandboxes close: neither that nor the file is cut short.
+    ("run", "builds", signal.SIGINT, signal.SIGINT),
+    ("run", "games", signal.SIGTERM, signal.SIGINT),
+    ("sprt", "builds", signal.SIGINT, signal.SIGTERM)])
 def test_an_interrupted_tournament_exits_130_keeps_its_results_and_no_traceback(
-        tmp_path, command, moment, number):
+        tmp_path, command, moment, number, again):
     if moment == "builds":
         # Built for a minute: interrupted while its build runs, before any game.
         first = entrant(tmp_path, "slowbuild", {
@@ -309,10 +313,11 @@ def test_an_interrupted_tournament_exits_130_keeps_its_results_and_no_traceback(
             "--time", "5", "--jobs", "1", "--json", str(out)]
     args += (["--pairs", "8"] if command == "run" else
              ["--elo0", "0", "--elo1", "100", "--max-pairs", "20"])
-    process = interrupts.start(args)
+    process = interrupts.start(args, slow_close=again is not None)
     seen = interrupts.read_until(process, marker)
     interrupts.wait_for_program(process, SLOW_BUILD if moment == "builds" else GAME)
-    stderr = interrupts.stop(process, number, seen)
+    stderr = interrupts.stop(process, number, seen, again)
+    assert "tournament: interrupted after" in stderr
     kept = json.loads(out.read_text())
     assert kept["complete"] is False, stderr
     assert [row["name"] for row in kept["entrants"]] == names

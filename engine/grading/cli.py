@@ -45,6 +45,7 @@ from .judges import load as load_assignment
 from .runner import (Runner, expected_cost, find_submissions, gradable, load_cases, shard)
 from .printable import escaping_usage_errors, printable
 from .sandbox import Limits
+from .workers import hold_signals
 
 NAME = "grade"
 
@@ -441,10 +442,12 @@ def _grade_students(options: argparse.Namespace, cases: List[Case], staging: str
         runner.run(submissions)
     except KeyboardInterrupt:
         interrupted = True
-    document = runner_results.document
-    write_outputs(options, document)
-    print_summary(document, sys.stdout)
-    if interrupted:
+    held: List[int] = []        # a Ctrl-C now stops nothing more: the outputs are written
+    with hold_signals(held):
+        document = runner_results.document
+        write_outputs(options, document)
+        print_summary(document, sys.stdout)
+    if interrupted or held:
         print("grade: interrupted; finished cases are kept", file=sys.stderr)
         return 130
     return 0

@@ -43,7 +43,7 @@ from .untrusted_files import (Bounds, TooLarge, copy_tree, hard_link, lstat_bene
                               make_link, open_folder, open_path, read_link, read_regular,
                               remove_beneath, walk, write_new)
 from .verdict import Score, Verdict
-from .workers import run_workers
+from .workers import hold_signals, run_workers
 from .workspace import new_workspace, remove_tree
 
 EXCERPT_LINES = 200
@@ -384,10 +384,12 @@ class Runner:
             run_workers(len(slots), lambda slot: worker(slots[slot]), stop,
                         name="grading-slot", patience=60)
         finally:
-            try:
-                self.results.finish(self.scores())
-            finally:
-                self.close()
+            # Not cut short by a (second) Ctrl-C: delivered once all is closed.
+            with hold_signals():
+                try:
+                    self.results.finish(self.scores())
+                finally:
+                    self.close()
         if errors:
             raise errors[0]
 

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 # The signals that stop a run (SIGTERM once engine.commandline.terminate_as_interrupt
-# made it one): held back while the workers start, see _signals_held.
+# made it one): held back while the workers start, see hold_signals.
 STOPPING: Tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -38,7 +38,9 @@ def run_workers(count: int, work: Callable[[int], None], stop: Callable[[], None
     on with the workers that have not ended."""
     ended: List[threading.Event] = []
     try:
-        with _signals_held():
+        # (A signal landing between a thread's start and ``ended.append`` would leave
+        # that thread unwaited for: held until all have started.)
+        with hold_signals():
             for index in range(count):
                 done = threading.Event()
                 thread = threading.Thread(target=_worker, args=(work, index, done),
@@ -82,19 +84,21 @@ def wait_ended(ended: List[threading.Event], stop: Callable[[], None],
 
 
 @contextmanager
-def _signals_held() -> Iterator[None]:
-    """While the block runs, a SIGINT or SIGTERM is noted instead of acted on; it is
-    delivered again (to the handler that was in place) as the block ends, so that it
-    never lands between a thread's start and the note that it runs. Only the main
-    thread receives signals: elsewhere this holds nothing back."""
+def hold_signals(noted: Optional[List[int]] = None) -> Iterator[None]:
+    """While the block runs, a SIGINT or SIGTERM is noted instead of acted on, so that
+    the block is never cut short (the threads starting, sandboxes closing, a results
+    file being written). As the block ends, the signals noted are delivered again to the
+    handlers that were in place; with ``noted`` (a list) they are appended to it instead,
+    for the caller to act on. Only the main thread receives signals: elsewhere this holds
+    nothing back."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    noted: List[int] = []
+    held: List[int] = []
     earlier: Dict[int, Any] = {}
 
     def note(number: int, frame: Any) -> None:
-        noted.append(number)
+        held.append(number)
 
     try:
         for number in STOPPING:
@@ -109,5 +113,8 @@ def _signals_held() -> Iterator[None]:
     finally:
         for number, handler in earlier.items():
             signal.signal(number, handler)
-        for number in dict.fromkeys(noted):
-            signal.raise_signal(number)
+        if noted is not None:
+            noted.extend(held)
+        else:
+            for number in dict.fromkeys(held):
+                signal.raise_signal(number)

@@ -32,6 +32,7 @@ from ..grading.cli import (ArgumentParser, check_output_folders, isolation_optio
                            shard_option)
 from ..grading.fences import IsolationError, exposure
 from ..grading.printable import escaping_usage_errors, printable
+from ..grading.workers import hold_signals
 from . import entrants as entrants_module
 from . import results, schedule
 from .director import Director, schedule_todo
@@ -359,17 +360,18 @@ def run_tournament(options: argparse.Namespace) -> int:
     except IsolationError as error:
         raise UsageError(f"--isolation {options.isolation}: {error}") from None
     header["isolation"] = director.isolation
-    _warn_exposure(options, director)
     # What the builds gave (the earlier runs' errors until they end): Ctrl-C during the
     # builds still writes the document, with the entrants and no game.
     builds: Dict[str, Optional[str]] = dict(known)
     dicts = _entrant_dicts(entrants)
+    plan: Optional[Schedule] = None
 
     def document(complete: bool) -> Dict[str, Any]:
         return results.assemble(header, dicts, builds, list(played.values()), complete)
 
     interrupted = False
     try:
+        _warn_exposure(options, director)
         say(options, f"{rules.title} {fmt}, {len(entrants)} entrants, "
                      f"{options.time:g} s of CPU per player per game, "
                      f"{director.jobs} job(s), sandbox {director.isolation}")
@@ -409,21 +411,32 @@ def run_tournament(options: argparse.Namespace) -> int:
             plan = plan_now()
     except KeyboardInterrupt:
         interrupted = True
-    finally:
+    except BaseException:
+        _close(director)
+        raise
+    held: List[int] = []        # a Ctrl-C now stops nothing more: the end is written whole
+    with hold_signals(held):
         director.close()
-    complete = not interrupted and not director.failures and (
-        options.shard is not None or plan.final and not schedule_todo(plan, played, None))
-    final = document(complete)
-    write_outputs(options, final)
-    if interrupted:
+        complete = not interrupted and not director.failures and plan is not None and (
+            options.shard is not None or plan.final and not schedule_todo(plan, played, None))
+        final = document(complete)
+        write_outputs(options, final)
+    if interrupted or held:
         kept = f"; kept in {options.json} (--resume plays the rest)" if options.json else ""
         print(f"tournament: interrupted after {len(played)} games{kept}", file=sys.stderr)
         return 130
     print(standings_text(final))
-    if options.shard is not None and fmt in ("knockout", "swiss") and not plan.final:
+    if (options.shard is not None and fmt in ("knockout", "swiss") and plan is not None
+            and not plan.final):
         say(options, "this shard's games of the current round are played; merge the "
                      "shards, then run the next round with --from MERGED.json")
     return 1 if director.failures else 0
+
+
+def _close(director: Director) -> None:
+    """Close ``director`` on the way out of an error, not cut short by a Ctrl-C."""
+    with hold_signals([]):
+        director.close()
 
 
 def _check_same(header: Dict[str, Any], entrants: Iterable[Entrant], earlier: Dict[str, Any],
@@ -481,7 +494,6 @@ def run_sprt(options: argparse.Namespace) -> int:
     except IsolationError as error:
         raise UsageError(f"--isolation {options.isolation}: {error}") from None
     header = _header(options, rules, sizes, 1, None, director.isolation, "sprt")
-    _warn_exposure(options, director)
     dicts = _entrant_dicts(entrants)
     played: Dict[int, Dict[str, Any]] = {}
     # pairs read by the test (int), its decision (None, "H0" or "H1"), the LLR (float)
@@ -496,6 +508,7 @@ def run_sprt(options: argparse.Namespace) -> int:
     builds: Dict[str, Optional[str]] = {}    # (none yet when Ctrl-C stops the builds)
     interrupted = False
     try:
+        _warn_exposure(options, director)
         say(options, f"{rules.title} SPRT {printable(a)} vs {printable(b)}: "
                      f"H0 {test.elo0:+g} Elo, H1 {test.elo1:+g} Elo, alpha {test.alpha:g}, "
                      f"beta {test.beta:g}, bounds [{test.lower:.2f}, {test.upper:.2f}]; "
@@ -537,12 +550,16 @@ def run_sprt(options: argparse.Namespace) -> int:
         director.play_stream(next_specs(), on_game)
     except KeyboardInterrupt:
         interrupted = True
-    finally:
+    except BaseException:
+        _close(director)
+        raise
+    held: List[int] = []        # a Ctrl-C now stops nothing more: the end is written whole
+    with hold_signals(held):
         director.close()
-    document = results.assemble(header, dicts, builds, list(played.values()),
-                                state["decision"] is not None, summary())
-    write_outputs(options, document)
-    if interrupted:
+        document = results.assemble(header, dicts, builds, list(played.values()),
+                                    state["decision"] is not None, summary())
+        write_outputs(options, document)
+    if interrupted or held:
         print(f"tournament: interrupted after {state['pairs']} pairs", file=sys.stderr)
         return 130
     decision = state["decision"]
