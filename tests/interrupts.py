@@ -15,24 +15,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Fault injection, in the command's own process: every aborted run takes SLOWER more
 # seconds to clean up (its processes killed and reaped), as it does on a loaded machine
-# or with a gigabyte of memory to free; closing the tournament's director or the kit's
-# runner says CLOSING on stderr first, then (``start(slow_close=True)``) takes
-# CLOSE_SLOWER more seconds. A command
-# that exits while an aborted run is still cleaning up, or whose close was cut short,
-# says OUTLIVED or CUT_SHORT on stderr as it exits. Without the fault a command that
-# does not wait for its threads after Ctrl-C may get away with it by luck of timing;
-# with it, never.
-SLOWER, CLOSE_SLOWER = 0.5, 2.0
+# or with a gigabyte of memory to free. With ``start(slow_setup=True)`` the tournament's
+# director and the kit's runner, once their sandboxes are set up, say SET_UP on stderr
+# and take SETUP_SLOWER more seconds to return; with ``slow_close=True`` their close
+# says CLOSING first and takes CLOSE_SLOWER more seconds. A command that exits while an
+# aborted run is still cleaning up, or with sandboxes it set up and did not close (or
+# whose close was cut short), says OUTLIVED or LEFT_OPEN on stderr as it exits. Without
+# the faults a command that does not wait for its threads after Ctrl-C may get away
+# with it by luck of timing; with them, never.
+SLOWER, SETUP_SLOWER, CLOSE_SLOWER = 0.5, 2.0, 2.0
 OUTLIVED = "an aborted run outlived the command"
+LEFT_OPEN = "sandboxes left open at exit"
+SET_UP = "sandboxes set up"
 CLOSING = "closing the sandboxes"
-CUT_SHORT = "closing the sandboxes was cut short"
 SLOWED = f"""
 import atexit, runpy, sys, time
 from engine.grading import sandbox
 from engine.grading.runner import Runner
 from engine.tournament.director import Director
 kill = sandbox.Sandbox._kill_everything
-cleaning, closing = [], []
+cleaning, opened = [], []
 def slowed(self, tree):
     if not self._aborted:
         return kill(self, tree)
@@ -42,24 +44,36 @@ def slowed(self, tree):
         return kill(self, tree)
     finally:
         cleaning.remove(self)
+def say(text):
+    sys.stderr.write(text + "\\n")
+    sys.stderr.flush()
+def slow_init(init):
+    def slowed_init(self, *args, **named):
+        init(self, *args, **named)
+        opened.append(self)
+        if SETUP_SECONDS:
+            say({SET_UP!r})
+            time.sleep(SETUP_SECONDS)
+    return slowed_init
 def slow_close(close):
     def slowed_close(self):
-        sys.stderr.write({CLOSING!r} + "\\n")
-        sys.stderr.flush()
-        closing.append(self)
-        time.sleep(CLOSE_SECONDS)
+        if CLOSE_SECONDS:
+            say({CLOSING!r})
+            time.sleep(CLOSE_SECONDS)
         close(self)
-        closing.remove(self)
+        if any(self is other for other in opened):
+            opened.remove(self)
     return slowed_close
 def check():
     if cleaning:
-        sys.stderr.write({OUTLIVED!r} + "\\n")
-    if closing:
-        sys.stderr.write({CUT_SHORT!r} + "\\n")
+        say({OUTLIVED!r})
+    if opened:
+        say({LEFT_OPEN!r})
 atexit.register(check)
 sandbox.Sandbox._kill_everything = slowed
-Runner.close = slow_close(Runner.close)
-Director.close = slow_close(Director.close)
+for owner in (Runner, Director):
+    owner.__init__ = slow_init(owner.__init__)
+    owner.close = slow_close(owner.close)
 runpy.run_module("engine", run_name="__main__", alter_sys=True)
 """
 
@@ -68,7 +82,7 @@ runpy.run_module("engine", run_name="__main__", alter_sys=True)
 # (threading's excepthook starts with the second), our own last line of defence, nor
 # the injected fault's reports (a command that did not wait for its threads, or whose
 # close was cut short).
-FORBIDDEN = ("Traceback", "Exception in thread", "internal error", OUTLIVED, CUT_SHORT)
+FORBIDDEN = ("Traceback", "Exception in thread", "internal error", OUTLIVED, LEFT_OPEN)
 
 
 def descendants(pid: int) -> List[int]:
@@ -100,11 +114,12 @@ def command_line(pid: int) -> bytes:
         return b""
 
 
-def start(args: Sequence[str], cwd: Optional[str] = None,
+def start(args: Sequence[str], cwd: Optional[str] = None, slow_setup: bool = False,
           slow_close: bool = False) -> subprocess.Popen:
     """``python3 -m engine ARGS...`` running, its stdout and stderr piped (text), its
-    aborted runs (and with ``slow_close`` its close) slowed down (see SLOWED)."""
-    code = SLOWED.replace("CLOSE_SECONDS", repr(CLOSE_SLOWER if slow_close else 0.0))
+    aborted runs (and, if asked, its set-up and close) slowed down (see SLOWED)."""
+    code = (SLOWED.replace("SETUP_SECONDS", repr(SETUP_SLOWER if slow_setup else 0.0))
+            .replace("CLOSE_SECONDS", repr(CLOSE_SLOWER if slow_close else 0.0)))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     # A suite started in the background (`cmd &` without job control) ignores SIGINT, and
     # its children would inherit that: the command gets Python's usual Ctrl-C back.

@@ -342,6 +342,23 @@ def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path, number,
     assert cases_done[0]["passed"]
 
 
+def test_a_grading_run_interrupted_as_its_sandboxes_are_set_up_closes_them(tmp_path):
+    """Ctrl-C just as the sandboxes are set up (before any case): exit 130, the
+    sandboxes closed, the results file written with the submission and no case."""
+    folder = submission(tmp_path / "s", {"homework.py": "print('never run')\n"})
+    cases = tmp_path / "cases"
+    from engine.grading.case import write_case
+    write_case(stake_raid_case("a1"), cases / "a1")
+    results = tmp_path / "r.json"
+    process = interrupts.start(
+        ["grade", "run", "stake_raid", str(folder), "--cases", str(cases), "--jobs", "1",
+         "--json", str(results)], cwd=str(REPO), slow_setup=True)
+    seen = interrupts.read_until(process, interrupts.SET_UP)
+    interrupts.stop(process, signal.SIGINT, seen)
+    [entry] = load(results)["submissions"]
+    assert entry["cases"] == [] and entry["submission"] == str(folder)
+
+
 def test_only_cases_run_through_the_graders_script_are_graded():
     from engine.grading.runner import gradable
     cases = program_cases("tmmorris")

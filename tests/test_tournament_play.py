@@ -328,6 +328,25 @@ def test_an_interrupted_tournament_exits_130_keeps_its_results_and_no_traceback(
                                      for game in kept["games"])
 
 
+@pytest.mark.parametrize("command", ["run", "sprt"])
+def test_a_tournament_interrupted_as_its_sandboxes_are_set_up_closes_them(tmp_path,
+                                                                        command):
+    """Interrupted just as the sandboxes are set up (before the first line): exit 130,
+    the sandboxes closed, and the --json file lists the entrants and no game."""
+    first = entrant(tmp_path, "first", {"homework.py": FIRST_EMPTY})
+    out = tmp_path / "r.json"
+    args = ["tournament", command, "stake_raid", first, "ours:greedy", "--sizes", "3",
+            "--jobs", "1", "--json", str(out)]
+    if command == "sprt":
+        args += ["--elo0", "0", "--elo1", "100"]
+    process = interrupts.start(args, slow_setup=True)
+    seen = interrupts.read_until(process, interrupts.SET_UP)
+    interrupts.stop(process, signal.SIGTERM, seen)
+    kept = json.loads(out.read_text())
+    assert kept["complete"] is False and kept["games"] == []
+    assert [row["name"] for row in kept["entrants"]] == ["first", "ours:greedy"]
+
+
 def test_shards_merge_into_the_whole_from_the_command_line(tmp_path):
     paths = [entrant(tmp_path, name, {"homework.py": code}) for name, code in
              (("first", FIRST_EMPTY), ("last", LAST_EMPTY), ("third", FIRST_EMPTY))]

@@ -418,32 +418,39 @@ def _grade_students(options: argparse.Namespace, cases: List[Case], staging: str
     if options.shard:
         runner_results.document["shard"] = "%d/%d" % options.shard
     hidden = [os.path.realpath(options.cases)] if options.cases else []
-    try:
-        runner = Runner(options.assignment, cases, runner_results, limits, options.jobs,
-                        options.lenient, options.run_command, options.isolation,
-                        options.build_timeout, progress, hidden=hidden, sources=sources)
-    except IsolationError as error:
-        raise UsageError(f"--isolation {options.isolation}: {error}") from None
-    runner_results.document["isolation"] = runner.isolation
-    runner_results.document["fences"] = list(runner.fences)
-    if not options.quiet:
-        print(f"grade: {len(submissions)} submission(s) x {len(cases)} cases, "
-              f"{runner.jobs} at a time, isolation {runner.isolation}", file=sys.stderr)
-    exposed = exposure(runner.fences)
-    if exposed:
-        print(f"grade: warning: {exposed}", file=sys.stderr)
-    for label in submissions:
-        student = sources[label]
-        runner_results.add_submission(label)
-        if student.source and (student.ids or student.source != os.path.basename(label)):
-            runner_results.describe(label, source=student.source, ids=list(student.ids))
+    held: List[int] = []
+    # Set up whole: a Ctrl-C meanwhile never leaves sandboxes open; it stops the run as
+    # it starts.
+    with hold_signals(held):
+        try:
+            runner = Runner(options.assignment, cases, runner_results, limits, options.jobs,
+                            options.lenient, options.run_command, options.isolation,
+                            options.build_timeout, progress, hidden=hidden, sources=sources)
+        except IsolationError as error:
+            raise UsageError(f"--isolation {options.isolation}: {error}") from None
+        runner_results.document["isolation"] = runner.isolation
+        runner_results.document["fences"] = list(runner.fences)
+        if not options.quiet:
+            print(f"grade: {len(submissions)} submission(s) x {len(cases)} cases, "
+                  f"{runner.jobs} at a time, isolation {runner.isolation}", file=sys.stderr)
+        exposed = exposure(runner.fences)
+        if exposed:
+            print(f"grade: warning: {exposed}", file=sys.stderr)
+        for label in submissions:
+            student = sources[label]
+            runner_results.add_submission(label)
+            if student.source and (student.ids or student.source != os.path.basename(label)):
+                runner_results.describe(label, source=student.source, ids=list(student.ids))
     interrupted = False
     try:
-        runner.run(submissions)
+        if held:
+            raise KeyboardInterrupt     # (came as the sandboxes were set up)
+        runner.run(submissions)         # (closes the runner)
     except KeyboardInterrupt:
         interrupted = True
-    held: List[int] = []        # a Ctrl-C now stops nothing more: the outputs are written
+    # A Ctrl-C now stops nothing more: the outputs are written whole.
     with hold_signals(held):
+        runner.close()                  # (when run() did not start)
         document = runner_results.document
         write_outputs(options, document)
         print_summary(document, sys.stdout)

@@ -24,7 +24,8 @@ import argparse
 import os
 import sys
 import time
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
+                    Tuple)
 
 from ..commandline import run_program, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
@@ -354,12 +355,6 @@ def run_tournament(options: argparse.Namespace) -> int:
         played.update({record["id"]: record for record in earlier["games"]})
         known.update({row["name"]: row.get("build_error") for row in earlier["entrants"]
                       if row.get("build_error")})
-    try:
-        director = Director(rules, entrants, options.time, options.jobs, options.isolation,
-                            options.memory, options.seed)
-    except IsolationError as error:
-        raise UsageError(f"--isolation {options.isolation}: {error}") from None
-    header["isolation"] = director.isolation
     # What the builds gave (the earlier runs' errors until they end): Ctrl-C during the
     # builds still writes the document, with the entrants and no game.
     builds: Dict[str, Optional[str]] = dict(known)
@@ -369,8 +364,15 @@ def run_tournament(options: argparse.Namespace) -> int:
     def document(complete: bool) -> Dict[str, Any]:
         return results.assemble(header, dicts, builds, list(played.values()), complete)
 
+    held: List[int] = []
+    director = _set_up(held, lambda: Director(
+        rules, entrants, options.time, options.jobs, options.isolation, options.memory,
+        options.seed), options)
+    header["isolation"] = director.isolation
     interrupted = False
     try:
+        if held:
+            raise KeyboardInterrupt     # (came as the sandboxes were set up)
         _warn_exposure(options, director)
         say(options, f"{rules.title} {fmt}, {len(entrants)} entrants, "
                      f"{options.time:g} s of CPU per player per game, "
@@ -414,8 +416,7 @@ def run_tournament(options: argparse.Namespace) -> int:
     except BaseException:
         _close(director)
         raise
-    held: List[int] = []        # a Ctrl-C now stops nothing more: the end is written whole
-    with hold_signals(held):
+    with hold_signals(held):    # a Ctrl-C now stops nothing more: the end is written whole
         director.close()
         complete = not interrupted and not director.failures and plan is not None and (
             options.shard is not None or plan.final and not schedule_todo(plan, played, None))
@@ -431,6 +432,18 @@ def run_tournament(options: argparse.Namespace) -> int:
         say(options, "this shard's games of the current round are played; merge the "
                      "shards, then run the next round with --from MERGED.json")
     return 1 if director.failures else 0
+
+
+def _set_up(held: List[int], make: Callable[[], Director],
+            options: argparse.Namespace) -> Director:
+    """``make()``, with SIGINT and SIGTERM held (appended to ``held``) until it returns:
+    a Ctrl-C as the sandboxes are set up never leaves some of them open; the caller
+    acts on it once the director exists (and so can close them)."""
+    try:
+        with hold_signals(held):
+            return make()
+    except IsolationError as error:
+        raise UsageError(f"--isolation {options.isolation}: {error}") from None
 
 
 def _close(director: Director) -> None:
@@ -488,12 +501,7 @@ def run_sprt(options: argparse.Namespace) -> int:
     if len(entrants) != 2:
         raise UsageError("sprt plays two entrants (two folders or players)")
     a, b = entrants[0].name, entrants[1].name
-    try:
-        director = Director(rules, entrants, options.time, options.jobs, options.isolation,
-                            options.memory, options.seed)
-    except IsolationError as error:
-        raise UsageError(f"--isolation {options.isolation}: {error}") from None
-    header = _header(options, rules, sizes, 1, None, director.isolation, "sprt")
+    header = _header(options, rules, sizes, 1, None, "", "sprt")
     dicts = _entrant_dicts(entrants)
     played: Dict[int, Dict[str, Any]] = {}
     # pairs read by the test (int), its decision (None, "H0" or "H1"), the LLR (float)
@@ -506,8 +514,15 @@ def run_sprt(options: argparse.Namespace) -> int:
                 "pairs": state["pairs"]}
 
     builds: Dict[str, Optional[str]] = {}    # (none yet when Ctrl-C stops the builds)
+    held: List[int] = []
+    director = _set_up(held, lambda: Director(
+        rules, entrants, options.time, options.jobs, options.isolation, options.memory,
+        options.seed), options)
+    header["isolation"] = director.isolation
     interrupted = False
     try:
+        if held:
+            raise KeyboardInterrupt     # (came as the sandboxes were set up)
         _warn_exposure(options, director)
         say(options, f"{rules.title} SPRT {printable(a)} vs {printable(b)}: "
                      f"H0 {test.elo0:+g} Elo, H1 {test.elo1:+g} Elo, alpha {test.alpha:g}, "
@@ -553,8 +568,7 @@ def run_sprt(options: argparse.Namespace) -> int:
     except BaseException:
         _close(director)
         raise
-    held: List[int] = []        # a Ctrl-C now stops nothing more: the end is written whole
-    with hold_signals(held):
+    with hold_signals(held):    # a Ctrl-C now stops nothing more: the end is written whole
         director.close()
         document = results.assemble(header, dicts, builds, list(played.values()),
                                     state["decision"] is not None, summary())
