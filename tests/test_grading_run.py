@@ -313,8 +313,9 @@ def test_merge_joins_shards_and_refuses_mixtures():
         merge([first, dict(second, program="stake_raid")])
 
 
-@pytest.mark.parametrize("number, again", [(signal.SIGINT, None), (signal.SIGTERM, None),
-                                           (signal.SIGINT, signal.SIGINT)])
+@pytest.mark.parametrize("number, again", [
+    (signal.SIGINT, None), pytest.param(signal.SIGTERM, None, marks=pytest.mark.slow),
+    (signal.SIGINT, signal.SIGINT)])
 def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path, number, again):
     """Ctrl-C (or SIGTERM) while a case runs: exit 130, the finished case kept in the
     results file, and no traceback of the main thread nor of a slot's on stderr; a

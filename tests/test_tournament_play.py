@@ -283,15 +283,21 @@ SLOW_BUILD = b"sleep\x0061"                  # the slow entrant's build step, ru
 GAME = b"homework.py"                       # an entrant moving (python3 homework.py)
 
 
+def _long(*values):
+    """A variant of the long run only (make test-all): each command, each moment and a
+    second signal are run every day by the others."""
+    return pytest.param(*values, marks=pytest.mark.slow)
+
+
 @pytest.mark.parametrize("command, moment, number, again", [
-    ("run", "builds", signal.SIGINT, None), ("run", "builds", signal.SIGTERM, None),
-    ("run", "games", signal.SIGINT, None), ("run", "games", signal.SIGTERM, None),
-    ("sprt", "builds", signal.SIGINT, None), ("sprt", "games", signal.SIGINT, None),
-    ("sprt", "games", signal.SIGTERM, None),
+    _long("run", "builds", signal.SIGINT, None), _long("run", "builds", signal.SIGTERM, None),
+    ("run", "games", signal.SIGINT, None), _long("run", "games", signal.SIGTERM, None),
+    ("sprt", "builds", signal.SIGINT, None), _long("sprt", "games", signal.SIGINT, None),
+    _long("sprt", "games", signal.SIGTERM, None),
     # A second signal as the sandboxes close: neither that nor the file is cut short.
-    ("run", "builds", signal.SIGINT, signal.SIGINT),
+    _long("run", "builds", signal.SIGINT, signal.SIGINT),
     ("run", "games", signal.SIGTERM, signal.SIGINT),
-    ("sprt", "builds", signal.SIGINT, signal.SIGTERM)])
+    _long("sprt", "builds", signal.SIGINT, signal.SIGTERM)])
 def test_an_interrupted_tournament_exits_130_keeps_its_results_and_no_traceback(
         tmp_path, command, moment, number, again):
     if moment == "builds":
