@@ -21,21 +21,16 @@ from engine.grading import cgroups, processes
 from engine.grading.processes import signal_confirmed, stop_and_kill
 
 
-@pytest.fixture
-def stranger():
-    """A process that is none of any run's (it merely got a pid a run's list held)."""
+def _sleeper():
     process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     yield process
     process.kill()
     process.wait()
 
 
-@pytest.fixture
-def member():
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    yield process
-    process.kill()
-    process.wait()
+# A process of no run (it merely got a pid a run's list held), and one of a run.
+stranger = pytest.fixture(_sleeper, name="stranger")
+member = pytest.fixture(_sleeper, name="member")
 
 
 def ended(process, within=10.0):
