@@ -263,7 +263,9 @@ def test_a_v2_memory_and_process_limit_are_enforced_by_the_kernel(isolation):
         assert hog.ended in ("memory", "cpu") and b"touched all" not in hog.stdout, hog
         assert hog.memory is not None and hog.memory <= (128 << 20) + (1 << 20), hog
         events = Path(folder, "memory.events").read_text()
-        assert int(events.split("max ")[1].split()[0]) >= 1, events
+        # A hog stopped at its CPU limit before it reached memory.max (an emulated VM on
+        # a busy host: seen once) has not hit it.
+        assert hog.ended == "cpu" or int(events.split("max ")[1].split()[0]) >= 1, events
         forker = sandbox.run(["python3", "forker.py"])
         assert forker.exit == 0, forker
         started, _, why = forker.stdout.decode().strip().partition(" ")
