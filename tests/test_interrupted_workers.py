@@ -15,6 +15,7 @@ import time
 import pytest
 
 from grading_helpers import stake_raid_case
+from engine.grading import workers
 from engine.grading.judges import load as load_assignment
 from engine.grading.results import Results
 from engine.grading.runner import Runner
@@ -138,3 +139,23 @@ def test_a_ctrl_c_landing_inside_a_threads_start_waits_for_that_thread(ctrl_c, m
     monkeypatch.undo()
     assert stopped.is_set()
     assert sorted(ended) == sorted(began) == [0, 1]
+
+
+def test_a_job_that_never_stops_does_not_make_ctrl_c_useless(director, ctrl_c, monkeypatch):
+    """A job that ignores the stop (a run stuck in the kernel): the caller waits
+    STOP_PATIENCE seconds for it, then goes on (the command can end)."""
+    monkeypatch.setattr(workers, "STOP_PATIENCE", 0.5)
+    release = threading.Event()
+
+    def stuck(job):
+        if job == 0:
+            ctrl_c()
+        release.wait(120)
+
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            director._in_threads(stuck)
+        assert time.monotonic() - started < 60
+    finally:
+        release.set()

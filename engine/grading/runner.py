@@ -43,6 +43,7 @@ from .untrusted_files import (Bounds, TooLarge, copy_tree, hard_link, lstat_bene
                               make_link, open_folder, open_path, read_link, read_regular,
                               remove_beneath, walk, write_new)
 from .verdict import Score, Verdict
+from . import workers
 from .workers import hold_signals, run_workers
 from .workspace import new_workspace, remove_tree
 
@@ -382,7 +383,7 @@ class Runner:
             # runs to finish (killed and reaped) before the sandboxes and the
             # workspace go; see engine.grading.workers for why not Thread.join.
             run_workers(len(slots), lambda slot: worker(slots[slot]), stop,
-                        name="grading-slot", patience=60)
+                        name="grading-slot", patience=workers.STOP_PATIENCE)
         finally:
             # Not cut short by a (second) Ctrl-C: delivered once all is closed.
             with hold_signals():

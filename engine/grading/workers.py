@@ -18,6 +18,11 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+# How long a caller waits, after Ctrl-C, for workers it told to stop: a run that the
+# kernel cannot kill at once (a process stuck in the kernel) must not make Ctrl-C
+# useless. After that the caller goes on (and the process ends without those threads).
+STOP_PATIENCE = 60.0
+
 # The signals that stop a run (SIGTERM once engine.commandline.terminate_as_interrupt
 # made it one): held back while the workers start, see hold_signals.
 STOPPING: Tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)

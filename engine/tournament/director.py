@@ -25,6 +25,7 @@ from typing import (Any, Callable, Container, Dict, Iterable, Iterator, List, Op
 from ..grading.runner import usable_cores
 from ..grading.sandbox import Limits, Sandbox, close_all
 from ..grading.untrusted_files import remove_tree
+from ..grading import workers
 from ..grading.workers import run_workers
 from ..grading.workspace import new_workspace
 from . import entrants as entrants_module
@@ -245,7 +246,8 @@ class Director:
         start) stops them all, waits until each has finished its killed call (a second
         Ctrl-C does not cut that short), and is raised again: only then may the
         sandboxes be closed (see :func:`engine.grading.workers.run_workers`)."""
-        run_workers(self.jobs, work, self.stop, name="tournament-job")
+        run_workers(self.jobs, work, self.stop, name="tournament-job",
+                    patience=workers.STOP_PATIENCE)
 
 
 def schedule_todo(plan: schedule.Schedule, played: Container[int],
