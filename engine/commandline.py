@@ -4,6 +4,7 @@ user called us (to print commands they can run as they are)."""
 import os
 import shlex
 import signal
+import stat
 import sys
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Tuple, Union
@@ -61,14 +62,46 @@ def run_program(name: str, body: Callable[[List[str]], Optional[int]], argv: Lis
         return 2
 
 
+def stream_target(path: Union[str, "os.PathLike[str]"]) -> Optional[str]:
+    """``path`` when it names a character device or a FIFO (``/dev/null``, a named pipe,
+    ``/dev/stdout``): such a file is written into, never renamed over (as root, renaming
+    over /dev/null replaced the device by a regular file for every program). Else None.
+
+    A link counts only when root or we own it and nobody else may write its folder (the
+    links of /dev, as /dev/stdout): a link planted in a shared folder is never written
+    through."""
+    name = os.fspath(path)
+    try:
+        status = os.lstat(name)
+        if stat.S_ISLNK(status.st_mode):
+            folder = os.stat(os.path.dirname(os.path.abspath(name)))
+            mine = (0, os.getuid())
+            if status.st_uid not in mine or folder.st_uid not in mine or \
+                    folder.st_mode & 0o022:
+                return None
+            status = os.stat(name)
+    except OSError:
+        return None
+    return name if stat.S_ISCHR(status.st_mode) or stat.S_ISFIFO(status.st_mode) else None
+
+
 def write_atomically(path: Union[str, "os.PathLike[str]"], data: Union[str, bytes]) -> None:
     """Write ``data`` (str or bytes) to ``path`` all at once: temp file, then rename.
 
     A reader never sees a half-written file, and ``path`` is left untouched if writing
-    fails. Raises UsageError when the folder cannot be written.
+    fails. A character device or a FIFO (see :func:`stream_target`) is written into
+    instead. Raises UsageError when the folder cannot be written.
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
+    target = stream_target(path)
+    if target is not None:
+        try:
+            with open(target, "wb") as handle:
+                handle.write(data)
+        except OSError as error:
+            raise UsageError(f"cannot write {path}: {error.strerror}") from None
+        return
     folder = os.path.dirname(os.path.abspath(path))
     # A new file in the same folder, so that the final rename is atomic, under a name
     # nobody can guess and created exclusively: a link planted there is never written

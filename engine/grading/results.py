@@ -30,6 +30,7 @@ import time
 from collections import OrderedDict
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from ..commandline import stream_target
 from .verdict import Score
 
 # A results document, or one submission's entry in it (JSON values).
@@ -40,8 +41,14 @@ def write_atomically(path: str, text: str) -> None:
     """Write ``text`` to ``path`` all at once (a new temporary file beside it, created
     exclusively under an unpredictable name, then renamed over ``path``), so that a
     reader, or a run killed half-way, never sees half a file, and a link someone planted
-    at ``path`` or at a name we might use is replaced, never written through. Raises
-    OSError."""
+    at ``path`` or at a name we might use is replaced, never written through. A
+    character device or a FIFO (``/dev/null``: :func:`engine.commandline.stream_target`)
+    is written into instead. Raises OSError."""
+    target = stream_target(path)
+    if target is not None:
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
     folder = os.path.dirname(os.path.abspath(path))
     descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.",
                                              suffix=".tmp", dir=folder)
