@@ -67,19 +67,23 @@ def stream_target(path: Union[str, "os.PathLike[str]"]) -> Optional[str]:
     ``/dev/stdout``): such a file is written into, never renamed over (as root, renaming
     over /dev/null replaced the device by a regular file for every program). Else None.
 
-    A link counts only when root or we own it and nobody else may write its folder (the
-    links of /dev, as /dev/stdout): a link planted in a shared folder is never written
-    through."""
+    Only what root or we made counts, or what lies in a folder nobody else may write: a
+    link is followed only when root or we own it and its folder is ours alone (the links
+    of /dev, as /dev/stdout), and a pipe or device another user made in a shared folder
+    (as /tmp) is replaced as any file there, never written into (our output would go to
+    its reader, or wait for ever for one)."""
     name = os.fspath(path)
+    mine = (0, os.getuid())
     try:
         status = os.lstat(name)
+        folder = os.stat(os.path.dirname(os.path.abspath(name)))
+        ours_alone = folder.st_uid in mine and not folder.st_mode & 0o022
         if stat.S_ISLNK(status.st_mode):
-            folder = os.stat(os.path.dirname(os.path.abspath(name)))
-            mine = (0, os.getuid())
-            if status.st_uid not in mine or folder.st_uid not in mine or \
-                    folder.st_mode & 0o022:
+            if status.st_uid not in mine or not ours_alone:
                 return None
             status = os.stat(name)
+        elif status.st_uid not in mine and not ours_alone:
+            return None
     except OSError:
         return None
     return name if stat.S_ISCHR(status.st_mode) or stat.S_ISFIFO(status.st_mode) else None

@@ -89,3 +89,20 @@ def test_an_ordinary_file_is_still_replaced_all_at_once(tmp_path):
     target.write_text("old\n")
     write_atomically(target, "new\n")
     assert target.read_text() == "new\n" and stream_target(target) is None
+
+
+def test_a_pipe_another_user_made_in_a_shared_folder_is_never_written_into(tmp_path):
+    """A FIFO planted in /tmp by someone else: writing into it would hand our output to
+    its reader (or wait for ever for one); it is replaced like any file there."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    fifo = shared / "results.json"
+    os.mkfifo(fifo)
+    try:
+        os.chown(fifo, 65534, 65534)
+    except OSError as error:
+        pytest.skip(f"cannot give the pipe away: {error.strerror}")
+    assert stream_target(fifo) is None
+    write_atomically(fifo, "x\n")
+    assert fifo.read_text() == "x\n"
