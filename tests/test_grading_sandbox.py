@@ -728,3 +728,48 @@ def test_every_process_of_a_run_is_in_the_slot_group_of_every_controller(tmp_pat
                  for controller in controllers.split(",")}
         for controller, folder in folders.items():
             assert lines[controller].endswith("/" + os.path.basename(folder)), (pid, text)
+
+
+# --- the kit's word about itself never travels in-band -------------------------------------
+
+# What the sandbox used to take for its own failure: an exit status and a stderr line,
+# both the run's to choose.
+OLD_FAILURE_LINE = "grading sandbox: cannot join the run's cgroup"
+
+
+def test_a_run_cannot_pass_for_the_sandboxs_own_failure(tmp_path, isolation):
+    """A submission printing the sandbox's failure line and exiting 125 gets its own
+    verdict: its case is graded (not "not graded"), in the kit's words."""
+    code = (f"import sys\nsys.stderr.write({OLD_FAILURE_LINE!r} + '\\n')\n"
+            "raise SystemExit(125)\n")
+    case, _, _ = run_hostile(tmp_path, isolation, code)
+    assert not case["passed"]
+    assert not case["reason"].startswith("not graded"), case
+    assert case["ended"] == "exited", case
+    sandbox = Sandbox(Limits(timeout=30), isolation=isolation)
+    try:
+        sandbox.clear()
+        sandbox.give()
+        result = sandbox.run(["sh", "-c", f"echo \"{OLD_FAILURE_LINE}\" >&2; exit 125"])
+    finally:
+        sandbox.close()
+    assert (result.ended, result.exit) == ("exited", 125), result
+
+
+def test_a_run_that_cannot_join_its_cgroup_is_the_kits_failure(tmp_path, isolation):
+    """The news comes on the joining shell's own pipe: a join that fails (here: a join
+    file that does not exist) raises SandboxError, whatever the run printed."""
+    from engine.grading.sandbox import SandboxError
+    sandbox = Sandbox(Limits(timeout=30), isolation=isolation)
+    if sandbox.group is None:
+        sandbox.close()
+        pytest.skip("no cgroup here: no joining shell")
+    try:
+        sandbox.clear()
+        sandbox.give()
+        assert sandbox.run(["true"]).ended == "exited"
+        sandbox.group.join_files = [str(tmp_path / "missing" / "tasks")]
+        with pytest.raises(SandboxError):
+            sandbox.run(["true"])
+    finally:
+        sandbox.close()

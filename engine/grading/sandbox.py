@@ -77,9 +77,10 @@ DEVICES = (("/dev/null", landlock.READ_FILE | landlock.WRITE_FILE),
            ("/dev/zero", landlock.READ_FILE), ("/dev/full", landlock.READ_FILE |
                                                 landlock.WRITE_FILE),
            ("/dev/random", landlock.READ_FILE), ("/dev/urandom", landlock.READ_FILE))
-# What the joining shell says and exits with when the run could not enter its cgroup.
-JOIN_FAILED = "grading sandbox: cannot join the run's cgroup"
-JOIN_FAILED_EXIT = 125
+# What the joining shell writes on its private channel once the run is in its cgroup
+# (see Sandbox._command): the kit's news about itself never travels in the run's own
+# streams or exit status, which the run controls.
+JOINED = b"J"
 # Shared folders a run without bwrap or Landlock may write into (/dev/mqueue: POSIX
 # message queues, where mounted).
 TEMPORARY_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
@@ -489,10 +490,13 @@ class Sandbox:
         (which installs the seccomp filter it reads from ``seccomp_fd``, when given)."""
         chain: List[str] = []
         if self.group is not None:
-            # A run that cannot join its group must not run outside it.
+            # A run that cannot join its group must not run outside it. The shell's stdin
+            # is the write end of the kit's join pipe (see run): once every join file is
+            # written it says so there, then gives the command /dev/null as stdin, so
+            # that no process of the run ever holds that pipe.
             joins = " && ".join(f"echo 0 > {path}" for path in self.group.join_files)
-            chain += [self.shell, "-c", f'{joins} && exec "$@"; echo "{JOIN_FAILED}" >&2; '
-                      f"exit {JOIN_FAILED_EXIT}", "sh"]
+            chain += [self.shell, "-c", f'{joins} && printf {JOINED.decode()} >&0 && '
+                      'exec "$@" </dev/null', "sh"]
         if self.uid is not None:
             chain += [self.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}"]
             chain += ([f"--groups={','.join(map(str, groups))}"] if groups
@@ -577,16 +581,21 @@ class Sandbox:
         start = time.perf_counter()
         clock = processes.RunClock(start, self._cores(), kit=(
             threading.get_native_id(), getattr(launcher, "native_id", None)))
+        # The joining shell's channel to us (None: no cgroup, nothing to confirm).
+        joined_read, joined_write = os.pipe() if self.group is not None else (None, None)
         # Started and registered under the lock: another slot looking for orphans of
         # ours (see _run_processes) never takes this run's first process for one.
         with _LIVE_LOCK:
             try:
                 process = launcher.popen(  # type: ignore[union-attr]  # made by _setup
                     args=command, cwd=self.folder, env=self.environment(),
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                    stdin=subprocess.DEVNULL if joined_write is None else joined_write,
+                    stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
                     pass_fds=() if seccomp_fd is None else (seccomp_fd,))
             except OSError as error:
+                if joined_read is not None:
+                    os.close(joined_read)
                 return RunResult(127, b"",
                                  f"cannot run {argv[0]}: {error.strerror}\n".encode(),
                                  time.perf_counter() - start, 0.0, "exited",
@@ -594,6 +603,8 @@ class Sandbox:
             finally:
                 if seccomp_fd is not None:
                     os.close(seccomp_fd)     # the run holds its own copy until bwrap reads it
+                if joined_write is not None:
+                    os.close(joined_write)   # the shell holds the only other copy
             _LIVE.add(process.pid)
         if self.oom_gate and not fences.raise_stopped_run(process.pid):
             _kill_group(process.pid)
@@ -616,6 +627,8 @@ class Sandbox:
             others = self._kill_everything(tree)
             _, status, usage = os.wait4(process.pid, 0)
             process.returncode = 0  # reaped here; keep Popen from waiting again
+            # Every process of the run is dead: the pipe holds all it will ever hold.
+            joined = joined_read is None or _confirmed(joined_read)
             self._running = None
             with _LIVE_LOCK:
                 _LIVE.discard(process.pid)
@@ -631,9 +644,8 @@ class Sandbox:
             cpu = usage.ru_utime + usage.ru_stime + others.total
             user = usage.ru_utime + others.user
         stdout, stderr = bytes(streams[0]), bytes(streams[1])
-        if self.group is not None and os.WIFEXITED(status) and os.WEXITSTATUS(
-                status) == JOIN_FAILED_EXIT and stderr.endswith(JOIN_FAILED.encode() + b"\n"):
-            raise SandboxError(stderr.decode("utf-8", "replace").strip().split("\n")[0])
+        if not joined and killed_for != "aborted":
+            raise SandboxError("grading sandbox: the run could not join its cgroup")
         exit_code: Optional[int] = None
         signal_number: Optional[int] = None
         if os.WIFEXITED(status):
@@ -882,6 +894,19 @@ def _exited(pid: int) -> bool:
             return True
     # PyPy has no os.waitid: an exited, unreaped child is a zombie in /proc.
     return not processes.is_running(pid)
+
+
+def _confirmed(channel: int) -> bool:
+    """Whether the joining shell said, on the kit's pipe ``channel`` (whose writers are
+    all gone), that the run is in its cgroup; closes ``channel``."""
+    try:
+        os.set_blocking(channel, False)
+        try:
+            return os.read(channel, 16) == JOINED
+        except BlockingIOError:
+            return False
+    finally:
+        os.close(channel)
 
 
 def _drain(descriptors: Dict[int, int], buffers: List[bytearray], room: int) -> None:
