@@ -7,9 +7,12 @@ import signal
 import stat
 import sys
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, NoReturn, Optional, Tuple, Union
 
 from .errors import UsageError
+
+if TYPE_CHECKING:
+    import argparse
 
 
 # ENGINE_DEBUG=1 in the environment: a program shows the traceback its one-line error
@@ -140,6 +143,32 @@ def parse_positive_int(text: str, what: str) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise UsageError(f"{what} must be a positive integer, not {text!r}")
     return int(text)
+
+
+def argument_parser(**options: Any) -> "argparse.ArgumentParser":
+    """An ``argparse.ArgumentParser(**options)`` whose errors (and its subparsers') are
+    UsageErrors: one stderr line and exit code 2 through :func:`run_program`, never
+    argparse's usage dump and exit. argparse is imported here, not by every program."""
+    import argparse
+
+    class ArgumentParser(argparse.ArgumentParser):
+        def error(self, message: str) -> "NoReturn":
+            raise UsageError(message)
+    return ArgumentParser(**options)
+
+
+def positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse ``type`` taking ``kind(text)`` (int, float) when it is above zero."""
+    def parse(text: str) -> Any:
+        import argparse
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        return value
+    return parse
 
 
 def read_text_file(path: Union[str, "os.PathLike[str]"], what: str = "file") -> str:

@@ -18,7 +18,8 @@ from engine.errors import UsageError
 from engine.grading.untrusted_files import Bounds
 from engine.ladder import scheduler
 from engine.grading.processes import start_time
-from engine.ladder.cli import read_roster, run_stop
+from engine.ladder.create import read_roster
+from engine.ladder.serving import run_stop
 from engine.ladder.uploads import Refused, unpack
 
 

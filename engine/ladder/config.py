@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import secrets
+import sys
 from typing import Any, Dict
 
 from ..grading.results import write_atomically
@@ -28,6 +29,11 @@ UPLOADS = "uploads"
 DEFAULTS = {"seed": 1, "lease": 60.0, "upload_mb": 8, "placement_pairs": 2,
             "memory_mb": 1024, "isolation": "auto", "uploads_per_minute": 10,
             "requests_per_minute": 600}
+
+
+def say(text: str) -> None:
+    """One line of the ladder's commands on stderr."""
+    print(f"ladder: {text}", file=sys.stderr, flush=True)
 
 
 class LadderError(ValueError):

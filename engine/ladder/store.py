@@ -33,8 +33,6 @@ from ..tournament import results as tournament_results
 from ..tournament.games import rules_for
 from . import config, scheduler
 
-STAFF_BY_GAME = {"stake_raid": ("ours:agent", "ours:greedy"),
-                 "lineemup": ("ours:e2", "ours:e1")}
 SESSION_SECONDS = 12 * 3600.0
 # A build (make agent, then calibrate) may take this long before its lease is renewed.
 BUILD_LEASE = 600.0
@@ -170,7 +168,7 @@ class Store:
                 tokens[name] = token
                 db.add(Player(name=name, staff=False, token_hash=config.token_hash(token),
                               created=now))
-            for path in STAFF_BY_GAME[self.rules.name]:
+            for path in self.rules.anchors:
                 player = Player(name=path, staff=True, token_hash=None, created=now)
                 db.add(player)
                 db.flush()

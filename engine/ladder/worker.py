@@ -22,6 +22,7 @@ it was playing: its lease expires and the server hands the game out again, once.
 Standard library only, so that a cluster node needs nothing but the checkout.
 """
 
+import argparse
 import json
 import os
 import socket
@@ -39,7 +40,9 @@ from ..tournament import entrants as entrants_module
 from ..tournament.director import Director
 from ..tournament.games import rules_for
 from ..tournament.schedule import GameSpec
-from . import uploads
+from ..commandline import positive, terminate_as_interrupt
+from ..errors import UsageError
+from . import config, uploads
 
 KEEP_BUILT = 24
 ARCHIVE_CAP = 64 * 1024 * 1024
@@ -273,3 +276,47 @@ class Worker:
             say(f"game {game['id']} ({self.rules.size_label(record_size(self.rules, game))}): "
                 f"{printable(game['x']['player'])} - {printable(game['o']['player'])} "
                 f"{outcome}{why}")
+
+
+def add_arguments(commands: Any) -> None:
+    """The ``work`` command's arguments, on the subparsers ``commands``."""
+    work = commands.add_parser("work", help="a worker: plays the server's games")
+    work.add_argument("folder", metavar="DIR", nargs="?")
+    work.add_argument("--server", metavar="URL")
+    work.add_argument("--worker-token", metavar="T",
+                      help="the workers' token (or LADDER_WORKER_TOKEN; with DIR, read "
+                           "from DIR/worker-token)")
+    work.add_argument("--name", help="this worker's name in the server's records")
+    work.add_argument("--games", type=positive(int), help="stop after N games")
+    work.set_defaults(run=command)
+
+
+def command(options: argparse.Namespace) -> int:
+    """``ladder work``: see docs/ladder.md."""
+    terminate_as_interrupt()
+    url, token = options.server, options.worker_token or os.environ.get(
+        "LADDER_WORKER_TOKEN")
+    if options.folder:
+        try:
+            url = url or config.server_url(options.folder)
+            token = token or config.read_worker_token(options.folder)
+        except config.LadderError as error:
+            raise UsageError(str(error)) from None
+    if not url or not token:
+        raise UsageError("give DIR (a ladder on this machine), or --server URL and "
+                         "--worker-token T")
+    try:
+        worker = Worker(Client(url, token), options.name)
+    except ServerError as error:
+        raise UsageError(f"cannot reach the ladder: {error}") from None
+    say(f"{worker.name} working for {url} (sandbox {worker.running_director().isolation})")
+    try:
+        played = worker.run(options.games)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        worker.close()
+    print(f"ladder worker: {worker.name} played {played} games")
+    return 0
+
+

@@ -82,7 +82,8 @@ class Rules(Protocol):
     ``tournament``; its members are static): ``name`` (the assignment's), ``title``,
     ``default_sizes`` (``--sizes``'s default), ``entry_points`` and ``entrant_plan``
     (how an entrant without a Makefile runs), ``ours`` (our players: name ->
-    description), the sizes (``parse_sizes``, ``size_label``, ``size_of``), the seeded
+    description), ``anchors`` (the players of ``ours`` a ladder places every newcomer
+    against, as ``ours:NAME``, strongest first), the sizes (``parse_sizes``, ``size_label``, ``size_of``), the seeded
     ``setup`` of a board's cells and the :class:`Board` of a game."""
 
     @property
@@ -99,6 +100,9 @@ class Rules(Protocol):
 
     @property
     def ours(self) -> Dict[str, str]: ...
+
+    @property
+    def anchors(self) -> Tuple[str, ...]: ...
 
     def entrant_plan(self, folder: Path) -> Optional[Plan]: ...
 
@@ -190,6 +194,7 @@ class StakeRaidRules:
             "classic": "plain iterative-deepening alpha-beta",
             "greedy": "the move with the best immediate score",
             **{f"depth{d}": f"fixed-depth alpha-beta, depth {d}" for d in range(1, 10)}}
+    anchors = ("ours:agent", "ours:greedy")
 
     @staticmethod
     def entrant_plan(folder: Path) -> Optional[Plan]:
@@ -334,6 +339,7 @@ class LineEmUpRules:
     entry_points = ("lineemup_agent.py",)
     ours = {"e1": "our AI with heuristic e1 (open lines)",
             "e2": "our AI with heuristic e2 (weighted threats)"}
+    anchors = ("ours:e2", "ours:e1")
 
     @staticmethod
     def entrant_plan(folder: Path) -> Optional[Plan]:
