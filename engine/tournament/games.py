@@ -83,8 +83,9 @@ class Rules(Protocol):
     ``default_sizes`` (``--sizes``'s default), ``entry_points`` and ``entrant_plan``
     (how an entrant without a Makefile runs), ``ours`` (our players: name ->
     description), ``anchors`` (the players of ``ours`` a ladder places every newcomer
-    against, as ``ours:NAME``, strongest first), the sizes (``parse_sizes``, ``size_label``, ``size_of``), the seeded
-    ``setup`` of a board's cells and the :class:`Board` of a game."""
+    against, as ``ours:NAME``, strongest first), the sizes (``parse_sizes``,
+    ``size_label``, ``size_of``), the seeded ``setup`` of a board's cells and the
+    :class:`Board` of a game."""
 
     @property
     def name(self) -> str: ...
