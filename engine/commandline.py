@@ -1,18 +1,22 @@
 """Helpers every program shares: the error contract, atomic output files, and how the
 user called us (to print commands they can run as they are)."""
 
+from __future__ import annotations
+
 import os
-import shlex
-import signal
 import stat
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, List, NoReturn, Optional, Tuple, Union
 
 from .errors import UsageError
 
+# Every program imports this module, so a grader's every run pays for what it imports:
+# typing, pathlib, shlex and signal (about 30 ms together) are imported by the functions
+# that use them, or read by mypy only (tests/test_startup.py pins a case's imports).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
+    from typing import Any, Callable, List, NoReturn, Optional, Tuple, Union
 
 
 # ENGINE_DEBUG=1 in the environment: a program shows the traceback its one-line error
@@ -187,6 +191,8 @@ def terminate_as_interrupt() -> None:
     stops this process as Ctrl-C does: long runs keep what they finished and exit 130.
     Call from the main thread."""
 
+    import signal
+
     def interrupt(number: int, frame: Any) -> None:
         raise KeyboardInterrupt()
 
@@ -202,6 +208,7 @@ def invoked_as() -> str:
 
 def package_parent() -> str:
     """The folder holding the ``engine`` package running now."""
+    from pathlib import Path
     return str(Path(__file__).resolve().parent.parent)
 
 
@@ -211,6 +218,7 @@ def command_words() -> str:
     copy in the current folder), else ``PYTHONPATH=<the package's folder> python3 -m
     engine`` (where a copy in the current folder would come first, the programs that
     use our search refuse: :func:`shadowing_engine`)."""
+    import shlex
     called = invoked_as()
     if called != "python3 -m engine":
         return called
@@ -226,6 +234,7 @@ def shadowing_engine(pythonpath: Optional[str] = None,
     that holds an ``engine/`` of its own (a student's copy of this repository), it runs
     that copy, not the one PYTHONPATH asks for.
     """
+    from pathlib import Path
     loaded = Path(loaded or Path(__file__).resolve().parent)
     pythonpath = os.environ.get("PYTHONPATH", "") if pythonpath is None else pythonpath
     for entry in pythonpath.split(os.pathsep):
