@@ -1,5 +1,5 @@
-"""The ladder's standard-library parts: the upload unpacker (hostile archives), the
-scheduler, the roster reader. No server, no database."""
+"""The ladder's standard-library parts: the upload unpacker (hostile archives) and
+the roster reader. No server, no database."""
 
 import argparse
 import io
@@ -16,7 +16,6 @@ from ladder_helpers import FIRST_EMPTY, symlink_member, zip_bytes, zip_with
 
 from engine.errors import UsageError
 from engine.grading.untrusted_files import Bounds
-from engine.ladder import scheduler
 from engine.grading.processes import start_time
 from engine.ladder.create import read_roster
 from engine.ladder.serving import run_stop
@@ -151,47 +150,6 @@ def test_what_is_no_archive_is_refused(tmp_path):
     with pytest.raises(Refused, match="not a readable"):
         unpack(write(tmp_path, b"PK\x03\x04garbage", "z"), tmp_path / "out")
     assert not (tmp_path / "out").exists()
-
-
-# --- the scheduler -----------------------------------------------------------------------
-
-def active(submission, player, staff=False, rating=None, width=None, games=0):
-    low = None if rating is None else rating - width / 2
-    high = None if rating is None else rating + width / 2
-    return scheduler.Active(submission, player, staff, rating, low, high, games)
-
-
-def test_a_newcomer_meets_each_anchor_then_the_nearest_rating():
-    field = [active(1, "ours:agent", True, 200, 50, 40), active(2, "ours:greedy", True,
-                                                                 -200, 50, 40),
-             active(3, "ann", rating=0, width=100, games=20),
-             active(4, "ben", rating=150, width=100, games=20),
-             active(5, "new")]
-    placed = {1: 10, 2: 10, 3: 10, 4: 10}
-    assert scheduler.next_pair(field, placed, {}, set(), 3) == (5, 1)
-    assert scheduler.next_pair(field, {**placed, 5: 1}, {}, set(), 3) == (5, 2)
-    # Placed against both anchors: then the one it met least, nearest in rating.
-    met = {frozenset((5, 1)): 1, frozenset((5, 2)): 1}
-    assert scheduler.next_pair(field, {**placed, 5: 2}, met, set(), 3) == (5, 3)
-    # An anchor busy with a game: the newcomer plays someone free.
-    assert scheduler.next_pair(field, placed, {}, {1}, 3) == (5, 2)
-
-
-def test_after_placement_the_least_certain_rating_plays():
-    field = [active(1, "ours:agent", True, 100, 50, 40), active(2, "ours:greedy", True,
-                                                                 -100, 50, 40),
-             active(3, "ann", rating=0, width=100, games=10),
-             active(4, "ben", rating=60, width=400, games=4)]
-    counts = {1: 9, 2: 9, 3: 9, 4: 9}
-    first, second = scheduler.next_pair(field, counts, {}, set(), 2)
-    assert first == 4              # the widest interval
-    assert second == 1             # nearest in rating (100 vs 60) among those met least
-    assert scheduler.next_pair(field, counts, {}, {1, 2, 3, 4}, 2) is None
-    assert scheduler.next_pair(field[:1], counts, {}, set(), 2) is None
-
-
-def test_sizes_are_dealt_evenly():
-    assert [scheduler.size_of_pair([3, 4, 5], k) for k in range(6)] == [3, 4, 5, 3, 4, 5]
 
 
 # --- the roster ----------------------------------------------------------------------------

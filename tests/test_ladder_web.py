@@ -16,6 +16,8 @@ from ladder_helpers import AGENTS, FIRST_EMPTY, zip_bytes  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from engine.ladder import cli, config, store as store_module, web  # noqa: E402
+from engine.ladder.store.schema import Game, Submission  # noqa: E402
+from engine.ladder.web.app import ROUTES  # noqa: E402
 from engine.tournament.games import rules_for  # noqa: E402
 
 NAMES = ["ann", "ben", "cat"]
@@ -100,9 +102,14 @@ def test_submissions_are_their_owners_only(ladder):
     assert refused.status_code == 400 and "'..'" in refused.json()["error"]
     assert len(client.get("/api/submissions", headers={
         "Authorization": f"Bearer {tokens['ann']}"}).json()) == 1
-    # Past the uploads per minute (3 here, the first refused one counted): 429.
-    assert send(client, tokens["ann"], zip_bytes(AGENTS["ann"])).status_code == 201
-    assert send(client, tokens["ann"], zip_bytes(AGENTS["ann"])).status_code == 429
+    # The same files again within a minute: acknowledged, not a new submission (the
+    # archive differs: another name inside a folder; the normalised form does not).
+    again = send(client, tokens["ann"], zip_bytes({"agent/homework.py":
+                                                   AGENTS["ann"]["homework.py"]}))
+    assert again.status_code == 200
+    assert again.json() == {"id": mine, "status": "queued", "identical": True}
+    # Past the uploads per minute (3 here, the refused one counted): 429.
+    assert send(client, tokens["ann"], zip_bytes(AGENTS["ben"])).status_code == 429
     assert send(client, tokens["ben"], zip_bytes(AGENTS["ann"])).status_code == 201
 
 
@@ -111,11 +118,11 @@ def test_every_workers_and_students_route_refuses_a_caller_without_its_token(lad
     its token check (one decorator each): a forged or missing token gets 401 on every
     such route, and the handler never runs (no lease is taken, nothing is stored)."""
     store, client, tokens, worker = ladder
-    starlette_app = client.app.app.app        # below SecurityHeaders and LimitBody
-    guarded = [(method, route.path) for route in starlette_app.routes
+    guarded = [(method, route.path) for route in ROUTES
                for method in sorted(route.methods - {"HEAD"})
-               if route.path.startswith(("/api/work/", "/api/submissions"))]
-    assert len(guarded) == 10
+               if route.path.startswith(("/api/work/", "/api/submissions",
+                                         "/api/challenges"))]
+    assert len(guarded) == 12
     for method, path in guarded:
         url = path.replace("{id:int}", "1")
         for headers in ({}, {"Authorization": "Bearer forged"},
@@ -124,8 +131,8 @@ def test_every_workers_and_students_route_refuses_a_caller_without_its_token(lad
             answer = client.request(method, url, headers=headers, json={"worker": "w"})
             assert answer.status_code == 401, (method, path, headers)
     with store.session() as db:         # the anchors' builds are queued: none was leased
-        assert db.query(store_module.Submission).filter_by(status="building").count() == 0
-        assert db.query(store_module.Submission).filter_by(status="queued").count() > 0
+        assert db.query(Submission).filter_by(status="building").count() == 0
+        assert db.query(Submission).filter_by(status="queued").count() > 0
     assert client.get("/api/submissions", headers={
         "Authorization": f"Bearer {tokens['ann']}"}).json() == []
 
@@ -165,7 +172,7 @@ def test_leases_replay_a_dead_workers_game_once_and_refuse_late_results(ladder):
     # w1 dies: its lease expires; the game goes to w2 (attempt 2) ...
     store.settings["lease"] = 30
     with store.session.begin() as db:
-        db.get(store_module.Game, game["id"]).lease_expires = time.time() - 1
+        db.get(Game, game["id"]).lease_expires = time.time() - 1
     leases = [work(client, worker, "/api/work/lease", {"worker": "w2"}).json()
               for _ in range(2)]
     again = [lease for lease in leases if lease["game"]["id"] == game["id"]]
@@ -184,17 +191,18 @@ def test_leases_replay_a_dead_workers_game_once_and_refuse_late_results(ladder):
     # A second expiry voids a game (a poison game never stalls the ladder).
     other = next(lease for lease in leases if lease["game"]["id"] != game["id"])
     with store.session.begin() as db:
-        row = db.get(store_module.Game, other["game"]["id"])
+        row = db.get(Game, other["game"]["id"])
         row.lease_expires = time.time() - 1
         row.attempts = 2
     work(client, worker, "/api/work/lease", {"worker": "w3"})
     with store.session() as db:
-        assert db.get(store_module.Game, other["game"]["id"]).state == "void"
+        assert db.get(Game, other["game"]["id"]).state == "void"
 
 
 def test_a_record_that_does_not_replay_is_refused(ladder):
     store, client, tokens, worker = ladder
-    for _ in range(2):
+    send(client, tokens["ann"], zip_bytes(AGENTS["ann"]))
+    for _ in range(3):
         lease = work(client, worker, "/api/work/lease", {"worker": "w"}).json()
         work(client, worker, f"/api/work/builds/{lease['submission']['id']}",
              {"lease": lease["lease"], "error": None})
@@ -237,7 +245,8 @@ def test_pages_log_in_with_the_token_and_refuse_forged_forms(ladder):
                        headers={"Origin": "http://evil.test"}).status_code == 403
     assert "None yet" in client.get("/me").text
     done = client.post("/me/upload", data={"csrf": csrf}, files=files)
-    assert done.status_code == 201 and "Submission" in done.text
+    assert done.status_code == 200 and "Submission" in done.text
+    assert done.history[0].status_code == 303     # POST-redirect-GET
     assert 'id="submission-' in done.text
 
 
@@ -275,6 +284,7 @@ def test_a_line_em_up_ladder_has_its_own_anchors_and_sizes(tmp_path):
     store = store_module.Store(config.load(folder))
     try:
         worker = (folder / "worker-token").read_text().strip()
+        token = (folder / "tokens.csv").read_text().split()[1].split(",")[1]
         client = TestClient(web.make_app(store))
         built = []
         for _ in range(2):
@@ -283,6 +293,10 @@ def test_a_line_em_up_ladder_has_its_own_anchors_and_sizes(tmp_path):
             work(client, worker, f"/api/work/builds/{lease['submission']['id']}",
                  {"lease": lease["lease"], "error": None})
         assert built == ["ours:e2", "ours:e1"]
+        send(client, token, zip_bytes({"lineemup_agent.py": "pass\n"}))
+        lease = work(client, worker, "/api/work/lease", {"worker": "w"}).json()
+        work(client, worker, f"/api/work/builds/{lease['submission']['id']}",
+             {"lease": lease["lease"], "error": None})
         game = work(client, worker, "/api/work/lease", {"worker": "w"}).json()["game"]
         assert game["size"] in ("4:3:1", "5:4:2")
         assert client.get("/api/work/settings", headers={

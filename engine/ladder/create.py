@@ -91,7 +91,7 @@ def _make_ladder(options: argparse.Namespace, folder: str, rules: Any, sizes: Se
     try:
         store = module.Store(settings)
         module.migrate(store.engine)
-        tokens = store.create(names, worker_token)
+        tokens = store.accounts.create(names, worker_token)
         store.close()
     except config.LadderError as error:
         raise UsageError(str(error)) from None

@@ -32,7 +32,7 @@ def command(options: argparse.Namespace) -> int:
              "report": options.report or os.path.join(out, "report.html")}
     store = store_module().Store(settings)
     try:
-        document = store.document()
+        document = store.standings.document(private=True)
     finally:
         store.close()
         if os.geteuid() == 0 and not settings.get("db"):

@@ -244,21 +244,23 @@ def login(game_title: str, csrf: str, error: Optional[str] = None) -> str:
                                              csrf=csrf, error=error)
 
 
-def me(game_title: str, name: str, csrf: str, submissions: Sequence[Dict[str, Any]],
-       current: Optional[int], upload_mb: float, entry_points: Any,
-       message: Optional[str] = None, message_class: str = "ok") -> str:
+def me(game_title: str, name: str, csrf: str, view: Dict[str, Any], settings: Dict[str, Any],
+       entry_points: str, message: Optional[str] = None, message_class: str = "ok") -> str:
+    """A student's own page: ``view`` holds ``versions`` (their submissions, newest
+    first, each with its rating), ``current`` (the id that plays), ``history`` (rating
+    points) and ``frozen`` (when uploads closed, or None)."""
     subs = []
-    for sub in submissions:
+    for sub in view["versions"]:
         subs.append(dict(sub, when=time.strftime("%Y-%m-%d %H:%M:%S UTC",
                                                  time.gmtime(sub["created"])),
-                         current=sub["id"] == current,
+                         current=sub["id"] == view["current"],
                          build_log=shown_log(sub["build_log"]),
                          forfeits=[{"game": f["game"], "reason": shown(f["reason"], 40),
                                     "detail": shown_log(f["detail"])}
                                    for f in sub["forfeits"]]))
     return _ENV.get_template("me").render(
         title=name, game_title=game_title, name=shown(name, 60), csrf=csrf,
-        submissions=subs, upload_mb=upload_mb, entry_points=entry_points,
+        submissions=subs, upload_mb=settings["upload_mb"], entry_points=entry_points,
         message=message, message_class=message_class)
 
 
@@ -272,6 +274,20 @@ def error(game_title: str, title: str, message: str) -> str:
                                              message=message)
 
 
-def replay(document: Dict[str, Any]) -> str:
-    """The tournament's page for a one-game document (its stepping board)."""
+def game(game_title: str, settings: Dict[str, Any], record: Dict[str, Any],
+         players: Dict[str, Dict[str, Any]]) -> str:
+    """A finished game's page: the replay board (the tournament's stepping board)."""
+    document = {"game": settings["game"], "format": "ladder", "time": settings["time"],
+                "seed": settings["seed"], "sizes": settings["sizes"],
+                "isolation": settings.get("isolation", ""), "complete": True,
+                "entrants": [], "games": [record]}
     return report.render(document)
+
+
+def static(name: str) -> Optional[Tuple[str, str]]:
+    """(media type, text) of the static file ``name``, or None."""
+    if name == "ladder.js":
+        return "text/javascript", SCRIPT
+    if name == "ladder.css":
+        return "text/css", STYLE
+    return None
