@@ -6,9 +6,13 @@
   python3 -m engine ladder serve DIR [--host 127.0.0.1] [--port 8000] [--workers N]
           [--user nobody]
   python3 -m engine ladder work DIR                       (a worker on this machine)
-  python3 -m engine ladder work --server URL --worker-token T    (on another machine)
+  python3 -m engine ladder work --server URL --worker-token-file FILE|-
+                                                                  (on another machine)
   python3 -m engine ladder stop DIR
   python3 -m engine ladder export DIR [--json FILE] [--csv FILE] [--report FILE.html]
+          [--entrants FOLDER]
+  python3 -m engine ladder freeze DIR --at TIME|now|off
+  python3 -m engine ladder worker-token DIR NAME [--out FILE] [--revoke] | --list
 
 Students upload a .zip or .tar.gz of their agent's folder any time (POST
 /api/submissions with their token, or the page /me); workers build it once in the
@@ -24,7 +28,7 @@ from typing import List, Optional
 
 from ..commandline import argument_parser, run_program
 from ..errors import UsageError
-from . import config, create, exporting, serving, worker
+from . import admin, config, create, exporting, serving, worker
 
 NAME = "ladder"
 
@@ -33,8 +37,9 @@ def parser() -> argparse.ArgumentParser:
     """The ladder's command line: each command's module adds its own arguments."""
     top = argument_parser(prog="python3 -m engine ladder",
                           description=(__doc__ or "").split("\n")[0])
-    commands = top.add_subparsers(dest="command", metavar="init|serve|work|stop|export")
-    for module in (create, serving, worker, exporting):
+    commands = top.add_subparsers(
+        dest="command", metavar="init|serve|work|stop|export|freeze|worker-token")
+    for module in (create, serving, worker, exporting, admin):
         module.add_arguments(commands)
     return top
 
@@ -47,7 +52,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _main(argv: List[str]) -> int:
     options = parser().parse_args(argv)
     if getattr(options, "run", None) is None:
-        raise UsageError("give a command: init, serve, work, stop or export (see --help)")
+        raise UsageError("give a command: init, serve, work, stop, export, freeze or "
+                         "worker-token (see --help)")
     try:
         return int(options.run(options))
     except config.LadderError as error:

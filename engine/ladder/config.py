@@ -6,7 +6,8 @@
     DIR/tokens.csv      name,token per student: the one copy of the secrets, 0600, root's
     DIR/worker-token    the workers' secret (local workers read it), 0600
     DIR/server.json     where ``ladder serve`` listens (local workers read it)
-    DIR/data/           the web process's: ladder.db (SQLite), uploads/ID.zip|.tar.gz
+    DIR/data/           the web process's: ladder.db (SQLite), uploads/ID.normalised
+                        (each upload in our normalised form)
 
 Only hashes of the tokens are in the database. Standard library only.
 """
@@ -94,6 +95,11 @@ def data_folder(settings: Dict[str, Any]) -> str:
 
 def uploads_folder(settings: Dict[str, Any]) -> str:
     return os.path.join(data_folder(settings), UPLOADS)
+
+
+def upload_path(settings: Dict[str, Any], submission_id: int) -> str:
+    """Where the normalised archive of upload ``submission_id`` is kept."""
+    return os.path.join(uploads_folder(settings), f"{submission_id}.normalised")
 
 
 def database_url(settings: Dict[str, Any]) -> str:

@@ -137,6 +137,23 @@ class Submissions:
         with self.db.session() as session:
             return current_submissions(session).get(player_id)
 
+    def working_versions(self, before: Optional[float] = None) -> List[Tuple[str, int, str]]:
+        """(player, submission id, digest) of each student's latest working version
+        (built and ready; with ``before``, uploaded no later than that), by name."""
+        with self.db.session() as session:
+            query = select(Submission.player_id, func.max(Submission.id)).where(
+                Submission.status == READY, Submission.archive == NORMALISED)
+            if before is not None:
+                query = query.where(Submission.created <= before)
+            latest = dict(session.execute(query.group_by(Submission.player_id)).all())
+            found = []
+            for player_id, submission_id in latest.items():
+                player = session.get(Player, player_id)
+                if not player.staff:
+                    found.append((player.name, submission_id,
+                                  session.get(Submission, submission_id).sha256))
+        return sorted(found)
+
     def archive_of(self, submission_id: int) -> Optional[str]:
         """The kind of the submission's stored archive (None for our anchors), or None
         when there is no such submission with an archive."""

@@ -18,7 +18,6 @@ from .. import config, uploads
 from ..store import Store
 
 IDENTICAL_SECONDS = 60.0
-SUFFIX = "normalised"
 
 
 class Received(NamedTuple):
@@ -28,11 +27,6 @@ class Received(NamedTuple):
     status: str
     again: bool = False
     refusal: Optional[tuple] = None
-
-
-def stored_path(settings: dict, submission_id: int) -> str:
-    """Where the normalised archive of ``submission_id`` is kept."""
-    return os.path.join(config.uploads_folder(settings), f"{submission_id}.{SUFFIX}")
 
 
 def refused(status: int, words: str) -> Received:
@@ -70,7 +64,7 @@ def receive(store: Store, player_id: int, source: IO[bytes]) -> Received:
             return Received(earlier[0], earlier[1], again=True)
         submission_id = store.submissions.add(player_id, size, accepted.sha256)
         try:
-            os.replace(normal, stored_path(settings, submission_id))
+            os.replace(normal, config.upload_path(settings, submission_id))
         except OSError:
             store.submissions.drop(submission_id)
             raise

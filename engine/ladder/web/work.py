@@ -12,10 +12,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
 from ...tournament.games import positions
+from .. import config
 from ..store import Conflict
 from ..store.accounts import Caller
 from .common import error, for_workers, int_or_none, json_body, store_of
-from .receiving import stored_path
 
 IDLE_WAIT = 1.0
 SETTINGS = ("game", "time", "sizes", "seed", "lease", "isolation", "memory_mb")
@@ -62,7 +62,7 @@ async def work_archive(request: Request, worker: Caller) -> Response:
     submission_id = request.path_params["id"]
     if not await run_in_threadpool(store.games.holds, worker.id, submission_id):
         return error(403, "no live lease of yours includes this submission")
-    path = stored_path(store.settings, submission_id)
+    path = config.upload_path(store.settings, submission_id)
     if await run_in_threadpool(store.submissions.archive_of, submission_id) is None \
             or not os.path.isfile(path):
         return error(404, "no such uploaded archive")
