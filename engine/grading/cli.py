@@ -10,6 +10,9 @@
           [--gradescope FILE] [--prairielearn FILE]
   python3 -m engine grade autograder PROGRAM --cases DIR [--hidden DIR] [--out FILE.zip]
           [--languages python,java,cpp] [--timeout SEC] [--memory MB] [--leaderboard]
+  python3 -m engine grade similar PROGRAM CLASS [--base HANDOUT] [--prior DIR] [--top N]
+          [--json FILE] [--csv FILE] [--html FILE] [--results RESULTS.json] [--jobs N]
+          (docs/similarity.md)
 
 PROGRAM is tictactoe, tmmorris, take_stones or stake_raid. A SUBMISSION is a folder, or a
 class folder (one folder per student, or an LMS export: --layout), every entry of which is
@@ -36,6 +39,7 @@ from typing import (Any, Callable, Dict, Iterable, List, NoReturn, Optional, Seq
 from ..commandline import (parse_positive_int, run_program, shadowing_engine as _shadowing,
                            terminate_as_interrupt, write_atomically)
 from ..errors import UsageError
+from ..similarity import command as similarity_command
 from . import autograder, exports, layouts, report_html, results as results_module
 from .fences import IsolationError, exposure, parse_isolation
 from .case import Case
@@ -169,6 +173,7 @@ def parser() -> argparse.ArgumentParser:
     inside.add_argument("--root", default=os.environ.get(autograder.ROOT_VARIABLE)
                         or autograder.DEFAULT_ROOT, help="the autograder's root "
                         "(default $AUTOGRADER_ROOT, else /autograder)")
+    similarity_command.add_parser(commands, PROGRAMS, _positive_int)
     return top
 
 
@@ -629,6 +634,8 @@ def run(argv: List[str]) -> int:
         return run_merge(options)
     if options.command == "autograder":
         return run_bundle(options)
+    if options.command == "similar":
+        return similarity_command.run(options)
     if options.command == "gradescope-run":
         return autograder.gradescope_run(options.root, grade_for_gradescope)
     raise UsageError("give a command: cases, run, merge or autograder (see --help)")
