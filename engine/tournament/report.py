@@ -668,10 +668,7 @@ def _games(view: "_Tournament") -> str:
     parts.append('<p class="tools"><label>filter <input id="game-filter" type="search" '
                  'placeholder="name, round, result…"></label> <span class="muted">'
                  "Open a game to replay it; ← → step, Home/End jump.</span></p>"
-                 '<table class="games"><thead><tr><th class="n">game</th><th class="n">round'
-                 '</th><th>size</th><th>X</th><th>O</th><th>result</th><th class="n">score</th>'
-                 '<th class="n">moves</th><th class="n">CPU X / O</th><th></th></tr></thead>'
-                 '<tbody id="game-rows">')
+                 f'<table class="games">{_GAMES_HEAD}<tbody id="game-rows">')
     for index, record in enumerate(view.games):
         parts.append(_game_row(view, index, _dict(record), replays[index]))
     parts.append(_VIEWER)
@@ -679,6 +676,35 @@ def _games(view: "_Tournament") -> str:
     parts.append('<script type="application/json" id="replay-data">'
                  f"{_script_json(data)}</script>")
     return "".join(parts)
+
+
+_GAMES_HEAD = ('<thead><tr><th class="n">game</th><th class="n">round</th><th>size</th>'
+               '<th>X</th><th>O</th><th>result</th><th class="n">score</th>'
+               '<th class="n">moves</th><th class="n">CPU X / O</th><th></th></tr></thead>')
+
+
+def game_board(document: Any, index: int = 0) -> str:
+    """The replay board of game ``index`` of ``document`` alone, as HTML for a page of
+    one's own (a server's page of one game): the games table with that game's row,
+    opened as the page loads, its viewer (board, controls, moves) and the replay data.
+
+    The page must load :data:`SCRIPT` and :data:`BOARD_STYLE` and define the colours
+    BOARD_STYLE names; nothing else of the tournament's page is needed. Everything of
+    the record is escaped as on the tournament's page; a game that is not there (or not
+    a record) gives a table with no game and a note."""
+    doc = _dict(document)
+    games = _list(doc.get("games"))
+    chosen = games[index:index + 1] if 0 <= index < len(games) else []
+    view = _Tournament(dict(doc, games=chosen))
+    record = _dict(chosen[0]) if chosen else {}
+    replay = _replay(view, record) if record else None
+    data = {"game": view.game if view.rules else None,
+            "base": _ROW_BASE.get(view.game, 0), "games": [replay]}
+    row = (_game_row(view, 0, record, replay).replace("<tr ", "<tr data-open ", 1)
+           if record else '<tr><td colspan="10" class="muted">No such game.</td></tr>')
+    return (f'<table class="games one-game">{_GAMES_HEAD}<tbody id="game-rows">{row}'
+            f'{_VIEWER}</tbody></table><script type="application/json" id="replay-data">'
+            f"{_script_json(data)}</script>")
 
 
 def _pair(value: object, digits: Optional[int] = None) -> str:
@@ -833,6 +859,50 @@ _VIEWER = """<tr id="viewer" class="viewer" hidden><td colspan="10"><div class="
 <ol id="moves" class="moves"></ol></div></td></tr>"""
 
 
+# The replay board's own style: the games table's viewer (board, controls, moves).
+# It is part of STYLE, and a server's page of one game (engine.ladder) serves it as a
+# file beside its own style, which must define the colours --x, --o, --line, --muted.
+BOARD_STYLE = """button{font:inherit;font-size:13px;padding:2px 10px;border:1px solid #c7cfdb;
+border-radius:4px;background:#fff;cursor:pointer} button:hover{background:#eef3fb}
+button:disabled{color:#a3aab8;background:#f3f4f6;cursor:default}
+.controls button{font-size:16px;min-width:34px;line-height:1.2}
+tr.open{background:#eef3fb !important}
+tr.viewer>td{background:#fafbfd;padding:14px 16px;border-bottom:2px solid #b9c6dc}
+.replay{display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap}
+.replay-title{font-weight:700;margin-bottom:4px}
+.legend{display:flex;align-items:center;gap:6px;margin-bottom:8px;color:var(--muted)}
+.legend span+.stone{margin-left:12px}
+.stone{display:inline-block;width:14px;height:14px;border-radius:50%}
+.stone.x{background:var(--x)} .stone.o{background:var(--o)}
+.board{display:grid;gap:2px;justify-content:start}
+.board .lab{display:flex;align-items:center;justify-content:center;font-size:11px;
+color:var(--muted)}
+.cell{position:relative;display:flex;align-items:center;justify-content:center;
+background:#efe7d6;border-radius:3px;font-weight:600;color:#7d705a;
+font-variant-numeric:tabular-nums}
+.cell::before{content:"";position:absolute;inset:9%;border-radius:50%;display:none}
+.cell[data-mark="X"]::before{display:block;background:var(--x)}
+.cell[data-mark="O"]::before{display:block;background:var(--o)}
+.cell[data-mark="X"]{color:#fff} .cell[data-mark="O"]{color:#3a2a05}
+.cell[data-mark="*"]{background:#4a4f59}
+.cell span{position:relative}
+.cell.last{box-shadow:inset 0 0 0 2px #d6452f}
+.controls{display:flex;align-items:center;gap:6px;margin-top:10px}
+.controls .status{min-width:120px;text-align:center;font-variant-numeric:tabular-nums}
+.controls .close{margin-left:14px}
+.score{margin-top:6px;font-weight:600} .note{margin-top:4px;color:#9a5b00;max-width:420px}
+.moves{list-style:none;margin:0;padding:0;max-height:460px;overflow:auto;min-width:230px;
+border:1px solid var(--line);border-radius:4px;background:#fff;counter-reset:ply}
+.moves li{display:flex;gap:8px;padding:2px 8px;cursor:pointer;counter-increment:ply;
+font-variant-numeric:tabular-nums}
+.moves li::before{content:counter(ply);color:var(--muted);min-width:2.2em;text-align:right}
+.moves li:hover{background:#f1f4f9} .moves li.cur{background:#dbe6f8;font-weight:700}
+.moves li.bad{color:#b3261e;cursor:default}
+.moves .cpu{margin-left:auto;color:var(--muted);font-weight:400}
+.moves .mv{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
+"""
+
+
 STYLE = """
 :root{--x:#24406e;--o:#e9a23b;--line:#dfe3ea;--muted:#5f6b7e;--ink:#1c2230;--bg:#f5f6f8}
 *{box-sizing:border-box}
@@ -884,44 +954,7 @@ border-top:1px solid var(--line);justify-content:flex-start}
 table.forfeits td{vertical-align:top}
 .tools{margin:6px 0} .tools input{font:inherit;padding:3px 6px;width:240px}
 table.games td{padding:3px 9px} table.games tbody tr:hover{background:#f7f9fd}
-button{font:inherit;font-size:13px;padding:2px 10px;border:1px solid #c7cfdb;
-border-radius:4px;background:#fff;cursor:pointer} button:hover{background:#eef3fb}
-button:disabled{color:#a3aab8;background:#f3f4f6;cursor:default}
-.controls button{font-size:16px;min-width:34px;line-height:1.2}
-tr.open{background:#eef3fb !important}
-tr.viewer>td{background:#fafbfd;padding:14px 16px;border-bottom:2px solid #b9c6dc}
-.replay{display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap}
-.replay-title{font-weight:700;margin-bottom:4px}
-.legend{display:flex;align-items:center;gap:6px;margin-bottom:8px;color:var(--muted)}
-.legend span+.stone{margin-left:12px}
-.stone{display:inline-block;width:14px;height:14px;border-radius:50%}
-.stone.x{background:var(--x)} .stone.o{background:var(--o)}
-.board{display:grid;gap:2px;justify-content:start}
-.board .lab{display:flex;align-items:center;justify-content:center;font-size:11px;
-color:var(--muted)}
-.cell{position:relative;display:flex;align-items:center;justify-content:center;
-background:#efe7d6;border-radius:3px;font-weight:600;color:#7d705a;
-font-variant-numeric:tabular-nums}
-.cell::before{content:"";position:absolute;inset:9%;border-radius:50%;display:none}
-.cell[data-mark="X"]::before{display:block;background:var(--x)}
-.cell[data-mark="O"]::before{display:block;background:var(--o)}
-.cell[data-mark="X"]{color:#fff} .cell[data-mark="O"]{color:#3a2a05}
-.cell[data-mark="*"]{background:#4a4f59}
-.cell span{position:relative}
-.cell.last{box-shadow:inset 0 0 0 2px #d6452f}
-.controls{display:flex;align-items:center;gap:6px;margin-top:10px}
-.controls .status{min-width:120px;text-align:center;font-variant-numeric:tabular-nums}
-.controls .close{margin-left:14px}
-.score{margin-top:6px;font-weight:600} .note{margin-top:4px;color:#9a5b00;max-width:420px}
-.moves{list-style:none;margin:0;padding:0;max-height:460px;overflow:auto;min-width:230px;
-border:1px solid var(--line);border-radius:4px;background:#fff;counter-reset:ply}
-.moves li{display:flex;gap:8px;padding:2px 8px;cursor:pointer;counter-increment:ply;
-font-variant-numeric:tabular-nums}
-.moves li::before{content:counter(ply);color:var(--muted);min-width:2.2em;text-align:right}
-.moves li:hover{background:#f1f4f9} .moves li.cur{background:#dbe6f8;font-weight:700}
-.moves li.bad{color:#b3261e;cursor:default}
-.moves .cpu{margin-left:auto;color:var(--muted);font-weight:400}
-.moves .mv{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
+""" + BOARD_STYLE + """\
 @media print{nav,.tools,button,tr.viewer,table.games th:last-child{display:none}
 body{background:#fff} main{max-width:none;padding:0} h2{break-after:avoid}
 tr{break-inside:avoid} pre{max-height:none;overflow:visible}}
@@ -1068,7 +1101,7 @@ document.addEventListener("keydown", function (event) {
              Escape: "close"}[event.key];
   if (how) { event.preventDefault(); go(how); }
 });
-byId("game-filter").addEventListener("input", function () {
+function filter() {
   var words = this.value.toLowerCase().split(/\s+/).filter(Boolean);
   var rows = byId("game-rows").children;
   for (var i = 0; i < rows.length; i++) {
@@ -1077,14 +1110,18 @@ byId("game-filter").addEventListener("input", function () {
     rows[i].hidden = !words.every(function (w) { return text.indexOf(w) >= 0; });
     if (rows[i].hidden && rows[i] === openRow) { close(); }
   }
-});
+}
+if (byId("game-filter")) { byId("game-filter").addEventListener("input", filter); }
 function fromHash() {
   var match = /^#game-(\d+)$/.exec(location.hash);
   var row = match && byId("game-" + match[1]);
-  if (row && row.querySelector("button.play")) { open(row); row.scrollIntoView(); }
+  if (row && row.querySelector("button.play")) { open(row); row.scrollIntoView(); return true; }
+  return false;
 }
 window.addEventListener("hashchange", fromHash);
-fromHash();
+// A page of one game (game_board) opens it at once: its row says data-open.
+var first = document.querySelector("#game-rows tr[data-open]");
+if (!fromHash() && first) { open(first); }
 })();
 """
 

@@ -15,15 +15,17 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import config, pages
+from ..store.games import CHALLENGES_PER_HOUR
 from .common import (LOGIN_COOKIE, SESSION_COOKIE, address, limits_of, store_of)
 from .receiving import receive
 
 Session = Tuple[int, str, str]
 
 
-def html(text: str, status: int = 200, csp: Optional[str] = None) -> Response:
+def html(text: str, status: int = 200) -> Response:
+    """A page, with the pages' policy (pages.CSP: no inline script or style)."""
     response = HTMLResponse(text, status_code=status)
-    response.headers["content-security-policy"] = csp or pages.CSP
+    response.headers["content-security-policy"] = pages.CSP
     return response
 
 
@@ -70,7 +72,7 @@ async def page_leaderboard(request: Request) -> Response:
     summary = (f"{done} game{'s' * (done != 1)} played, {students} "
                f"student{'s' * (students != 1)} playing, "
                f"{float(store.settings['time']):g} s of CPU per player per game")
-    return html(pages.leaderboard(store.rules.title, snapshot.rows, games, summary))
+    return html(pages.leaderboard(store.rules, snapshot.rows, games, summary))
 
 
 async def page_game(request: Request) -> Response:
@@ -84,20 +86,38 @@ async def page_game(request: Request) -> Response:
     ratings = (await run_in_threadpool(store.standings.snapshot)).by_submission
     for side in players.values():
         side["rating"] = ratings.get(side["submission"])
-    return html(pages.game(store.rules.title, store.settings, record, players),
-                csp=pages.REPLAY_CSP)
+    return html(pages.game(store.rules, store.settings, record, players))
 
 
 # --- a student's own page ------------------------------------------------------------------
 
+# /me lists the latest games of each of a student's newest submissions.
+GAMES_PER_VERSION = 10
+VERSIONS_WITH_GAMES = 10
+
+
 def _me_view(request: Request, found: Session) -> Dict[str, Any]:
+    """What /me shows of the player of session ``found`` (see pages.me)."""
     store = store_of(request)
-    player_id = found[0]
-    ratings = store.standings.snapshot().by_submission
-    versions = [dict(view, rating=ratings.get(view["id"]))
-                for view in store.submissions.of_player(player_id)]
+    player_id, name = found[0], found[1]
+    snapshot = store.standings.snapshot()
+    versions = []
+    for number, view in enumerate(store.submissions.of_player(player_id)):
+        played = (store.games.listed(None, view["id"], GAMES_PER_VERSION)
+                  if view["games"] and number < VERSIONS_WITH_GAMES else [])
+        versions.append(dict(view, rating=snapshot.by_submission.get(view["id"]),
+                             played=played))
+    settings = store.settings
+    limits = {"upload_mb": settings["upload_mb"],
+              "uploads_per_minute": settings["uploads_per_minute"],
+              "challenges": str(settings.get("challenges", "unrated")),
+              "challenges_per_hour": settings.get("challenges_per_hour",
+                                                  CHALLENGES_PER_HOUR),
+              "entry_points": ", ".join(store.rules.entry_points)}
     return {"versions": versions, "current": store.submissions.current_of(player_id),
-            "history": store.standings.history(player_id), "frozen": store.frozen_since()}
+            "history": store.standings.history(player_id), "frozen": store.frozen_since(),
+            "opponents": [row["name"] for row in snapshot.rows if row["name"] != name],
+            "limits": limits}
 
 
 def _notice(request: Request) -> Tuple[Optional[str], str]:
@@ -127,9 +147,8 @@ async def page_me(request: Request, message: Optional[str] = None, message_class
     if message is None:
         message, message_class = _notice(request)
     view = await run_in_threadpool(_me_view, request, found)
-    return html(pages.me(store.rules.title, found[1], found[2], view, store.settings,
-                         ", ".join(store.rules.entry_points), message, message_class),
-                status)
+    return html(pages.me(store.rules.title, found[1], found[2], view, message,
+                         message_class), status)
 
 
 async def get_me(request: Request) -> Response:
@@ -217,7 +236,7 @@ async def post_challenge(request: Request) -> Response:
 
 
 async def favicon(request: Request) -> Response:
-    return Response(pages.ICON, media_type="image/svg+xml")
+    return Response(pages.icon(), media_type="image/svg+xml")
 
 
 async def static_file(request: Request) -> Response:
