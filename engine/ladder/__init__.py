@@ -3,7 +3,8 @@ students upload agents any time, workers play rated games in the kit's sandbox, 
 show the standings and the replays.
 
     config.py     the ladder's folder: settings, tokens, where things live
-    uploads.py    archives checked and unpacked link-safely (zip bombs refused)
+    uploads.py    an upload read once, kept in our normal form, unpacked link-safely
+    archive_rules.py, tar_format.py, zip_format.py   its bounded readers
     scheduler.py  placement games, then pairing by rating uncertainty
     store.py      the database (SQLAlchemy; SQLite or PostgreSQL; Alembic migrations)
     web.py        the HTTP API, pages and workers' protocol (Starlette)
