@@ -42,7 +42,7 @@ from .stepper_assets import BODY, SCRIPT, STYLE
 from .svg import attribute, text as escape
 
 __all__ = ["StepTracer", "Recording", "TooManyNodes", "record", "compare_visited",
-           "compare_lines", "render", "embedded_json", "MAX_NODES"]
+           "compare_lines", "compare_move", "render", "embedded_json", "MAX_NODES"]
 
 # A page replays every step in the browser: beyond this many visited nodes it would be
 # large and slow, so recording stops with a clear message.
@@ -348,6 +348,31 @@ def compare_visited(recording: Recording, student_text: str,
     return report
 
 
+def compare_move(recording: Recording, printed: str, key: Callable[[Any], str],
+                 move: Optional[Callable[[Any, Any], Optional[str]]] = None
+                 ) -> Dict[str, Any]:
+    """The move a student's program printed (``printed``: the board after it, as the
+    program's stdout line) against the search's choice, for the page: ``printed`` (the
+    text, shortened), ``student`` (the root child with that KEY, or None when it is no
+    move from the root), ``chosen`` (the search's chosen child, or None) and its KEY
+    (``chosen_printed``), ``differs``,
+    and the moves' names (``student_move``, ``chosen_move``: ``x@4``, or None)."""
+    text = printed.strip()
+    root = recording.states[0]
+    student = next((c for c in recording.kids[0] if recording.states[c] is not None
+                    and key(recording.states[c]) == text), None)
+    chosen = recording.chosen[0] if recording.chosen else None
+
+    def name(node: Optional[int]) -> Optional[str]:
+        if node is None or move is None:
+            return None
+        return move(root, recording.states[node])
+    return {"printed": _shorten(text), "student": student, "chosen": chosen,
+            "chosen_printed": None if chosen is None else key(recording.states[chosen]),
+            "differs": student is None or student != chosen,
+            "student_move": name(student), "chosen_move": name(chosen)}
+
+
 def _student_lines(student_text: str) -> List[str]:
     """The student's lines, trailing white space (a CR included) removed."""
     student = student_text.split("\n")
@@ -425,15 +450,18 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri '
        + "'")
 
 
-def render(recording: Recording, *, against: Optional[Dict[str, Any]] = None) -> str:
+def render(recording: Recording, *, against: Optional[Dict[str, Any]] = None,
+           move: Optional[Dict[str, Any]] = None) -> str:
     """The page (str): a self-contained HTML document replaying ``recording``.
 
     Arguments: ``recording`` from :func:`record`; ``against`` a report from
-    :func:`compare_visited` to overlay (the first divergence highlighted), or None.
+    :func:`compare_visited` to overlay (the first divergence highlighted), or None;
+    ``move`` a report from :func:`compare_move` (the move the student printed, said
+    beside the trace: a trace that agrees with a move that differs is no pass), or None.
     Returns the HTML text; raises nothing for any student text (it is escaped).
     """
     if against is not None:
-        recording.against = against
+        recording.against = dict(against, move=move)
     data = embedded_json(recording.data())
     title = recording.title or "Search stepper"
     return "".join([

@@ -177,6 +177,7 @@ body[data-end] .tree li.best > .up { border-left:4px solid var(--best); margin-l
 .nd.agreed::after { content:"\\2713"; position:absolute; right:-2px; top:-2px; color:#2e8b57; font-size:11px; }
 .nd[data-diverge] { box-shadow:0 0 0 4px #d62728; border-radius:8px; }
 .nd[data-diverge=student] { box-shadow:0 0 0 4px #9467bd; }
+.nd[data-move=yours] { outline:3px dashed #9467bd; outline-offset:4px; }
 .tg { margin-top:2px; font:11px/1 inherit; border:1px solid #c9ced6; background:#f8f9fb; color:#444;
   border-radius:9px; padding:2px 7px; cursor:pointer; white-space:nowrap; }
 .tg:hover { background:#e8eef7; }
@@ -231,6 +232,7 @@ var step = 0, timer = null, mode = "step";
 var userOpen = {}, userClosed = {}, rendered = [], elements = {}, lastChain = "";
 var against = D.against, agreed = {};
 if (against) against.agreed_nodes.forEach(function (n) { agreed[n] = true; });
+var moved = against && against.move ? against.move : null;
 
 function $(sel) { return document.querySelector(sel); }
 function esc(s) {
@@ -356,6 +358,7 @@ function paint() {
     el.classList.toggle("agreed", !!agreed[n] && s >= D.leave[n]);
     if (against && n === against.node) el.setAttribute("data-diverge", "expected");
     else if (against && n === against.student_node) el.setAttribute("data-diverge", "student");
+    if (moved && moved.differs && n === moved.student) el.setAttribute("data-move", "yours");
   }
   if (cur >= 0 && elements[cur]) reveal(elements[cur]);
 }
@@ -461,6 +464,9 @@ function go(s) {
   $("input[data-action=seek]").value = String(step);
   $("#counter").textContent = "step " + step + " / " + LAST;
   paint();
+  // Before the search and after it no node is current: the root is what the words are
+  // about (the view may still be scrolled to where a trace differs).
+  if (cur < 0 && elements[0]) reveal(elements[0]);
   narrate();
 }
 function stop() { if (timer) { clearInterval(timer); timer = null; } $("button[data-action=play]").textContent = "play"; }
@@ -473,6 +479,12 @@ function play() {
 }
 
 // --- a student's trace ------------------------------------------------------------------
+function moveWords(m) {
+  var yours = m.student === null ? "your program printed " + m.printed + ", which is no move from the root"
+    : "you played " + (m.student_move || name(m.student)) + " (" + m.printed + ", purple dashed ring)";
+  var ours = m.chosen === null ? "the search chooses no move" : "the search chooses " + (m.chosen_move || name(m.chosen)) + " (" + m.chosen_printed + ")";
+  return yours + "; " + ours;
+}
 function showAgainst() {
   var box = $("#against");
   box.hidden = false;
@@ -480,9 +492,17 @@ function showAgainst() {
   var h = document.createElement("h2");
   var add = function (tag, text, cls) { var e = document.createElement(tag); e.textContent = text; if (cls) e.className = cls; box.appendChild(e); return e; };
   if (against.line === null) {
+    if (moved && moved.differs) {
+      // Every value is right, the move is not: the slip is in the root's choice.
+      h.textContent = "Your trace agrees, but your move differs"; box.appendChild(h);
+      add("p", "All " + against.total + " lines are the expected ones: your search gave every node its expected value. But " + moveWords(moved) + ".");
+      add("p", "So the slip is in how your root picks its move from its children's values: the grader keeps the first child with the strictly best value, in move order (> where >= would keep the last of equal values).");
+      return;
+    }
     box.classList.add("ok");
     h.textContent = "Your trace agrees"; box.appendChild(h);
     add("p", "All " + against.total + " lines are the expected ones.");
+    if (moved) add("p", "Your move is the search's: " + (moved.chosen_move || moved.printed) + ".");
     return;
   }
   h.textContent = "Your trace differs at line " + against.line; box.appendChild(h);
@@ -491,6 +511,7 @@ function showAgainst() {
   add("pre", against.expected === null ? "(nothing: the expected file ends here)" : against.expected, "exp");
   add("div", "yours" + (against.student_node !== null && against.student_node !== undefined ? " (node " + name(against.student_node) + ", purple ring)" : "") + ":");
   add("pre", against.student === null ? "(nothing: your file ends here)" : against.student, "stu");
+  if (moved && moved.differs) add("p", "Your move differs too: " + moveWords(moved) + ".");
   if (against.node !== null) {
     var b = add("button", "go to the step where it differs");
     b.type = "button";

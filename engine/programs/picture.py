@@ -2,6 +2,7 @@
 
 usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] [--max-nodes N]
        python3 -m engine picture GAME ARGS... --html OUT.html [--against VISITED]
+                                                              [--move BOARD]
 
 games:
   tictactoe STATE [prune [PLY]]   the search of tictactoe.py STATE PATH [prune [PLY]]:
@@ -29,6 +30,8 @@ options:
                   write) or TakeStones listing (its stdout) on the page and highlight
                   the first line that differs (implies --html; default GAME.html;
                   not for stake_raid, whose grader checks only output.txt)
+  --move BOARD    with --against (tictactoe, tmmorris): the board the student's program
+                  printed; the page says whether that move is the search's
 """
 
 import sys
@@ -43,7 +46,7 @@ from ..searchtree import SearchTreeRecorder
 from ..commandline import parse_positive_int, run_program, write_atomically
 
 USAGE = ("usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] "
-         "[--max-nodes N] [--html OUT.html] [--against VISITED]")
+         "[--max-nodes N] [--html OUT.html] [--against VISITED [--move BOARD]]")
 MAX_TRACE_BYTES = 64 << 20      # a student's visited file larger than this is refused
 DEFAULT_MAX_NODES = 300
 
@@ -252,24 +255,24 @@ def parse_arguments(argv: Sequence[str], pages: Optional[Dict[str, Optional[str]
     """(adapter, game arguments, svg path or None, dot, max_nodes) or UsageError.
 
     ``pages``: a dict that receives the stepper options ``html`` and ``against`` (paths
-    or None); without it those options are refused.
+    or None) and ``move`` (a board or None); without it those options are refused.
     """
     words = list(argv)
     svg: Optional[str] = None
     dot, max_nodes, rest = False, DEFAULT_MAX_NODES, []
-    page: Dict[str, Optional[str]] = {"html": None, "against": None}
+    page: Dict[str, Optional[str]] = {"html": None, "against": None, "move": None}
     while words:
         word = words.pop(0)
-        if word in ("--svg", "--max-nodes", "--html", "--against") and (
+        if word in ("--svg", "--max-nodes", "--html", "--against", "--move") and (
                 pages is not None or word in ("--svg", "--max-nodes")):
             if not words:
                 raise UsageError(f"{word} needs a value; {USAGE}")
             value = words.pop(0)
             if word == "--svg":
                 svg = value
-            elif word in ("--html", "--against"):
+            elif word in ("--html", "--against", "--move"):
                 if not value:
-                    raise UsageError(f"{word} needs a file name")
+                    raise UsageError(f"{word} needs a value")
                 page[word[2:]] = value
             else:
                 max_nodes = parse_positive_int(value, "--max-nodes")
@@ -286,6 +289,9 @@ def parse_arguments(argv: Sequence[str], pages: Optional[Dict[str, Optional[str]
     if dot and svg is not None:
         raise UsageError("choose one of --svg and --dot")
     if pages is not None:
+        if page["move"] is not None and (page["against"] is None or adapter.label):
+            raise UsageError(f"--move goes with --against, for a game whose program "
+                             f"prints its move as a board, not {adapter.name}")
         if page["against"] is not None and page["html"] is None:
             page["html"] = f"{adapter.name}.html"
         if page["html"] is not None and dot:
@@ -317,9 +323,10 @@ def read_student_trace(path: str) -> str:
 
 
 def stepper_page(adapter: Adapter, game: Any, state: Any, options: Dict[str, Any], caption: str,
-                 against: Optional[str] = None) -> str:
+                 against: Optional[str] = None, move: Optional[str] = None) -> str:
     """The stepper page (str) of the search ``picture`` draws, with a student's visited
-    file (text) overlaid when ``against`` is given."""
+    file (text) overlaid when ``against`` is given, and the board their program printed
+    (``move``) set beside the search's choice."""
     from ..pictures import stepper
     label = adapter.label
     # A node with a label shows it instead of a board (the page draws one character a
@@ -331,7 +338,9 @@ def stepper_page(adapter: Adapter, game: Any, state: Any, options: Dict[str, Any
                                title=caption.split("  (")[0],
                                caption=[caption])
     report = adapter.compare(recording, against) if against is not None else None
-    return stepper.render(recording, against=report)
+    moved = None if move is None else stepper.compare_move(
+        recording, move, lambda s: "".join(adapter.board(s)), adapter.move)
+    return stepper.render(recording, against=report, move=moved)
 
 
 def run(argv: List[str]) -> int:
@@ -344,7 +353,7 @@ def run(argv: List[str]) -> int:
         against = (read_student_trace(pages["against"]) if pages["against"] is not None
                    else None)
         write_atomically(pages["html"], stepper_page(adapter, game, state, options, caption,
-                                                     against))
+                                                     against, pages["move"]))
         print(f"picture: wrote {pages['html']}", file=sys.stderr)
         if svg is None:
             return 0
