@@ -148,7 +148,7 @@ def test_a_failed_case_says_how_to_rerun_it(tmp_path):
     record = only_case(grade("stake_raid", [folder], [case]))
     assert not record["passed"]
     assert record["inputs"]["files"]["input.txt"] == case.files["input.txt"].decode()
-    assert record["title"].startswith(f"{case.name}: homework.py (input.txt: ")
+    assert record["title"].startswith(f"{case.name}: python3 homework.py (input.txt: ")
     # The command, run in a copy of the student's folder, does what the kit saw.
     again = tmp_path / "again"
     shutil.copytree(folder, again)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import (Any, Callable, Collection, Dict, Iterable, List, Mapping, Optional, Set,
                     Tuple, Union)
 
-from .exports import KIT_HINT, installed_stepper
+from .exports import KIT_HINT, installed_stepper, standalone
 from .fences import IsolationError, syscall_filters
 from .printable import printable
 from .results import write_atomically
@@ -67,6 +67,12 @@ RUN_AUTOGRADER = """#!/bin/sh
 # Gradescope runs this for each submission: grade /autograder/submission with the kit's
 # sandbox against the bundled cases, write /autograder/results/results.json.
 ROOT="${{{variable}:-{default}}}"
+# A relative root (AUTOGRADER_ROOT=ag, to try a bundle) names a folder of the caller's
+# current one: made absolute before the cd below changes what it would name.
+case "$ROOT" in
+    /*) ;;
+    *) ROOT="$(pwd)/$ROOT" ;;
+esac
 SOURCE="$ROOT/source"
 mkdir -p "$ROOT/results"
 # The cases' expected outputs are the answers: readable by the kit alone, also where no
@@ -210,9 +216,10 @@ def test_output(case: Mapping[str, Any]) -> str:
                      + _fence(printable(case["rerun"], newlines=True)))
     stepper = installed_stepper(case)
     if stepper:
-        parts.append("**Then, to watch the expected search step by step with your visited "
-                     f"file laid over it** (open steps.html; {KIT_HINT}):\n\n"
-                     + _fence(printable(stepper, newlines=True)))
+        parts.append("**To watch the expected search step by step with your visited file "
+                     f"laid over it** (this reruns the case first; open steps.html; "
+                     f"{KIT_HINT}):\n\n"
+                     + _fence(printable(standalone(case, stepper), newlines=True)))
     return "\n\n".join(parts)
 
 
@@ -314,7 +321,7 @@ def gradescope_run(root: Union[str, Path],
     """Grade ``root``/submission by the bundle in ``root``/source and write
     ``root``/results/results.json whatever happens. ``grade(program, cases, submission,
     config)`` runs the kit and returns its results document. Returns 0."""
-    root = Path(root)
+    root = Path(os.path.abspath(root))
     out = root / "results" / "results.json"
     code = 0
     try:

@@ -28,9 +28,11 @@ Exit code 0 when it graded (whatever the scores), 2 on bad usage, 130 when inter
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import (Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, TextIO,
@@ -189,34 +191,102 @@ def _output_options(command: argparse.ArgumentParser) -> None:
 
 
 class Progress:
-    """Progress on stderr: a redrawn bar with ETA on a terminal, else a line now and then."""
+    """Progress on stderr: a redrawn bar with the ETA on a terminal, else a line every
+    ``every`` seconds (and at the end).
 
-    def __init__(self, stream: Optional[TextIO] = None, enabled: bool = True) -> None:
+    The ETA charges each submission's cases still to run at that submission's own mean
+    wall time per finished case, so a submission whose runs hit their limits (a CPU
+    limit of 10 s, a sleeper's wall cap) is charged its limits for the rest of its cases;
+    a submission with no finished case yet is charged the median of those means (a
+    typical submission). To that comes the kit's own time per case (slot time not spent
+    in runs: builds, set-up, reading back); the sum is spread over the slots.
+    :meth:`plan` says what is to run, :meth:`case_done` tells each finished case.
+    """
+
+    def __init__(self, stream: Optional[TextIO] = None, enabled: bool = True,
+                 clock: Callable[[], float] = time.monotonic, every: float = 10.0) -> None:
         self.stream = stream or sys.stderr
         self.enabled = enabled
         self.tty = self.stream.isatty()
-        self.start = time.monotonic()
-        self.last = 0.0
+        self.clock = clock
+        self.every = every
+        self.start = clock()
+        self.last = -float("inf")
+        self.shown = 0              # the longest line drawn so far on a terminal
+        self.slots = 1
+        self.planned: Dict[str, int] = {}             # submission -> cases to run
+        self.finished: Dict[str, List[float]] = {}    # submission -> [cases, seconds]
+        self.lock = threading.Lock()
+
+    def plan(self, cases: Dict[str, int], slots: int) -> None:
+        """``cases``: {submission: number of its cases this run will grade}; ``slots``:
+        how many run at once."""
+        self.planned = dict(cases)
+        self.slots = max(1, slots)
+
+    def case_done(self, submission: str, record: Dict[str, Any]) -> None:
+        """A finished case of ``submission`` (its JSON record: ``seconds`` of wall time)."""
+        with self.lock:
+            tally = self.finished.setdefault(submission, [0, 0.0])
+            tally[0] += 1
+            tally[1] += float(record.get("seconds") or 0.0)
+
+    def eta(self, done: int, total: int) -> float:
+        """Seconds still to go (see the class docstring); the mean rate so far when no
+        case was told to :meth:`case_done`."""
+        elapsed = self.clock() - self.start
+        with self.lock:
+            tallies = {name: tuple(tally) for name, tally in self.finished.items()}
+        counted = sum(int(cases) for cases, _ in tallies.values())
+        if not counted:
+            return elapsed / done * (total - done) if done else 0.0
+        means = sorted(seconds / cases for cases, seconds in tallies.values())
+        typical = statistics.median(means)
+        in_runs = sum(seconds for _, seconds in tallies.values())
+        own = max(0.0, elapsed * self.slots - in_runs) / counted
+        work = 0.0
+        for name, cases in self.planned.items():
+            ran, seconds = tallies.get(name, (0, 0.0))
+            mean = seconds / ran if ran else typical
+            work += max(0, cases - int(ran)) * (mean + own)
+        return work / self.slots
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled or total == 0:
             return
-        now = time.monotonic()
+        now = self.clock()
+        if done < total and now - self.last < (0.2 if self.tty else self.every):
+            return
+        self.last = now
         elapsed = now - self.start
-        eta = elapsed / done * (total - done)
+        eta = self.eta(done, total)
         if self.tty:
             width = 30
             filled = int(width * done / total)
-            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                              f"cases, {elapsed:.0f} s, ETA {eta:.0f} s ")
+            line = (f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} cases, "
+                    f"{elapsed:.0f} s, ETA {eta:.0f} s")
+            # Blanks over what a longer earlier line left (ETA 162 s, then ETA 16 s).
+            self.stream.write("\r" + line.ljust(self.shown))
+            self.shown = max(self.shown, len(line))
             if done == total:
                 self.stream.write("\n")
             self.stream.flush()
-        elif done == total or now - self.last >= 10:
-            self.last = now
+        else:
             self.stream.write(f"grade: {done}/{total} cases, {elapsed:.0f} s, "
                               f"ETA {eta:.0f} s\n")
             self.stream.flush()
+
+
+class ObservedResults(results_module.Results):
+    """:class:`engine.grading.results.Results` that also tells ``progress`` of every
+    case as it is recorded (the runner reports only how many are done)."""
+
+    progress: Optional[Progress] = None
+
+    def add_case(self, submission: str, record: Dict[str, Any]) -> None:
+        super().add_case(submission, record)
+        if self.progress is not None:
+            self.progress.case_done(submission, record)
 
 
 def write_outputs(options: argparse.Namespace, document: Dict[str, Any]) -> None:
@@ -415,11 +485,12 @@ def _grade_students(options: argparse.Namespace, cases: List[Case], staging: str
             raise UsageError(str(error)) from None
     progress = Progress(enabled=not options.quiet)
     try:
-        runner_results = results_module.Results(
+        runner_results = ObservedResults(
             options.assignment.name, options.json, lenient=options.lenient,
             limits=dict(limits._asdict()), previous=previous)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    runner_results.progress = progress
     if options.shard:
         runner_results.document["shard"] = "%d/%d" % options.shard
     hidden = [os.path.realpath(options.cases)] if options.cases else []
@@ -435,6 +506,8 @@ def _grade_students(options: argparse.Namespace, cases: List[Case], staging: str
             raise UsageError(f"--isolation {options.isolation}: {error}") from None
         runner_results.document["isolation"] = runner.isolation
         runner_results.document["fences"] = list(runner.fences)
+        progress.plan({label: sum(1 for case in cases if not runner_results.has_case(
+            label, case.name)) for label in submissions}, runner.jobs)
         if not options.quiet:
             print(f"grade: {len(submissions)} submission(s) x {len(cases)} cases, "
                   f"{runner.jobs} at a time, isolation {runner.isolation}", file=sys.stderr)
@@ -495,7 +568,8 @@ def print_summary(document: Dict[str, Any], out: TextIO) -> None:
             if case.get("rerun"):
                 out.write(f"  rerun it: {printable(case['rerun'])}\n")
             if case.get("stepper"):
-                out.write(f"  then watch it step by step: {printable(case['stepper'])}\n")
+                out.write("  watch it step by step (reruns it first): "
+                          f"{printable(exports.standalone(case, case['stepper']))}\n")
 
 
 def run_merge(options: argparse.Namespace) -> int:

@@ -38,7 +38,7 @@ its cosmetic and content diagnoses, the notes on what is not graded.
 """
 
 import re
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import EngineError
 from .case import Case, Outcome
@@ -192,6 +192,41 @@ def terminal_input(case: Case, outcome: Outcome, path: str) -> List[Finding]:
                              f"{path} was created for the terminal STATE {case.args[0]}; "
                              "the grader expects no file at all"))
     return findings
+
+
+def last_of_equal_bounds(root_values: Sequence[Tuple[Any, float]], maximizing: bool
+                         ) -> Optional[Tuple[Any, float]]:
+    """``(move, value)``: the root move a search that keeps the LAST of equal values
+    (``>=`` where the assignment keeps the first strictly better move) chooses, from the
+    values alpha-beta gave the root's children in visit order (``root_values`` of
+    :func:`engine.search.search`: after the first, bounds unless they improved the
+    root), and the best value; None without children."""
+    if not root_values:
+        return None
+    values = [value for _, value in root_values]
+    best = max(values) if maximizing else min(values)
+    last = [move for move, value in root_values if value == best][-1]
+    return last, best
+
+
+def tie_break_through_pruning(head: str, want: str, got: str, want_value: float,
+                              got_value: float, view: str, first: str) -> Tuple[str, str]:
+    """(reason, detail) of a move chosen by the tie-break slip (the LAST of equal values
+    kept) that alpha-beta made look like a tie: the student's move is really worse
+    (``got_value``), but its search was cut off once it could not beat ``want_value``,
+    and returned that bound. ``first`` says which move the grader keeps ("cell 4")."""
+    reason = (f"{head} (tie-break slip seen through pruning: alpha-beta bounds yours at "
+              f"{want_value}, the expected move's value; its own value is {got_value})")
+    detail = (f"stdout: expected {want} (value {want_value}), got {got} (value "
+              f"{got_value}); {view}. Not an evaluation bug: the tie-break slip seen "
+              f"through alpha-beta. Once the root has a move worth {want_value}, a later "
+              f"move is searched only as far as needed to show that it cannot do better, "
+              f"and its search returns {want_value}, a bound, not its own value "
+              f"({got_value}). A root that keeps the last of equal values (>= where the "
+              f"grader has >) takes that bound for a tie and moves there; the grader "
+              f"keeps the first child with the strictly best value ({first}). The fix is "
+              f"the tie-break's.")
+    return reason, detail
 
 
 def _indent(text: str, prefix: str = "    ") -> str:

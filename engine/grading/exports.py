@@ -99,13 +99,18 @@ def failure_kinds(entry: Mapping[str, Any]) -> List[Tuple[int, str, int]]:
 def failure_summary(entry: Mapping[str, Any]) -> str:
     """A submission's failed cases by reason, e.g. ``20 failed: missing final newline
     (cosmetic; --lenient would pass 20); 3 failed: wrong move ...`` (empty: none)."""
+    return "; ".join(failure_lines(entry))
+
+
+def failure_lines(entry: Mapping[str, Any]) -> List[str]:
+    """The parts of :func:`failure_summary`, one per reason."""
     parts: List[str] = []
     for count, reason, cosmetic in failure_kinds(entry):
         text = f"{count} failed: {reason}"
         if cosmetic:
             text += f" (cosmetic; --lenient would pass {cosmetic})"
         parts.append(text)
-    return "; ".join(parts)
+    return parts
 
 
 def _number(value: float) -> Union[int, float]:
@@ -126,9 +131,17 @@ def reproduction(case: Mapping[str, Any]) -> str:
         lines.append(f"to rerun it in your folder: {case['rerun']}")
     stepper = installed_stepper(case)
     if stepper:
-        lines.append("then to watch the expected search step by step with your visited "
-                     f"file laid over it: {stepper} (open steps.html; {KIT_HINT})")
+        lines.append("to watch the expected search step by step with your visited file "
+                     f"laid over it (this reruns the case first): "
+                     f"{standalone(case, stepper)} (open steps.html; {KIT_HINT})")
     return "\n".join(lines)
+
+
+def standalone(case: Mapping[str, Any], stepper: str) -> str:
+    """The stepping command ``stepper`` of a failed case as one line that works pasted
+    alone in the submission's folder: the rerun first (it writes the visited file the
+    page reads), then the page, whatever the rerun's exit status."""
+    return f"{case['rerun']}; {stepper}" if case.get("rerun") else stepper
 
 
 # Where the reader of a Gradescope or PrairieLearn result gets the command the stepper

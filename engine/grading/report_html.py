@@ -12,6 +12,7 @@ long outputs were already cut by the runner (marked "truncated"). Control charac
 from html import escape as _html_escape
 from typing import Any, Iterator, List, Mapping, Optional, Tuple
 
+from .exports import failure_lines, standalone
 from .fences import SYSCALL_FILTERS, syscall_filters
 from .printable import printable
 
@@ -32,6 +33,8 @@ th{background:#eef1f6} td.num{white-space:nowrap;text-align:right;font-variant-n
 .pass{color:#17703a;font-weight:600} .fail{color:#b3261e;font-weight:600}
 .bar{display:inline-block;height:10px;background:#e4e7ee;width:120px;margin-right:6px;
 vertical-align:middle} .bar span{display:block;height:10px;background:#2e8b57}
+td.passed{white-space:nowrap} td.passed .count{display:inline-block;min-width:6em;
+text-align:right;font-variant-numeric:tabular-nums} .why{margin:1px 0}
 .failure{background:#fff;border:1px solid #e2c6c4;border-left:4px solid #b3261e;
 padding:8px 12px;margin:12px 0}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
@@ -121,26 +124,39 @@ def render(document: Mapping[str, Any],
                                            if value is not None))
     parts.append(f'<div class="meta">{" · ".join(meta)}</div>')
     parts.append("<h2>Summary</h2><table><tr><th>submission</th><th>how it ran</th>"
-                 "<th>cases passed</th><th>points</th><th>failed cases</th></tr>")
-    for entry in document["submissions"]:
-        failed = [case for case in entry["cases"] if not case["passed"]]
-        fraction = entry["score"] / entry["max_score"] if entry["max_score"] else 0
-        links = " ".join(f'<a href="#{_anchor(entry["submission"], case["case"])}">'
-                         f'{escape(case["case"])}</a>' for case in failed[:30])
-        if len(failed) > 30:
-            links += f" … ({len(failed) - 30} more)"
-        parts.append(
-            f'<tr><td><a href="#{_anchor(entry["submission"])}">'
-            f'{escape(entry["submission"])}</a></td><td>{escape(entry.get("kind") or "")}</td>'
-            f'<td class="num"><span class="bar"><span style="width:{fraction * 100:.0f}%">'
-            f'</span></span>{entry["score"]:g} / {entry["max_score"]:g}</td>'
-            f'<td class="num">{entry["points"]:g} / {entry["max_points"]:g}</td>'
-            f"<td>{links or '—'}</td></tr>")
+                 "<th>cases passed</th><th>points</th><th>why cases failed</th>"
+                 "<th>failed cases</th></tr>")
+    parts.extend(_summary_row(entry) for entry in document["submissions"])
     parts.append("</table>")
     for entry in document["submissions"]:
         parts.extend(_submission(entry, steps))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def _summary_row(entry: Mapping[str, Any]) -> str:
+    """A submission's row of the summary: its cases passed as a bar (every row's bar
+    starts at the same place: the count after it has a width of its own), its points,
+    its failures counted by reason as the console prints them, links to the cases."""
+    failed = [case for case in entry["cases"] if not case["passed"]]
+    fraction = entry["score"] / entry["max_score"] if entry["max_score"] else 0
+    links = " ".join(f'<a href="#{_anchor(entry["submission"], case["case"])}">'
+                     f'{escape(case["case"])}</a>' for case in failed[:30])
+    if len(failed) > 30:
+        links += f" … ({len(failed) - 30} more)"
+    if entry.get("build_error"):
+        # (its cases have no section of their own to link to: the reason is said once)
+        reasons, links = [f"not graded: {entry['build_error'].split(chr(10))[0]}"], ""
+    else:
+        reasons = failure_lines(entry)
+    why = "".join(f'<div class="why">{escape(reason)}</div>' for reason in reasons)
+    return (f'<tr><td><a href="#{_anchor(entry["submission"])}">'
+            f'{escape(entry["submission"])}</a></td><td>{escape(entry.get("kind") or "")}</td>'
+            f'<td class="passed"><span class="bar"><span style="width:{fraction * 100:.0f}%">'
+            f'</span></span><span class="count">{entry["score"]:g} / '
+            f'{entry["max_score"]:g}</span></td>'
+            f'<td class="num">{entry["points"]:g} / {entry["max_points"]:g}</td>'
+            f"<td>{why or '—'}</td><td>{links or '—'}</td></tr>")
 
 
 def _submission(entry: Mapping[str, Any], steps: Mapping[Tuple[str, str], str]
@@ -205,10 +221,11 @@ def _failure(name: str, case: Mapping[str, Any], page: Optional[str] = None) -> 
                      f'with this visited file laid over it</a> (its first divergence '
                      f'marked)</div>')
     if case.get("stepper"):
-        parts.append(f'<div>then to watch the expected search step by step, with this '
-                     f'visited file laid over it and its first divergence marked: '
-                     f'<code>{escape(case["stepper"])}</code> and open steps.html '
-                     f'(see docs/trees.md)</div>')
+        parts.append(f'<div>to watch the expected search step by step, with this '
+                     f'visited file laid over it and its first divergence marked (the '
+                     f'command reruns the case first): '
+                     f'<code>{escape(standalone(case, case["stepper"]))}</code> and open '
+                     f'steps.html (see docs/trees.md)</div>')
     for compared in case.get("compared", []):
         parts.append('<div class="side">'
                      + _block(f'expected {compared["what"]}', compared["expected"],

@@ -410,8 +410,8 @@ class Runner:
         run was aborted)."""
         plan, built, baseline = self._build(submission, sandbox)
         argv = plan.argv(case.args)
-        record: Dict[str, Any] = {"case": case.name, "title": case_title(case),
-                                  "command": " ".join(argv)}
+        record: Dict[str, Any] = {"case": case.name, "title": case_title(
+            case, None if built.error is not None else argv), "command": " ".join(argv)}
         if built.error is not None:
             record.update(command="", passed=False, reason=built.error.split("\n", 1)[0],
                           detail=built.error, seconds=0.0, cpu=0.0, ended="not run",
@@ -464,11 +464,12 @@ class Runner:
         if not verdict.passed:
             record.update(cosmetic=verdict.cosmetic, inputs=case_inputs(case),
                           rerun=rerun_command(case, argv))
-            steps = stepper_command(self.assignment, case, outcome.files)
+            moved = printed_move(case, outcome.stdout)
+            steps = stepper_command(self.assignment, case, outcome.files, moved)
             visited = self.assignment.visited_arg
             if steps is not None and visited is not None:
                 record["stepper"] = steps
-                record["stepper_args"] = stepper_arguments(self.assignment, case)
+                record["stepper_args"] = stepper_arguments(self.assignment, case, moved)
                 trace = outcome.files[case.args[visited]]
                 if len(trace) <= TRACE_KEPT:
                     # Kept so that --report can draw the page itself (see cli).
@@ -711,19 +712,34 @@ STEPPED_NODES = 200_000
 TRACE_KEPT = 64 * 1024
 
 
-def stepper_arguments(assignment: GradedAssignment, case: Case) -> List[str]:
+def stepper_arguments(assignment: GradedAssignment, case: Case,
+                      moved: Optional[str] = None) -> List[str]:
     """The ``picture`` arguments of ``case``'s search: the assignment's name, then the
-    grader's arguments without the visited file (engine.registry's ``visited_arg``)."""
+    grader's arguments without the visited file (engine.registry's ``visited_arg``),
+    then ``--move`` and the board the submission printed when it is not the expected
+    one (``moved``: the page then says that the move differs)."""
     return [assignment.name] + [word for index, word in enumerate(case.args)
-                                if index != assignment.visited_arg]
+                                if index != assignment.visited_arg] + (
+        [] if moved is None else ["--move", moved])
 
 
-def stepper_command(assignment: GradedAssignment, case: Case, written: Dict[str, bytes]
-                    ) -> Optional[str]:
+def printed_move(case: Case, stdout: bytes) -> Optional[str]:
+    """The one line a submission printed (its move, a board) when it differs from the
+    expected stdout, else None (also for output that is no short line of text)."""
+    line = stdout[:-1] if stdout.endswith(b"\n") else stdout
+    if stdout == case.stdout or not 0 < len(line) <= 64 or b"\n" in line:
+        return None
+    text = line.decode("ascii", errors="replace").rstrip("\r")
+    return text if text.isprintable() and text.strip() == text and text else None
+
+
+def stepper_command(assignment: GradedAssignment, case: Case, written: Dict[str, bytes],
+                    moved: Optional[str] = None) -> Optional[str]:
     """The command that opens our search of ``case`` step by step, with the visited file
-    the submission wrote overlaid and its first divergence marked (run after the rerun
-    command, in the submission's folder); None for assignments without a trace file, or
-    when the submission wrote none (``written``: the files it left)."""
+    the submission wrote overlaid and its first divergence marked, and the move it
+    printed (``moved``, see :func:`stepper_arguments`) set beside the search's (run after
+    the rerun command, in the submission's folder); None for assignments without a trace
+    file, or when the submission wrote none (``written``: the files it left)."""
     visited = assignment.visited_arg
     if visited is None or len(case.args) <= visited:
         return None
@@ -732,17 +748,22 @@ def stepper_command(assignment: GradedAssignment, case: Case, written: Dict[str,
         return None
     if case.expected[path].count(b"\n") + 1 > STEPPED_NODES:
         return None     # the page would refuse: printed, the command would not run
-    words = ["picture"] + stepper_arguments(assignment, case) + [
+    words = ["picture"] + stepper_arguments(assignment, case, moved) + [
         "--against", path, "--html", "steps.html"]
     # As the user called the kit, runnable in the submission's folder (see
     # engine.commandline.command_words).
     return command_words() + " " + " ".join(shlex.quote(word) for word in words)
 
 
-def case_title(case: Case) -> str:
-    """A case in a few words: its name and command line, and the first lines of an
-    input.txt (the board size, mode, side and depth of a Stake/Raid case)."""
-    title = f"{case.name}: {' '.join((case.program,) + tuple(case.args))}"
+def case_title(case: Case, argv: Optional[Sequence[str]] = None) -> str:
+    """A case in a few words: its name and the command that ran it (``argv``: what the
+    submission was run with, ``./tictactoe.bin ...`` for a C program; without it, the
+    case's own command line), and the first lines of an input.txt (the board size, mode,
+    side and depth of a Stake/Raid case)."""
+    if argv and list(argv[:2]) == ["/bin/sh", "-c"]:
+        argv = argv[2:]         # --command CMD: the line the shell ran
+    shown = " ".join(argv) if argv else " ".join((case.program,) + tuple(case.args))
+    title = f"{case.name}: {shown}"
     data = case.files.get("input.txt")
     if data:
         head = data.decode("utf-8", errors="replace").split("\n")[:4]

@@ -14,7 +14,8 @@ from ...games.tictactoe import TicTacToe, winner
 from ...search import search
 from ..case import Case, Outcome
 from ..detect import script_or_java_or_make
-from ..diagnose import VISITED_LINE, fail, judge_text, terminal_input
+from ..diagnose import (VISITED_LINE, fail, judge_text, last_of_equal_bounds,
+                        terminal_input, tie_break_through_pruning)
 from ..generate import VISITED, reachable_positions
 from ..textdiff import content_difference, first_line_difference
 from ..traces import Entry, diagnose_trace
@@ -185,8 +186,17 @@ def _tictactoe_value(board: str, ply: Optional[int]) -> float:
                   memo={}).value
 
 
+def _bounded_tie(board: str, ply: Optional[int], got: str) -> bool:
+    """Whether ``got`` is the move alpha-beta's root chooses from ``board`` when it keeps
+    the LAST of equal values: the tie-break slip, seen through pruning's bounds."""
+    game = TicTacToe(evaluate_terminals=ply is not None)
+    result = search(game, board, prune=True, depth=ply, memo={})
+    chosen = last_of_equal_bounds(result.root_values, game.is_maxs_turn(board))
+    return chosen is not None and game.result(board, chosen[0]) == got
+
+
 def _tictactoe_move_difference(board: str, ply: Optional[int], expected: bytes,
-                               actual: bytes) -> Tuple[str, str]:
+                               actual: bytes, prune: bool = False) -> Tuple[str, str]:
     """(reason, detail) for a tic-tac-toe stdout that differs in content."""
     lines = actual.split(b"\n")
     if len(lines) != 2 or lines[1] != b"":
@@ -208,6 +218,9 @@ def _tictactoe_move_difference(board: str, ply: Optional[int], expected: bytes,
                 f"stdout: expected {want}, got {got}. Both moves have value {want_value} "
                 f"({view}); the grader keeps the first of the best moves in raster order "
                 f"(cell {children[want]}), and the only change is which equal move wins.")
+    if prune and _bounded_tie(board, ply, got):
+        return tie_break_through_pruning(head, want, got, want_value, got_value, view,
+                                         f"cell {children[want]}, raster order")
     return (f"{head} (wrong value: expected move scores {want_value}, yours scores "
             f"{got_value})",
             f"stdout: expected {want} (value {want_value}), got {got} (value "
@@ -220,7 +233,8 @@ def judge(case: Case, outcome: Outcome, lenient: bool) -> Sequence[Optional[Find
     if path not in case.expected:
         return terminal_input(case, outcome, path)
     findings = [judge_text("stdout", case.stdout, outcome.stdout, lenient,
-                           lambda e, a: _tictactoe_move_difference(board, ply, e, a))]
+                           lambda e, a: _tictactoe_move_difference(
+                               board, ply, e, a, prune=len(case.args) >= 3))]
     if path not in outcome.files:
         findings.append(fail("visited file missing", f"{path} was not created"))
     else:
