@@ -87,8 +87,9 @@ def lex(text: str, keywords: FrozenSet[str], library: FrozenSet[str] = frozenset
         split_depths: FrozenSet[int] = frozenset()) -> Lexed:
     """The normalised tokens of ``text`` (see the module docstring); ``keywords`` and
     ``library`` are the names kept as they are; ``first_line`` numbers the text's first
-    line; a ``}`` that brings the braces' depth to one of ``split_depths`` ends a
-    segment (a C function at 0, a Java method at 1)."""
+    line; a ``}`` that brings the braces' depth to one of ``split_depths``, or a ``;``
+    at such a depth, ends a segment (a C function or declaration at 0, a Java method
+    or field at 1)."""
     kinds: List[str] = []
     lines: List[int] = []
     segments: List[int] = []
@@ -114,7 +115,7 @@ def lex(text: str, keywords: FrozenSet[str], library: FrozenSet[str] = frozenset
         elif group == "operator":
             kinds.append(canonical_operator(token))
             depth += (token == "{") - (token == "}")
-            if token == "}" and depth in split_depths:
+            if token in ("}", ";") and depth in split_depths:
                 segments.append(len(kinds))
         elif group == "directive":
             kinds.append("#" + token.lstrip(" \t#"))
@@ -127,7 +128,8 @@ def lex(text: str, keywords: FrozenSet[str], library: FrozenSet[str] = frozenset
                  [segment for segment in segments if segment < len(kinds)])
 
 
-# Where a definition ends: a C or C++ function at depth 0, a Java method at depth 1.
+# Where a definition ends: a C or C++ function or declaration at depth 0, a Java method
+# or field at depth 1.
 _TOP = frozenset({0})
 _CLASS_MEMBERS = frozenset({0, 1})
 

@@ -72,16 +72,23 @@ def kgram_hashes(encoded: bytes, k: int = K, segments: Sequence[int] = ()
     """``(hashes, positions)``: the hash of every k-gram of the encoded tokens that lies
     within one segment (``segments``: where each but the first starts), and the
     position of its first token. A segment shorter than ``k`` tokens has none."""
+    hashes: List[int] = []
+    positions: List[int] = []
+    for start, values in _segment_hashes(encoded, k, segments):
+        hashes.extend(values)
+        positions.extend(range(start, start + len(values)))
+    return hashes, positions
+
+
+def _segment_hashes(encoded: bytes, k: int, segments: Sequence[int]
+                    ) -> List[Tuple[int, List[int]]]:
+    """``[(first position, hashes of its k-grams)]`` per segment."""
     crc = zlib.crc32
     width = 2 * k
     bounds = [0, *segments, len(encoded) // 2]
-    hashes: List[int] = []
-    positions: List[int] = []
-    for start, end in zip(bounds, bounds[1:]):
-        first = range(2 * start, 2 * end - width + 1, 2)
-        hashes.extend(crc(encoded[at:at + width]) for at in first)
-        positions.extend(range(start, end - k + 1))
-    return hashes, positions
+    return [(start, [crc(encoded[at:at + width])
+                     for at in range(2 * start, 2 * end - width + 1, 2)])
+            for start, end in zip(bounds, bounds[1:])]
 
 
 def winnow(hashes: Sequence[int], window: int = WINDOW) -> List[Tuple[int, int]]:
@@ -113,6 +120,9 @@ def winnow(hashes: Sequence[int], window: int = WINDOW) -> List[Tuple[int, int]]
 def fingerprints(kinds: Sequence[str], k: int = K, window: int = WINDOW,
                  segments: Sequence[int] = ()) -> List[Tuple[int, int]]:
     """``[(hash, first token's position)]`` of a file's normalised tokens, cut into
-    ``segments``: what winnowing keeps of their k-grams."""
-    hashes, positions = kgram_hashes(encode(kinds), k, segments)
-    return [(value, positions[index]) for value, index in winnow(hashes, window)]
+    ``segments``: what winnowing keeps of each segment's k-grams (each segment winnowed
+    on its own, so that a segment's fingerprints do not depend on its neighbours)."""
+    kept: List[Tuple[int, int]] = []
+    for start, values in _segment_hashes(encode(kinds), k, segments):
+        kept.extend((value, start + offset) for value, offset in winnow(values, window))
+    return kept
