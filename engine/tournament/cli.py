@@ -24,6 +24,7 @@ import argparse
 import os
 import sys
 import time
+import unicodedata
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
                     Tuple)
 
@@ -187,29 +188,55 @@ def write_outputs(options: argparse.Namespace, document: Dict[str, Any]) -> None
         write_atomically(options.report, report.render(document))
 
 
+# The standings' columns: heading, least width, aligned right (else left).
+STANDING_COLUMNS = (("#", 3, True), ("name", 4, False), ("points", 6, True),
+                    ("games", 5, True), ("W-D-L", 9, True), ("beat", 4, True),
+                    ("rating [95%]", 18, True), ("forfeits", 0, False))
+
+
+def display_width(text: str) -> int:
+    """How many terminal columns ``text`` takes: wide (East Asian) characters two,
+    combining marks none, others one."""
+    return sum(0 if unicodedata.combining(char) else
+               2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+               for char in text)
+
+
+def _padded(text: str, width: int, right: bool) -> str:
+    blanks = " " * max(0, width - display_width(text))
+    return blanks + text if right else text + blanks
+
+
 def standings_text(document: Dict[str, Any]) -> str:
     """The standings as a table for the terminal (and, for a gauntlet, each entrant's
-    points against each staff entrant)."""
-    rows = results.ranked(document["entrants"])
-    names = [printable(row["name"]) + (" (staff)" if row["staff"] else "") for row in rows]
-    width = max([len(name) for name in names] + [4])
-    lines = [f"{'#':>3}  {'name':<{width}}  {'points':>6}  {'games':>5}  {'W-D-L':>9}  "
-             f"{'beat':>4}  {'rating [95%]':>18}  forfeits"]
-    for place, (row, name) in enumerate(zip(rows, names), 1):
+    points against each staff entrant). Every column is as wide as its widest cell (a
+    long or wide-charactered name, a four-digit rating), so the columns stay aligned."""
+    table: List[List[str]] = []
+    for place, row in enumerate(results.ranked(document["entrants"]), 1):
+        name = printable(row["name"]) + (" (staff)" if row["staff"] else "")
         if row["build_error"]:
             first = printable(entrants_module.error_summary(row["build_error"]))
-            lines.append(f"{'-':>3}  {name:<{width}}  eliminated: {first}")
+            table.append(["-", name, f"eliminated: {first}"])
             continue
         rating = ("" if row["rating"] is None else
                   f"{round(row['rating']):+d} [{round(row['rating_low']):+d}, "
                   f"{round(row['rating_high']):+d}]")
-        wdl = f"{row['wins']}-{row['draws']}-{row['losses']}"
         forfeits = ", ".join(f"{count} {reason}" for reason, count in
                              sorted(row["forfeits"].items()))
         placing = f"  {row['placing']}" if row.get("placing") else ""
-        lines.append(f"{place:>3}  {name:<{width}}  {row['points']:>6g}  {row['games']:>5}  "
-                     f"{wdl:>9}  {row['beaten']:>4}  {rating:>18}  {forfeits}{placing}"
-                     .rstrip())
+        table.append([str(place), name, f"{row['points']:g}", str(row["games"]),
+                      f"{row['wins']}-{row['draws']}-{row['losses']}", str(row["beaten"]),
+                      rating, forfeits + placing])
+    widths = [max([least] + [display_width(cells[column]) for cells in table
+                             if len(cells) > 3 or column < 2])
+              for column, (_, least, _) in enumerate(STANDING_COLUMNS)]
+    lines = []
+    for cells in [[heading for heading, _, _ in STANDING_COLUMNS]] + table:
+        shown = [_padded(cell, width, right) for cell, width, (_, _, right)
+                 in zip(cells, widths, STANDING_COLUMNS)]
+        if len(cells) == 3:         # eliminated: the reason runs on from the name
+            shown[2] = cells[2]
+        lines.append("  ".join(shown).rstrip())
     if document.get("format") == "gauntlet":
         lines += [""] + gauntlet_lines(document)
     return "\n".join(lines)

@@ -41,7 +41,8 @@ import hashlib
 import json
 import math
 import re
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple,
+                    Union)
 from html import escape as _html_escape
 
 from ..grading.printable import printable
@@ -241,6 +242,11 @@ class _Tournament:
         self.ranked = sorted((e for e in entrants if not e.get("build_error")),
                              key=_standing_key)
         self.games = _list(doc.get("games"))
+        # A round-robin's games are scheduled as one round: each is shown in the round
+        # of the round-robin table its meeting belongs to.
+        self.rounds = (_round_robin_rounds([e.get("name") for e in entrants
+                                            if not e.get("build_error")], self.games)
+                       if doc.get("format") == "round-robin" else {})
         self.pentanomial = _list(doc.get("pentanomial"))
         self.knockout = _list(doc.get("knockout"))
         # The crosstable's order: the standings, then names met only in game records.
@@ -251,6 +257,56 @@ class _Tournament:
             if name is not None and name not in known:
                 known.add(name)
                 self.names.append(name)
+
+
+    def round_of(self, index: int, record: Dict[str, Any]) -> object:
+        """The round game ``index`` (its ``record``) is shown in."""
+        return self.rounds.get(index, record.get("round"))
+
+
+def circle_rounds(names: Sequence[str]) -> Dict[FrozenSet[str], int]:
+    """{meeting of two of ``names``: its round}, by the circle method (the round-robin
+    tables of chess tournaments): each round every entrant meets one other (or sits
+    out, with an odd number), ``n - 1`` rounds for ``n`` entrants (``n`` when odd). The
+    first entrant stays put and meets the others in their order, one a round, so the
+    schedule's first meetings (the first entrant's) come in rounds 1, 2, ..."""
+    seats: List[Optional[str]] = list(names) + ([None] if len(names) % 2 else [])
+    others, count = seats[1:], len(seats) - 1
+    rounds: Dict[FrozenSet[str], int] = {}
+    for number in range(count):
+        pairs = [(seats[0], others[number])] + [
+            (others[(number + step) % count], others[(number - step) % count])
+            for step in range(1, len(seats) // 2)]
+        for a, b in pairs:
+            if a is not None and b is not None:
+                rounds[frozenset((a, b))] = number + 1
+    return rounds
+
+
+def _round_robin_rounds(names: Sequence[object], games: Sequence[object]) -> Dict[int, int]:
+    """{game index: its round} of a round-robin's ``games`` among the entrants ``names``
+    (document order, the schedule's): the circle method's round of the game's meeting;
+    with several pairs a meeting, its k-th pair is played in the k-th cycle of rounds
+    (rounds k * R + 1 to (k + 1) * R). Games that name no meeting of two entrants are
+    left out (shown with their recorded round)."""
+    keys = [_key(name) for name in names]
+    table = circle_rounds([name for name in keys if name is not None])
+    cycle = max(table.values(), default=0)
+    meetings: Dict[FrozenSet[str], List[Any]] = {}
+    found: Dict[int, Tuple[FrozenSet[str], Any]] = {}
+    for index, record in enumerate(games):
+        record = _dict(record)
+        x, o, pair = _key(record.get("x")), _key(record.get("o")), record.get("pair")
+        meeting = frozenset((x, o)) if x is not None and o is not None else frozenset()
+        if meeting in table and (pair is None or isinstance(pair, int)):
+            found[index] = (meeting, pair)
+            if pair not in meetings.setdefault(meeting, []):
+                meetings[meeting].append(pair)
+    rounds = {}
+    for index, (meeting, pair) in found.items():
+        ordered = sorted(meetings[meeting], key=lambda value: -1 if value is None else value)
+        rounds[index] = ordered.index(pair) * cycle + table[meeting]
+    return rounds
 
 
 def _standing_key(entrant: Dict[str, Any]
@@ -640,7 +696,7 @@ def _forfeits(view: "_Tournament") -> str:
         if note:
             shown = f'<span class="muted">{_h(note, None, True)}</span>{shown}'
         rows.append(f'<tr><td><a href="#game-{index}">game {_h(record.get("id"), WORD_CHARS)}'
-                    f'</a></td><td class="n">{_h(record.get("round"), WORD_CHARS)}</td>'
+                    f'</a></td><td class="n">{_h(view.round_of(index, record), WORD_CHARS)}</td>'
                     f"<td>{who}</td><td>{_h(forfeit.get('reason'), WORD_CHARS)}</td>"
                     f"<td><pre>{shown}</pre></td></tr>")
     head = '<section id="forfeits"><h2>Forfeits</h2>'
@@ -730,7 +786,7 @@ def _game_row(view: "_Tournament", index: int, record: Dict[str, Any],
     moves = len(_list(record.get("moves")))
     x_name, o_name = _text(record.get("x"), NAME_CHARS), _text(record.get("o"), NAME_CHARS)
     title = (f"Game {_text(record.get('id'), WORD_CHARS)} · round "
-             f"{_text(record.get('round'), WORD_CHARS)} · "
+             f"{_text(view.round_of(index, record), WORD_CHARS)} · "
              f"{_size_text(view.game, record.get('size'))} · {x_name} (X) vs {o_name} (O) · "
              f"{_RESULTS[result] if result else '?'}")
     button = ('<button type="button" class="play">replay</button>' if replay is not None
@@ -738,7 +794,7 @@ def _game_row(view: "_Tournament", index: int, record: Dict[str, Any],
     return (f'<tr id="game-{index}" data-g="{index}" data-title="{_html_escape(title)}" '
             f'data-x="{_html_escape(x_name)}" data-o="{_html_escape(o_name)}">'
             f'<td class="n">{_h(record.get("id"), WORD_CHARS)}</td>'
-            f'<td class="n">{_h(record.get("round"), WORD_CHARS)}</td>'
+            f'<td class="n">{_h(view.round_of(index, record), WORD_CHARS)}</td>'
             f'<td>{_html_escape(_size_text(view.game, record.get("size"), True))}</td>'
             f"<td>{names[0]}</td><td>{names[1]}</td><td>{shown}</td>"
             f'<td class="n">{_pair(record.get("score"))}</td><td class="n">{moves}</td>'
