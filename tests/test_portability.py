@@ -20,6 +20,7 @@ NEWER_MODULES = {"zoneinfo", "graphlib", "tomllib"}
 # the ladder's worker, uploads, scheduler and command line stay standard-library only.
 LADDER_EXTRA = {"sqlalchemy", "alembic", "starlette", "uvicorn", "jinja2"}
 LADDER_EXTRA_MODULES = {"engine/ladder/store.py", "engine/ladder/web.py",
+                        "engine/ladder/guard.py", "engine/ladder/connections.py",
                         "engine/ladder/pages.py", "engine/ladder/migrations/env.py",
                         "engine/ladder/migrations/versions/0001_initial.py"}
 
