@@ -409,7 +409,12 @@ def test_zips_that_are_not_what_their_records_say_are_refused(tmp_path):
     raw.write_bytes(data[:end] + struct.pack("<4s4H2LH", *fields))
     assert "more than the records it declares" in refused(raw, tmp_path)
     data = bytearray(data)
-    data[data.find(b"PK\x01\x02") + 8] = 1                      # encrypted
+    central = data.find(b"PK\x01\x02")
+    data[central + 16] ^= 1                                     # a.py's CRC-32
+    raw.write_bytes(bytes(data))
+    assert "the size or CRC of 'a.py' does not match" in refused(raw, tmp_path)
+    data[central + 16] ^= 1
+    data[central + 8] = 1                                       # encrypted
     raw.write_bytes(bytes(data))
     assert "'a.py' is encrypted" in refused(raw, tmp_path)
 
@@ -467,6 +472,10 @@ def test_counts_and_sizes_are_bounded_exactly(tmp_path):
     exact["c"] = b"z"
     assert "more than 1 MB once unpacked" in refused(zip_file(tmp_path / "f", exact),
                                                      tmp_path, SMALL)
+    # In a tar, each file's size is checked against what the ones before it left.
+    halves = tar_gz(tmp_path / "h", member("a", b"x" * (1 << 19)),
+                    member("b", b"y" * (1 << 19)), member("c", b"z"))
+    assert "more than 1 MB once unpacked" in refused(halves, tmp_path, SMALL)
     big = tmp_path / "g"
     big.write_bytes(b"PK\x03\x04" + bytes(2 << 20))
     assert "an archive of more than 1.1 MB" in refused(big, tmp_path, SMALL)

@@ -60,14 +60,12 @@ def shown(name: str) -> str:
 
 
 def clean_name(name: str) -> List[str]:
-    """The member ``name`` as relative parts ("./a//b/" -> ["a", "b"]), or Refused."""
+    """The member ``name`` (of at most MAX_NAME bytes: :func:`decode_name` saw to it) as
+    relative parts ("./a//b/" -> ["a", "b"]), or Refused."""
     if not name or "\x00" in name or "\\" in name:
         raise Refused(f"archive member {shown(name)}: a name with NUL or backslash")
     if any(ord(character) < 0x20 or character == "\x7f" for character in name):
         raise Refused(f"archive member {shown(name)}: a name with a control character")
-    encoded = name.encode("utf-8", "surrogatepass")
-    if len(encoded) > MAX_NAME:
-        raise Refused(f"archive member {shown(name)}: a name longer than {MAX_NAME:,} bytes")
     if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
         raise Refused(f"archive member {shown(name)}: an absolute path")
     parts = [part for part in name.split("/") if part not in ("", ".")]

@@ -19,7 +19,8 @@ it finds. Ours reads, in this order:
 4. each file's data, in the order of the file: its local header must name the member as
    the directory does, members may not overlap nor run into the directory; its bytes are
    inflated in pieces of at most ``CHUNK``, counted (more than declared is refused as it
-   happens), and their size and CRC-32 checked at the end.
+   happens: the declared sizes bound the total), and their size and CRC-32 checked at
+   the end.
 """
 
 import stat
@@ -263,9 +264,9 @@ def _inflated(handle: IO[bytes], start: int, member: ZipMember) -> Iterator[byte
             raise damaged(f"the data of {shown(member.name)} ends too early")
 
 
-def _checked(pieces: Iterator[bytes], member: ZipMember, catalog: Catalog
-             ) -> Iterator[bytes]:
-    """``pieces`` counted: no more than the member declares, and at the end exactly as
+def _checked(pieces: Iterator[bytes], member: ZipMember) -> Iterator[bytes]:
+    """``pieces`` counted: no more than the member declares (so the files' bytes stay
+    within the total declared, which the catalog checked), and at the end exactly as
     many bytes, with its CRC-32."""
     produced, crc = 0, 0
     for piece in pieces:
@@ -273,7 +274,6 @@ def _checked(pieces: Iterator[bytes], member: ZipMember, catalog: Catalog
         if produced > member.size:
             raise Refused(f"archive member {shown(member.name)} is larger than it "
                           f"declares ({size_words(member.size)})")
-        catalog.count_bytes(len(piece))
         crc = zlib.crc32(piece, crc)
         yield piece
     if produced != member.size or crc != member.crc:
@@ -299,7 +299,7 @@ def read_zip(handle: IO[bytes], file_size: int, catalog: Catalog, sink: Sink) ->
         floor = start + member.packed
         if floor > directory.start:
             raise damaged(f"the data of {shown(member.name)} runs into the directory")
-        data = _checked(_inflated(handle, start, member), member, catalog)
+        data = _checked(_inflated(handle, start, member), member)
         sink.file(member.parts, member.executable, data)
         for _ in data:               # what the sink left unread
             pass
