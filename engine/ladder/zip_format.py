@@ -228,7 +228,8 @@ def _data_start(handle: IO[bytes], member: ZipMember) -> int:
      extra_length) = struct.unpack("<4s5H3L2H", read_at(handle, member.offset, LOCAL_SIZE))
     if signature != LOCAL or method != member.method or flags & ENCRYPTED_FLAGS:
         raise damaged(f"the local header of {shown(member.name)} does not match")
-    if read_at(handle, member.offset + LOCAL_SIZE, name_length) != member.raw:
+    if name_length != len(member.raw) or \
+            read_at(handle, member.offset + LOCAL_SIZE, name_length) != member.raw:
         raise damaged(f"the local header of {shown(member.name)} names another member")
     return member.offset + LOCAL_SIZE + name_length + extra_length
 
