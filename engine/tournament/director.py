@@ -44,12 +44,15 @@ class Director:
     ``grace``: the wall-time slack of a player per game (see
     :func:`engine.tournament.referee.wall_budget`).
     ``hidden``: more folders no run may see (a ladder's store of submissions, whose
-    entrants are :meth:`admit`-ted later). Raises IsolationError when the isolation
-    asked for cannot run here."""
+    entrants are :meth:`admit`-ted later). ``root``: the folder the workspace (builds
+    and run folders) is made in; None for the kit's (/dev/shm, in memory, when it is
+    there). A ladder worker keeps many builds for hours, so it gives a folder on disk.
+    Raises IsolationError when the isolation asked for cannot run here."""
 
     def __init__(self, rules: Rules, entrants: Iterable[Entrant], seconds: float, jobs: int = 1,
                  isolation: str = "auto", memory_mb: int = 1024, seed: int = 1,
-                 grace: float = referee.GRACE_SECONDS, hidden: Sequence[str] = ()) -> None:
+                 grace: float = referee.GRACE_SECONDS, hidden: Sequence[str] = (),
+                 root: Optional[str] = None) -> None:
         self.rules = rules
         self.entrants = {entrant.name: entrant for entrant in entrants}
         self.seconds = seconds
@@ -58,7 +61,7 @@ class Director:
         self.jobs = max(1, jobs)
         self.limits = Limits(timeout=seconds, memory_mb=memory_mb, output_mb=OUTPUT_MB,
                              file_mb=FILE_MB, processes=PROCESSES)
-        workspace = new_workspace()
+        workspace = new_workspace(root)
         self.workspace: Optional[str] = workspace
         self.builds_folder = os.path.join(workspace, "builds")
         self.seats: List[Dict[str, referee.Seat]] = []
