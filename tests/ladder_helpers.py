@@ -177,12 +177,16 @@ class Ladder:
         return Path(self.folder, "worker-token").read_text().strip()
 
     def start_remote_worker(self, name):
-        """A worker as on another machine: --server URL --worker-token T, run from a
-        folder that is not the ladder's."""
-        environment = dict(os.environ, LADDER_WORKER_TOKEN=self.worker_token())
+        """A worker as on another machine: --server URL --worker-token-file FILE (a
+        copy of the token, mode 0600), run from a folder that is not the ladder's."""
+        token = os.path.join(self.root, f"{name}.token")
+        descriptor = os.open(token, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(self.worker_token() + "\n")
         process = subprocess.Popen(
-            [PYTHON, "-m", "engine", "ladder", "work", "--server", self.url, "--name", name],
-            cwd=self.root, env=dict(environment, PYTHONPATH=str(REPO)), stdout=self.log,
+            [PYTHON, "-m", "engine", "ladder", "work", "--server", self.url, "--name", name,
+             "--worker-token-file", token],
+            cwd=self.root, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=self.log,
             stderr=subprocess.STDOUT, start_new_session=True)
         self.remote.append(process)
         return process
