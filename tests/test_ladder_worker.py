@@ -707,3 +707,19 @@ def test_an_agent_whose_build_fails_on_another_machine_is_charged_not_us(cache_r
     (path, body), = abandons(second, "games")
     assert path == "/api/work/games/21/abandon" and body["entrant"] == 20
     assert second.posts("/api/work/games/21") == []
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_a_staff_anchor_is_built_from_our_repository_not_fetched(cache_root):
+    anchor = submission(30, "ours:greedy", staff_path="ours:greedy")
+    fake = FakeLadder([game_lease(31, ann(), anchor)], {1: agent(FIRST_EMPTY)})
+    try:
+        run_worker(fake, cache_root)
+    finally:
+        fake.close()
+    (_, body), = fake.posts("/api/work/games/31")
+    assert body["record"]["o"] == "ours:greedy@30" and body["record"]["forfeit"] is None
+    fetched = [path for method, path, _, _ in fake.requests if path.endswith("/archive")]
+    assert fetched == ["/api/work/submissions/1/archive"]
+    assert fake.posts("/api/work/lease")[-1][1]["built"] == [1, 30]
