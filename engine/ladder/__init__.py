@@ -8,7 +8,8 @@ show the standings and the replays.
     scheduler.py  placement games, then pairing by rating uncertainty
     store.py      the database (SQLAlchemy; SQLite or PostgreSQL; Alembic migrations)
     web.py        the HTTP API, pages and workers' protocol (Starlette)
-    pages.py      the pages' templates (Jinja2), script and style
+    pages.py      renders the pages: templates/*.html (Jinja2), static/ (style, script,
+                  icon); the game's board is the tournament report's
     worker.py     a worker: leases builds and games, plays them through the tournament
     cli.py        the command line
 
