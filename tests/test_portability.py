@@ -90,7 +90,7 @@ def test_every_module_imports_under_python_3_8():
         pytest.skip("no python3.8 on this machine (the static 3.8 grammar check still ran)")
     modules = sorted(".".join(p.relative_to(REPO).with_suffix("").parts)
                      for p in (REPO / "engine").rglob("*.py") if p.name != "__main__.py"
-                     and str(p.relative_to(REPO)) not in LADDER_EXTRA_MODULES)
+                     and not str(p.relative_to(REPO)).startswith(LADDER_EXTRA_MODULES))
     code = "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m)"
     completed = subprocess.run([interpreter, "-c", code] + modules, cwd=REPO,
                                capture_output=True, text=True)
