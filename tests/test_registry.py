@@ -97,9 +97,9 @@ def test_the_old_program_name_runs_the_same_program_and_prints_the_one_name(tmp_
 
 def test_the_contract_lists_every_member_the_kit_reads():
     from engine.grading.judges import contract
-    assert contract() == ("ENTRY_POINTS", "FILE_LABEL", "STDOUT_GRADED", "UNREADABLE_ZEROES",
-                          "detect", "draw_stratum", "edges", "fits", "graded_files", "judge",
-                          "score", "stratum")
+    assert contract() == ("CATEGORIES", "ENTRY_POINTS", "FILE_LABEL", "STDOUT_GRADED",
+                          "UNREADABLE_ZEROES", "detect", "draw_stratum", "edges", "fits",
+                          "graded_files", "judge", "score", "stratum")
 
 
 def test_every_graded_assignment_supplies_every_member_of_the_contract():

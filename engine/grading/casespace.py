@@ -1,30 +1,32 @@
-"""Every seed its own cases: a program's random cases dealt out to seeds by construction.
+"""The space of generated cases: numbered families, each seed's walk through them, and
+the categories every set covers.
 
-A program's random cases come from *strata*: finite families of candidates, each a
-:class:`Stratum` whose ``decode`` numbers its candidates ``0 .. size - 1`` injectively
-(two different numbers never give the same command and files; a number may give none,
-e.g. a position too big to search), and the strata of one program are disjoint sets
-(their keys are part of what they decode: a board size, a number of pieces, a history
-length...). The judge of each assignment (engine.grading.assignments) says which strata
-it has (``stratum(key)``) and how often each is drawn (``draw_stratum(rng)``).
+A *family* of candidates is a :class:`Stratum`: ``decode`` numbers its candidates
+``0 .. size - 1`` one to one (two different numbers never give the same command and
+files; a number may give none, e.g. a position too big to search). The judge of each
+assignment (engine.grading.assignments) has two kinds of families: the strata of its
+random cases (``stratum(key)``, drawn as often as ``draw_stratum(rng)`` says) and the
+instances of each of its :class:`Category`.
 
-Seed ``s``'s ``k``-th draw from a stratum is the candidate numbered
-``permute(name, size, pair(s, k))``: :func:`pair` is Cantor's pairing, a bijection of
-pairs of naturals onto the naturals, and :func:`permute` a keyed bijection of
-``0 .. size - 1`` (a Feistel network, cycle-walked into range). Two different seeds give
-different pairs, hence different positions, hence different numbers, hence different
-cases: sets made with different seeds share no random case, whatever their counts and
-however the seeds differ (by 16, by 2**k...). No luck is involved: the hash inside
-:func:`permute` only decides which cases look random, never whether two seeds meet.
+A seed walks every family in an order of its own: its ``k``-th draw from a family is
+the candidate numbered ``permute(f"{program}:{seed}:{family}", size, k)``, a keyed
+bijection of ``0 .. size - 1`` (a Feistel network, cycle-walked into range). So a seed
+never draws one number twice, and after ``size`` draws it has seen the whole family
+(``Walk.used_up``): a set runs short only when the families truly hold no more cases.
+Different seeds walk in different orders and may meet: nothing here keeps a case from
+another seed's set. Hidden cases stay hidden because the hidden set is made to exclude
+the visible one (``grade cases --exclude``), and ``grade autograder`` refuses a bundle
+whose hidden case equals a visible one.
 
-The price is room: seed ``s`` owns the positions ``pair(s, k) < size`` of a stratum,
-about ``sqrt(2 * size) - s`` of them, so a stratum of 49,720 cases (tic-tac-toe's)
-gives seed 1 up to 313 and seed 300 up to 15; a seed whose share of a stratum is used up
-draws from its other strata, and :meth:`Deal.next_from` says when it has none left.
+A :class:`Category` is a situation every set of ten or more cases holds at least once
+(a blank board, a game already over, a Raid that decides...): ``holds`` says whether a
+candidate is one, and its ``family`` numbers instances of it, so that a set that lacks
+one (a hidden set whose visible set took the usual ones) draws another.
 """
 
+import bisect
 import hashlib
-from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 # A generated case before its expected outputs: (label, the grader's arguments, input
 # files {relative path: bytes}). The label goes into the case's folder name.
@@ -34,22 +36,49 @@ Candidate = Tuple[str, List[str], Dict[str, bytes]]
 class Stratum(NamedTuple):
     """A family of candidates numbered ``0 .. size - 1`` one to one: ``decode(number)``
     is the candidate of that number, or None when the number stands for none (two
-    numbers never decode to the same command and files). ``name`` keys its shuffle."""
+    numbers never decode to the same command and files). ``name`` keys its walks."""
     name: str
     size: int
     decode: Callable[[int], Optional[Candidate]]
 
+
+class Category(NamedTuple):
+    """A situation every set of ten or more cases covers (engine.grading.generate).
+
+    ``name`` is how docs and measurements name it (``blank board``); ``holds(candidate)``
+    whether a candidate is one, from its command and files alone, cheaply (it may say
+    False for an instance too costly to recognise: the set then draws one more);
+    ``family()`` a :class:`Stratum` of instances, each of which ``holds``."""
+    name: str
+    holds: Callable[[Candidate], bool]
+    family: Callable[[], Stratum]
+
+
+def concatenated(name: str, families: Sequence[Stratum]) -> Stratum:
+    """One family numbering every candidate of ``families`` (which must be disjoint),
+    the first family's numbers first."""
+    starts: List[int] = []
+    size = 0
+    for family in families:
+        starts.append(size)
+        size += family.size
+
+    def decode(number: int) -> Optional[Candidate]:
+        index = bisect.bisect_right(starts, number) - 1
+        return families[index].decode(number - starts[index])
+    return Stratum(name, size, decode)
+
+
+def restricted(name: str, family: Stratum, digit: int, base: int) -> Stratum:
+    """The candidates of ``family`` whose number ends in ``digit`` in base ``base``
+    (a family numbered with a choice as its lowest digit, e.g. the side to move)."""
+    def decode(number: int) -> Optional[Candidate]:
+        return family.decode(number * base + digit)
+    return Stratum(name, (family.size - digit + base - 1) // base, decode)
+
+
 # Feistel rounds: 4 already make a pseudo-random permutation (Luby-Rackoff); 6 for margin.
 ROUNDS = 6
-
-
-def pair(seed: int, k: int) -> int:
-    """Cantor's pairing of two naturals: a bijection N x N -> N, so that
-    ``pair(a, i) == pair(b, j)`` only when ``a == b`` and ``i == j``."""
-    if seed < 0 or k < 0:
-        raise ValueError(f"pair takes naturals, not {seed}, {k}")
-    total = seed + k
-    return total * (total + 1) // 2 + k
 
 
 def _round_value(name: str, round_: int, half: int, bits: int) -> int:
@@ -88,28 +117,36 @@ def permute(name: str, size: int, position: int) -> int:
     return value
 
 
-class Deal:
-    """One seed's draws (a seed is a natural number): ``next_from(stratum)`` returns the
-    candidate at the seed's next position in that stratum (None when that number decodes
-    to no candidate), or raises :class:`Exhausted` when the seed's share of the stratum
-    is used up."""
+class Walk:
+    """One seed's walks through the families of one program (a seed is a natural
+    number): ``next_from(family)`` is the candidate at the seed's next position in that
+    family (None when that number decodes to none), until the seed has drawn every
+    number of the family (``used_up``)."""
 
     def __init__(self, program: str, seed: int) -> None:
         if seed < 0:
             raise ValueError(f"a seed is a natural number, not {seed}")
         self.program = program
         self.seed = seed
-        self.drawn: Dict[str, int] = {}      # stratum name -> draws made from it
+        self.drawn: Dict[str, int] = {}      # family name -> draws made from it
 
-    def next_from(self, stratum: Stratum) -> Optional[Candidate]:
-        k = self.drawn.get(stratum.name, 0)
-        position = pair(self.seed, k)
-        if position >= stratum.size:
-            raise Exhausted(stratum.name)
-        self.drawn[stratum.name] = k + 1
-        return stratum.decode(permute(f"{self.program}:{stratum.name}", stratum.size,
-                                      position))
+    def used_up(self, family: Stratum) -> bool:
+        """Whether the seed has drawn every number of ``family``."""
+        return self.drawn.get(family.name, 0) >= family.size
 
+    def next_from(self, family: Stratum) -> Optional[Candidate]:
+        """The next candidate of ``family`` (None: the number stands for none); only
+        while the family is not used up."""
+        k = self.drawn.get(family.name, 0)
+        assert k < family.size, f"{family.name} is used up"
+        self.drawn[family.name] = k + 1
+        return family.decode(permute(f"{self.program}:{self.seed}:{family.name}",
+                                     family.size, k))
 
-class Exhausted(Exception):
-    """A seed's share of a stratum is used up (the stratum's name is the argument)."""
+    def through(self, family: Stratum) -> Iterator[Candidate]:
+        """The rest of ``family`` in the seed's order, numbers that stand for none left
+        out."""
+        while not self.used_up(family):
+            candidate = self.next_from(family)
+            if candidate is not None:
+                yield candidate

@@ -1,24 +1,34 @@
 """Seeded, valid, distinct cases for the four graded programs, with expected outputs.
 
-Contract: ``generate_cases(assignment, count, seed)`` returns ``count`` distinct
-:class:`~engine.grading.case.Case` objects (for the default seed 1, edge cases first;
-then random ones), the same for the same arguments on any machine and any Python. Sets
-made with different seeds share no case (command and files), whatever their counts and
-however the seeds differ: the edge cases belong to seed 1 alone, and every seed's random
-cases are its own share of the assignment's cases, dealt by construction
-(engine.grading.casespace); a seed whose share runs out is refused (UsageError) rather
-than given another seed's case. The expected outputs are what our own programs produce.
-``PROGRAMS`` names the programs that can be graded; :func:`write_cases` stores cases as
-numbered case folders. Each assignment's edge cases and strata of random cases come from
-its judge (engine.grading.judges; its module in engine.grading.assignments, named by
+Contract: ``generate_cases(assignment, count, seed, exclude)`` returns ``count`` distinct
+:class:`~engine.grading.case.Case` objects, none equal (:func:`case_key`) to a case of
+``exclude``, the same for the same arguments on any machine and any Python. Every
+natural number is a seed. A set holds the assignment's edge cases first (every seed
+has them, with choices of its own: which near-full board, which game-over history...),
+then random cases. Its first ``COVERED_WITHIN`` (10) cases hold at least one case of
+each of the assignment's categories (its judge's ``CATEGORIES``: a blank board, a game
+already over, both modes...): while the edge and random cases leave some uncovered,
+the last of those ten places go to instances of them, drawn from each category's own
+family. So a hidden set made with ``exclude`` = the visible set covers every category
+too, through other instances (another blank-board mode, another new game), and a
+smaller count gives a prefix of a larger one. Two seeds may give the same case:
+hidden cases stay hidden through ``exclude`` (``grade cases --exclude VISIBLE``) and
+``grade autograder``'s refusal of a hidden case equal to a visible one, not through
+the seeds. UsageError only when the assignment has fewer distinct cases of the kinds
+generated (edges, random strata, category families) than asked, after the excluded
+ones. The expected outputs are what our own programs produce. ``PROGRAMS`` names the
+programs that can be graded; :func:`write_cases` stores cases as numbered case folders.
+Each assignment's edge cases, strata and categories come from its judge
+(engine.grading.judges; its module in engine.grading.assignments, named by
 engine.registry).
 
-Determinism: which edge cases and which strata are drawn comes from one
-``random.Random`` seeded with a string built from the assignment's one name and the seed
-(string seeds are hashed with SHA-512, the same on every Python since 3.2), and only its
-integer and sequence methods are used (``randrange``, ``choice``, ``shuffle``), whose
-results do not depend on the platform; which case of a stratum, from SHAKE-256
-(casespace.permute). Candidates are drawn from sorted lists, never from set or dict order.
+Determinism: the edge cases and which stratum each random case comes from are drawn
+from one ``random.Random`` seeded with a string built from the assignment's one name
+and the seed (string seeds are hashed with SHA-512, the same on every Python since
+3.2), and only its integer and sequence methods are used (``randrange``, ``choice``,
+``shuffle``), whose results do not depend on the platform; which case of a stratum or
+of a category's family, from SHAKE-256 (casespace.Walk). Candidates are drawn from
+sorted lists, never from set or dict order.
 
 Only valid inputs are generated: no error cases (no expected stderr is ever stored), no
 COMPETITION mode (it has no single right answer). Each case's reference run stays small:
@@ -40,9 +50,13 @@ Case families (the ``name`` of a case says which: ``001-blank-minimax``):
   n = 1..30 (to the end while the output stays small, else depths 1..6); then random
   legal histories, random n and depth (a stratum per n and history length).
 * stake_raid: N = 1 and 26, MINIMAX and ALPHABETA, YOUPLAY X and O, a Stake tying a Raid,
-  boards of equal values (ties everywhere), depth beyond the empty squares, the
-  assignment-sized 5x5 boards; then random boards, N 1..26, depth as large as the size
-  budget allows (a stratum per size, number of pieces, mode, kind of values and depth).
+  a Raid that decides, boards of equal values (ties everywhere), depth beyond the empty
+  squares, the assignment-sized 5x5 boards; then random boards, N 1..26, depth as large
+  as the size budget allows (a stratum per size, number of pieces, mode, kind of values
+  and depth).
+
+A category's instances are labelled by what they are (``blank-prune-ply5``,
+``raid-deciding-n4-alphabeta-x-depth2``...), like the edge and random cases.
 """
 
 import io
@@ -52,12 +66,12 @@ import random
 import sys
 import tempfile
 from pathlib import Path
-from typing import (Any, Callable, Dict, FrozenSet, Hashable, Iterable, Iterator, List, Optional,
+from typing import (Any, Callable, Dict, Hashable, Iterable, Iterator, List, Optional,
                     Set, Tuple, Union)
 
 from .. import registry
 from ..errors import UsageError
-from .casespace import Candidate, Deal, Exhausted, Stratum
+from .casespace import Candidate, Category, Stratum, Walk
 from .case import Case, Outcome, prepare, run_reference, snapshot, write_case
 from .judges import GradedAssignment
 
@@ -107,62 +121,89 @@ def candidates(assignment: GradedAssignment, count: int, seed: int,
                exclude: Iterable[Case] = ()) -> List[Candidate]:
     """The first ``count`` distinct candidates ``(label, args, files)`` of ``seed`` (see
     :func:`generate_cases`, which runs our program on each), none equal to a case of
-    ``exclude``; UsageError when the seed's share of the assignment's cases runs out."""
-    program = assignment.name
-    judge = assignment.judge
+    ``exclude``; UsageError when the assignment has no more."""
+    program, judge = assignment.name, assignment.judge
     rng = random.Random(f"engine.grading:{program}:{seed}")
-    edges = judge.edges(rng) if seed == EDGE_SEED else iter(())
-    # Another seed's random cases never equal the edge cases (they belong to EDGE_SEED).
-    taken: Set[InputKey] = set() if seed == EDGE_SEED else set(_edge_keys(assignment))
-    taken.update((tuple(case.args), tuple(sorted(case.files.items()))) for case in exclude
-                 if case.program == assignment.script and not case.stdin)
-    deal = Deal(program, seed)
-    used_up: Set[str] = set()
+    walk = Walk(program, seed)
+    taken: Set[InputKey] = {(tuple(case.args), tuple(sorted(case.files.items())))
+                            for case in exclude
+                            if case.program == assignment.script and not case.stdin}
+    excluded = len(taken)
+    # One walk per category: its instances for the first ten places, then (once the
+    # edges and strata have no more) for the rest.
+    instances = [_new(_instances(assignment, category, walk), taken)
+                 for category in judge.CATEGORIES]
+    fill = itertools.chain(_new(judge.edges(rng), taken),
+                           _new(_random_draws(assignment, rng, walk), taken), *instances)
+    missing = list(zip(judge.CATEGORIES, instances))
     found: List[Candidate] = []
-    attempts = 0
-    for candidate in itertools.chain(edges, _dealt(assignment, rng, deal, used_up)):
-        if len(found) == count:
-            break
-        attempts += 1
-        if attempts > 200 * count + 1000:
-            share = (f"; seed {seed}'s share of the {program} cases is used up (a smaller "
-                     "seed owns more)") if used_up else ""
-            raise UsageError(f"could not find {count} distinct {program} inputs for seed "
-                             f"{seed} (found {len(found)}){share}")
+    while len(found) < count:
+        # The places left among the first ten go to the categories still missing.
+        due = missing[0] if missing and len(missing) >= COVERED_WITHIN - len(found) else None
+        candidate = next(due[1] if due else fill, None)
         if candidate is None:
-            continue            # a number that decodes to no case, or a used-up stratum
-        label, args, files = candidate
-        key = (tuple(args), tuple(sorted(files.items())))
-        if key in taken:
+            if due is None:
+                besides = f" besides the {excluded} excluded" if excluded else ""
+                raise UsageError(f"{program} has only {len(found)} distinct cases of the "
+                                 f"kinds generated{besides}, not {count}")
+            missing.remove(due)       # every instance of it is excluded or taken
             continue
-        taken.add(key)
+        taken.add(_input_key(candidate))
         found.append(candidate)
+        missing = [pair for pair in missing if not pair[0].holds(candidate)]
     return found
 
 
-# Hidden means hidden. The edge cases (chosen for what they test, some the same whatever
-# the seed) belong to the default seed alone, and every other seed leaves them out. The
-# random cases of each seed are its own share of the assignment's case space, dealt by
-# construction (engine.grading.casespace): two sets made with different seeds never hold
-# the same case (command and files), whatever their counts and however the seeds differ.
-EDGE_SEED = 1
+# Every set of at least this many cases holds each category of its assignment (a
+# blank board, a game over...): its first COVERED_WITHIN cases cover them all. No
+# judge has more categories than this.
+COVERED_WITHIN = 10
+# Draws in a row from used-up strata after which a seed's random cases count as all
+# drawn. A stratum with cases left is drawn far sooner: tic-tac-toe and Morris have one
+# stratum, Take-Stones draws its rarest one time in 450 (10,000 misses in a row: e**-22),
+# and Stake/Raid's strata but the smallest are too big to use up.
+USED_UP_PATIENCE = 10000
 
 
-def _dealt(assignment: GradedAssignment, rng: random.Random, deal: Deal,
-           used_up: Set[str]) -> Iterator[Optional[Candidate]]:
-    """The seed's random candidates, for ever: a stratum drawn by the judge's own
-    frequencies (``draw_stratum``), then the seed's next case of it (None for a number
-    that decodes to none, or a stratum whose share is used up: the caller counts it)."""
-    while True:
+def _input_key(candidate: Candidate) -> InputKey:
+    """What makes two candidates of one assignment the same input."""
+    _, args, files = candidate
+    return tuple(args), tuple(sorted(files.items()))
+
+
+def _new(draws: Iterable[Optional[Candidate]], taken: Set[InputKey]) -> Iterator[Candidate]:
+    """The candidates of ``draws`` that are not None and not (yet) in ``taken``: checked
+    as each is drawn, so a candidate the caller took meanwhile is never given again."""
+    for candidate in draws:
+        if candidate is not None and _input_key(candidate) not in taken:
+            yield candidate
+
+
+def _random_draws(assignment: GradedAssignment, rng: random.Random,
+                  walk: Walk) -> Iterator[Optional[Candidate]]:
+    """The seed's random candidates: a stratum drawn by the judge's own frequencies
+    (``draw_stratum``), then the seed's next case of it (None for a number that decodes
+    to none, or a stratum used up), until USED_UP_PATIENCE draws in a row find their
+    stratum used up."""
+    used_up_in_a_row = 0
+    while used_up_in_a_row < USED_UP_PATIENCE:
         stratum = _stratum(assignment, assignment.judge.draw_stratum(rng))
-        if stratum.name in used_up:
+        if walk.used_up(stratum):
+            used_up_in_a_row += 1
             yield None
             continue
-        try:
-            yield deal.next_from(stratum)
-        except Exhausted:
-            used_up.add(stratum.name)
-            yield None
+        used_up_in_a_row = 0
+        yield walk.next_from(stratum)
+
+
+def _instances(assignment: GradedAssignment, category: Category,
+               walk: Walk) -> Iterator[Candidate]:
+    """The instances of ``category`` in the seed's order (its family is made on the
+    first draw, once per process)."""
+    key = (assignment.name, "category: " + category.name)
+    if key not in _STRATA:
+        _STRATA[key] = category.family()
+    yield from walk.through(_STRATA[key])
 
 
 _STRATA: Dict[Tuple[str, Hashable], Stratum] = {}
@@ -175,18 +216,12 @@ def _stratum(assignment: GradedAssignment, key: Hashable) -> Stratum:
     return _STRATA[assignment.name, key]
 
 
-_EDGE_KEYS: Dict[str, FrozenSet[InputKey]] = {}
-
-
-def _edge_keys(assignment: GradedAssignment) -> FrozenSet[InputKey]:
-    """The (args, files) of the default seed's edge cases of ``assignment``."""
-    program = assignment.name
-    if program not in _EDGE_KEYS:
-        rng = random.Random(f"engine.grading:{program}:{EDGE_SEED}")
-        _EDGE_KEYS[program] = frozenset(
-            (tuple(args), tuple(sorted(files.items())))
-            for _, args, files in assignment.judge.edges(rng))
-    return _EDGE_KEYS[program]
+def categories_of(assignment: GradedAssignment, case: Case) -> List[str]:
+    """The names of the categories of ``assignment`` that ``case`` is one of (judged
+    from its command and files, as the generator does)."""
+    candidate: Candidate = (case.name, list(case.args), dict(case.files))
+    return [category.name for category in assignment.judge.CATEGORIES
+            if category.holds(candidate)]
 
 
 def _with_expected(case: Case, outcome: Outcome) -> Case:

@@ -19,12 +19,12 @@ from typing import (Callable, Hashable, Iterable, Iterator, List, NamedTuple, Op
 from .. import registry
 from ..errors import UsageError
 from .case import Case, Outcome
-from .casespace import Candidate, Stratum
+from .casespace import Candidate, Category, Stratum
 from .plan import Plan
 from .verdict import Finding, Verdict
 
 # Candidate, a generated case before its expected outputs (label, the grader's arguments,
-# input files), is defined beside the strata that number them (engine.grading.casespace).
+# input files), is defined beside the families that number them (engine.grading.casespace).
 
 
 @runtime_checkable
@@ -57,14 +57,21 @@ class Judge(Protocol):
 
     Generated cases (engine.grading.generate):
 
-    ``edges(rng)``: the edge-case candidates, in order (the default seed's own).
+    ``edges(rng)``: the edge-case candidates, in order (every seed's, its choices
+    drawn from ``rng``).
 
     ``draw_stratum(rng)``: the key of the stratum a random case is drawn from (how
-    often each is drawn is the judge's choice).
+    often each is drawn is the judge's choice, but a stratum that can be used up must
+    come up far more often than once in 10,000 draws: engine.grading.generate's
+    USED_UP_PATIENCE).
 
     ``stratum(key)``: that stratum, an :class:`~engine.grading.casespace.Stratum`
-    numbering its candidates one to one; the strata of one judge are disjoint sets (a
-    seed's random cases are its own share of each, engine.grading.casespace).
+    numbering its candidates one to one (a seed walks it in an order of its own,
+    engine.grading.casespace).
+
+    ``CATEGORIES``: the situations every set of ten or more cases covers, each a
+    :class:`~engine.grading.casespace.Category` (its test and a family of its
+    instances), at most ten, in the order a set that lacks several is given them.
 
     Judging a run that ended by itself (engine.grading.diagnose):
 
@@ -91,6 +98,9 @@ class Judge(Protocol):
 
     @property
     def UNREADABLE_ZEROES(self) -> bool: ...
+
+    @property
+    def CATEGORIES(self) -> Sequence[Category]: ...
 
     def detect(self, folder: Path) -> Plan: ...
 

@@ -9,7 +9,7 @@ under judgement (homework.py's own parser is not used).
 import math
 from pathlib import Path
 from random import Random
-from typing import Hashable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ...games.stake_raid import RAID, StakeRaid, State, action_cell, is_raid, move_name
 from ...games.stake_raid_files import (FileFormatError, Problem, input_text, parse_input,
@@ -19,7 +19,7 @@ from ..case import Case, Outcome
 from ..detect import Plan, is_file, needs, ours
 from ..diagnose import fail, judge_text
 from ..textdiff import content_difference
-from ..casespace import Candidate, Stratum
+from ..casespace import Candidate, Category, Stratum, concatenated, restricted
 from ..verdict import Finding, Verdict
 
 # A case's reference search stays under about a second: an estimate of its nodes (see
@@ -189,6 +189,97 @@ def stratum(key: Hashable) -> Stratum:
         return _stake_raid_case(label, size, mode, youplay, depth, values, board)
     name = f"n{size}-pieces{pieces}-{mode.lower()}-{kind}-depth{depth}"
     return Stratum(name, 2 * values_count * boards, decode)
+
+
+def _header(candidate: Candidate) -> List[bytes]:
+    """The first four lines of a candidate's input.txt: N, mode, YOUPLAY, depth."""
+    return candidate[2]["input.txt"].split(b"\n", 4)[:4]
+
+
+def _header_is(line: int, value: bytes) -> Callable[[Candidate], bool]:
+    return lambda candidate: _header(candidate)[line] == value
+
+
+def raid_decides(candidate: Candidate) -> bool:
+    """Whether the grader's move of a candidate is a Raid (one that flips: the search
+    never plays one that does not), found by our search when its estimate is at most
+    RAID_CHECK_NODES (False above: too costly to tell)."""
+    problem = parse_input(candidate[2]["input.txt"].decode("ascii"), "input.txt")
+    depth = problem.limit
+    if not isinstance(depth, int) or stake_raid_estimate(problem.board, depth) > \
+            RAID_CHECK_NODES:
+        return False
+    game, state = position(problem)
+    return not game.is_terminal(state) and is_raid(
+        search(game, state, depth=depth).action)
+
+
+RAID_CHECK_NODES = 20000
+
+
+def _boards(name: str, keys: Iterable[Tuple[int, int, str, str, int]],
+            player: Optional[int] = None) -> Stratum:
+    """The random strata ``keys`` as one family, labelled ``name-...`` (with YOUPLAY X
+    only, ``player`` 0, or O only, 1: each stratum numbers it as its lowest digit)."""
+    strata = [stratum(key) for key in keys]
+    if player is not None:
+        strata = [restricted(f"{one.name}-{player}", one, player, 2) for one in strata]
+    every = concatenated(name, strata)
+
+    def decode(number: int) -> Optional[Candidate]:
+        candidate = every.decode(number)
+        if candidate is None:
+            return None
+        label, args, files = candidate
+        return f"{name}-{label}", args, files
+    return Stratum(name, every.size, decode)
+
+
+def _keys(size: int, pieces: Iterable[int], kinds: Sequence[str] = ("random",),
+          max_depth: int = 3) -> List[Tuple[int, int, str, str, int]]:
+    """Strata keys of ``size`` with each number of ``pieces``, both modes, each of
+    ``kinds``, every depth up to ``max_depth`` the node budget allows."""
+    return [(size, count, mode, kind, depth)
+            for count in pieces for mode in ("MINIMAX", "ALPHABETA") for kind in kinds
+            for depth in range(1, min(max_depth, _deepest(["." * (size * size - count)],
+                                                           mode)) + 1)]
+
+
+def _mode_boards(mode: str) -> Stratum:
+    """5x5 boards searched in ``mode``."""
+    return _boards(mode.lower(), [key for key in _keys(5, range(25)) if key[2] == mode])
+
+
+def _raid_deciding() -> Stratum:
+    """Boards of 3..5 squares a side, a third to two thirds full, depth 1 or 2, whose
+    move is a Raid (the others stand for none)."""
+    keys = [key for size in (3, 4, 5)
+            for key in _keys(size, range(size * size // 3, 2 * size * size // 3 + 1),
+                             max_depth=2)]
+    boards = _boards("raid-deciding", keys)
+
+    def decode(number: int) -> Optional[Candidate]:
+        candidate = boards.decode(number)
+        return candidate if candidate is not None and raid_decides(candidate) else None
+    return Stratum(boards.name, boards.size, decode)
+
+
+# What every set of ten or more cases holds (engine.grading.generate): both modes, both
+# sides, the smallest and the largest board, and a position whose move is a Raid.
+CATEGORIES = (
+    Category("MINIMAX", _header_is(1, b"MINIMAX"), lambda: _mode_boards("MINIMAX")),
+    Category("ALPHABETA", _header_is(1, b"ALPHABETA"), lambda: _mode_boards("ALPHABETA")),
+    Category("YOUPLAY X", _header_is(2, b"X"),
+             lambda: _boards("youplay-x", _keys(5, range(25)), 0)),
+    Category("YOUPLAY O", _header_is(2, b"O"),
+             lambda: _boards("youplay-o", _keys(5, range(25)), 1)),
+    Category("N = 1", _header_is(0, b"1"),
+             lambda: _boards("smallest", _keys(1, (0,), max_depth=4))),
+    Category("N = 26", _header_is(0, b"26"),
+             lambda: _boards("largest", _keys(26, range(670, 676),
+                                              ("random", "equal-values")))),
+    Category("a Raid decides", raid_decides, _raid_deciding),
+)
 
 
 def judge(case: Case, outcome: Outcome, lenient: bool) -> Sequence[Optional[Finding]]:

@@ -4,10 +4,11 @@ Graded: stdout, the alpha-beta listing and the move. A listing is rebuilt into t
 it lists and walked beside ours; a wrong move is judged by its value.
 """
 
+import functools
 import re
 from pathlib import Path
 from random import Random
-from typing import Hashable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ...errors import SearchTimeout
 from ...games.take_stones import TakeStones
@@ -17,7 +18,7 @@ from ..detect import Plan, is_file, needs, ours
 from ..diagnose import judge_text
 from ..textdiff import content_difference, first_line_difference
 from ..traces import Entry, diagnose_trace
-from ..casespace import Candidate, Stratum
+from ..casespace import Candidate, Category, Stratum, concatenated, restricted
 from ..scoring import one_point_per_case
 from ..verdict import Finding
 
@@ -167,6 +168,7 @@ def _history(n: int, length: int, number: int) -> Optional[List[int]]:
     return taken if number == 0 else None
 
 
+@functools.lru_cache(maxsize=None)
 def _history_bound(n: int, length: int) -> int:
     """How many numbers the histories of (n, length) are spelled from: the lower quartile
     of the product of the choices along 32 random legal histories (a fixed sample), so
@@ -207,6 +209,88 @@ def stratum(key: Hashable) -> Stratum:
             label += "-game-over"
         return label, _take_stones_args(n, taken, depth), {}
     return Stratum(f"n{n}-k{length}", DEPTHS * _history_bound(n, length), decode)
+
+
+def _problem_of(candidate: Candidate) -> Tuple[TakeStones, int, int, int]:
+    """(game, state, stones taken, depth) of a candidate's ``n k s1..sk depth``."""
+    args = [int(word) for word in candidate[1]]
+    game = TakeStones(args[0])
+    return game, game.replay_history(args[2:-1]), args[1], args[-1]
+
+
+def _over(candidate: Candidate) -> bool:
+    game, state, _, _ = _problem_of(candidate)
+    return game.is_terminal(state)
+
+
+def _going_on_where(test: Callable[[int, int], bool]) -> Callable[[Candidate], bool]:
+    """Whether a candidate's game is not over and ``test(stones taken, depth)`` holds."""
+    def holds(candidate: Candidate) -> bool:
+        game, state, taken, depth = _problem_of(candidate)
+        return not game.is_terminal(state) and test(taken, depth)
+    return holds
+
+
+def _histories_at(name: str, ns: Sequence[int], lengths: Callable[[int], Iterable[int]],
+                  depths: Sequence[int]) -> Stratum:
+    """The random strata's cases of ``ns`` stones after ``lengths(n)`` stones taken, at
+    ``depths`` only (each stratum numbers depth-minor), games already over left out."""
+    families = [restricted(f"n{n}-k{length}-depth{depth}", stratum((n, length)), depth, DEPTHS)
+                for n in ns for length in lengths(n) for depth in depths]
+    every = concatenated(name, families)
+
+    def decode(number: int) -> Optional[Candidate]:
+        candidate = every.decode(number)
+        if candidate is None or _over(candidate):
+            return None
+        label, args, files = candidate
+        return label.replace("random", name, 1), args, files
+    return Stratum(name, every.size, decode)
+
+
+@functools.lru_cache(maxsize=None)
+def _games_over() -> List[Tuple[int, Tuple[int, ...]]]:
+    """Every (n, legal history that ends the game) for n = 1..GAME_OVER_MAX_N, sorted
+    (new games of 1 and 2 stones among them: no first move exists)."""
+    found: List[Tuple[int, Tuple[int, ...]]] = []
+    for n in range(1, GAME_OVER_MAX_N + 1):
+        game = TakeStones(n)
+        stack: List[Tuple[int, Tuple[int, ...]]] = [(game.initial_state(), ())]
+        while stack:
+            state, taken = stack.pop()
+            if game.is_terminal(state):
+                found.append((n, taken))
+            stack.extend((game.result(state, stone), taken + (stone,))
+                         for stone in game.actions(state))
+    return sorted(found)
+
+
+GAME_OVER_MAX_N = 10        # 299 games over, each at depths 0..6
+
+
+def _games_over_family() -> Stratum:
+    def decode(number: int) -> Optional[Candidate]:
+        n, taken = _games_over()[number // DEPTHS]
+        depth = number % DEPTHS
+        return (f"game-over-n{n}-k{len(taken)}-depth{depth}",
+                _take_stones_args(n, taken, depth), {})
+    return Stratum("game-over", len(_games_over()) * DEPTHS, decode)
+
+
+# What every set of ten or more cases holds (engine.grading.generate): a new game (the
+# official samples' k = 0), a first move, a game already over, a search to the end
+# (depth 0) and a shallow one (depth 1 or 2).
+CATEGORIES = (
+    Category("new game", _going_on_where(lambda taken, depth: taken == 0),
+             lambda: _histories_at("new-game", range(3, 31), lambda n: (0,), range(DEPTHS))),
+    Category("first move", _going_on_where(lambda taken, depth: taken == 1),
+             lambda: _histories_at("first-move", range(3, 31), lambda n: (1,), range(DEPTHS))),
+    Category("game over", _over, _games_over_family),
+    Category("depth 0 (to the end)", _going_on_where(lambda taken, depth: depth == 0),
+             lambda: _histories_at("to-the-end", range(3, 18), lambda n: range(n // 2), (0,))),
+    Category("depth 1 or 2", _going_on_where(lambda taken, depth: depth in (1, 2)),
+             lambda: _histories_at("shallow", range(3, 31), lambda n: range(n // 2), (1, 2))),
+)
 
 
 _BOUNDS_LINE = re.compile(r"^alpha: (-?\d+)\tbeta: (-?\d+)$")

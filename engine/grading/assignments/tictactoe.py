@@ -8,7 +8,7 @@ search), a visited file rebuilt into the tree it lists and walked beside ours.
 import functools
 from pathlib import Path
 from random import Random
-from typing import Dict, Hashable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ...games.tictactoe import TicTacToe, winner
 from ...search import search
@@ -19,7 +19,7 @@ from ..diagnose import (VISITED_LINE, fail, judge_text, last_of_equal_bounds,
 from ..generate import VISITED, reachable_positions
 from ..textdiff import content_difference, first_line_difference
 from ..traces import Entry, diagnose_trace
-from ..casespace import Candidate, Stratum
+from ..casespace import Candidate, Category, Stratum
 from ..plan import Plan
 from ..scoring import one_point_per_case
 from ..verdict import Finding
@@ -55,31 +55,42 @@ def _mode_label(mode: Union[str, int]) -> str:
 
 
 def edges(rng: Random) -> Iterator[Candidate]:
-    game = TicTacToe()
-    positions = tictactoe_positions()
-    open_ = [b for b in positions if not game.is_terminal(b)]
     blank = "-" * 9
     for mode in ("minimax", "prune", 2, 1, 9):
         yield f"blank-{_mode_label(mode)}", _tictactoe_mode_args(blank, mode), {}
-    near_full = [b for b in open_ if b.count("-") == 1]
-    two_left = [b for b in open_ if b.count("-") == 2]
-    yield "near-full-minimax", _tictactoe_mode_args(rng.choice(near_full), "minimax"), {}
-    yield "near-full-prune", _tictactoe_mode_args(rng.choice(two_left), "prune"), {}
-    yield "near-full-prune-ply1", _tictactoe_mode_args(rng.choice(two_left), 1), {}
-    terminal = [b for b in positions if game.is_terminal(b)]
-    x_won = [b for b in terminal if winner(b) == "x"]
-    o_won = [b for b in terminal if winner(b) == "o"]
-    drawn = [b for b in terminal if winner(b) is None]
-    yield "terminal-x-won", _tictactoe_mode_args(rng.choice(x_won), "minimax"), {}
-    yield "terminal-o-won-prune", _tictactoe_mode_args(rng.choice(o_won), "prune"), {}
-    yield "terminal-full-board-prune-ply", _tictactoe_mode_args(rng.choice(drawn), 3), {}
+    pools = _edge_pools()
+    for label, pool, mode in (("near-full-minimax", "one-left", "minimax"),
+                              ("near-full-prune", "two-left", "prune"),
+                              ("near-full-prune-ply1", "two-left", 1),
+                              ("terminal-x-won", "x-won", "minimax"),
+                              ("terminal-o-won-prune", "o-won", "prune"),
+                              ("terminal-full-board-prune-ply", "drawn", 3)):
+        yield label, _tictactoe_mode_args(rng.choice(pools[pool]), mode), {}
     # The grader's own trap: with PLY, a terminal node above the cut-off is valued E(s).
     yield "win-above-cutoff-prune-ply3", _tictactoe_mode_args("ooxxx----", 3), {}
-    middle = [b for b in open_ if b.count("-") in (4, 5, 6)]
     for mode in ("minimax", "prune", 2):
-        yield f"midgame-{_mode_label(mode)}", _tictactoe_mode_args(rng.choice(middle), mode), {}
-    o_to_move = [b for b in open_ if not game.is_maxs_turn(b) and b.count("-") >= 4]
-    yield "o-to-move-prune", _tictactoe_mode_args(rng.choice(o_to_move), "prune"), {}
+        yield (f"midgame-{_mode_label(mode)}",
+               _tictactoe_mode_args(rng.choice(pools["middle"]), mode), {})
+    yield "o-to-move-prune", _tictactoe_mode_args(rng.choice(pools["o-to-move"]), "prune"), {}
+
+
+@functools.lru_cache(maxsize=None)
+def _edge_pools() -> Dict[str, List[str]]:
+    """The sorted boards each edge case is chosen from (made once: every seed's set
+    starts with the edge cases)."""
+    game = TicTacToe()
+    positions = tictactoe_positions()
+    open_ = [b for b in positions if not game.is_terminal(b)]
+    terminal = [b for b in positions if game.is_terminal(b)]
+    return {
+        "one-left": [b for b in open_ if b.count("-") == 1],
+        "two-left": [b for b in open_ if b.count("-") == 2],
+        "x-won": [b for b in terminal if winner(b) == "x"],
+        "o-won": [b for b in terminal if winner(b) == "o"],
+        "drawn": [b for b in terminal if winner(b) is None],
+        "middle": [b for b in open_ if b.count("-") in (4, 5, 6)],
+        "o-to-move": [b for b in open_ if not game.is_maxs_turn(b) and b.count("-") >= 4],
+    }
 
 
 # The modes of a random case: minimax, prune, and prune with each PLY 1..9.
@@ -102,6 +113,70 @@ def stratum(key: Hashable) -> Stratum:
         board, mode = open_[number // modes], RANDOM_MODES[number % modes]
         return f"random-{_mode_label(mode)}", _tictactoe_mode_args(board, mode), {}
     return Stratum(str(key), len(open_) * modes, decode)
+
+
+def _in_modes(name: str, boards: Sequence[str], modes: Sequence[Union[str, int]]) -> Stratum:
+    """Each of ``boards`` in each of ``modes``, numbered board-major, labelled
+    ``name-MODE``."""
+    def decode(number: int) -> Optional[Candidate]:
+        board, mode = boards[number // len(modes)], modes[number % len(modes)]
+        return f"{name}-{_mode_label(mode)}", _tictactoe_mode_args(board, mode), {}
+    return Stratum(name, len(boards) * len(modes), decode)
+
+
+def _boards(which: str) -> List[str]:
+    """The reachable boards that are ``open`` (not over), ``x-to-move`` or
+    ``o-to-move`` (and open), or ``terminal``."""
+    game = TicTacToe()
+    if which == "terminal":
+        return [board for board in tictactoe_positions() if game.is_terminal(board)]
+    open_ = [board for board in tictactoe_positions() if not game.is_terminal(board)]
+    if which == "open":
+        return open_
+    return [board for board in open_ if _x_to_move(board) == (which == "x-to-move")]
+
+
+def _x_to_move(board: str) -> bool:
+    return board.count("x") == board.count("o")
+
+
+def _open_in_mode(arguments: int) -> Callable[[Candidate], bool]:
+    """Whether a candidate searches an open board with ``arguments`` arguments (2:
+    minimax, 3: prune, 4: prune PLY)."""
+    def holds(candidate: Candidate) -> bool:
+        args = candidate[1]
+        return len(args) == arguments and not TicTacToe().is_terminal(args[0])
+    return holds
+
+
+def _open_and(x_to_move: bool) -> Callable[[Candidate], bool]:
+    def holds(candidate: Candidate) -> bool:
+        board = candidate[1][0]
+        return not TicTacToe().is_terminal(board) and _x_to_move(board) == x_to_move
+    return holds
+
+
+BLANK = "-" * 9
+PLIES = tuple(range(1, 10))
+
+# What every set of ten or more cases holds (engine.grading.generate): each search mode
+# on an open board, the blank board, both sides to move, a board already over.
+CATEGORIES = (
+    Category("minimax", _open_in_mode(2),
+             lambda: _in_modes("open", _boards("open"), ("minimax",))),
+    Category("prune", _open_in_mode(3),
+             lambda: _in_modes("open", _boards("open"), ("prune",))),
+    Category("prune PLY", _open_in_mode(4),
+             lambda: _in_modes("open", _boards("open"), PLIES)),
+    Category("blank board", lambda candidate: candidate[1][0] == BLANK,
+             lambda: _in_modes("blank", [BLANK], RANDOM_MODES)),
+    Category("x to move", _open_and(True),
+             lambda: _in_modes("x-to-move", _boards("x-to-move"), RANDOM_MODES)),
+    Category("o to move", _open_and(False),
+             lambda: _in_modes("o-to-move", _boards("o-to-move"), RANDOM_MODES)),
+    Category("terminal board", lambda candidate: TicTacToe().is_terminal(candidate[1][0]),
+             lambda: _in_modes("terminal", _boards("terminal"), RANDOM_MODES)),
+)
 
 
 # Moves already named: a listing repeats the same few thousand parent/child pairs.

@@ -10,14 +10,14 @@ import functools
 import re
 from pathlib import Path
 from random import Random
-from typing import Hashable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
 
 from ...games.morris import OTHER, Morris, Position, line_owner, moves as morris_moves, solve
 from ..case import Case, Outcome
 from ..detect import script_or_java_or_make
 from ..diagnose import VISITED_LINE, fail, judge_text, terminal_input
 from ..generate import VISITED, reachable_positions
-from ..casespace import Candidate, Stratum
+from ..casespace import Candidate, Category, Stratum
 from ..plan import Plan
 from ..scoring import one_point_per_case
 from ..verdict import Finding
@@ -44,18 +44,28 @@ def _morris_args(position: Position, ply: int) -> List[str]:
 
 
 def edges(rng: Random) -> Iterator[Candidate]:
-    game = Morris()
-    solved = solve()
     blank = ("-" * 9, "x")
     for ply in (1, 2, 7, 1000000):
         yield f"blank-ply{ply}", _morris_args(blank, ply), {}
+    pools = _edge_pools()
+    for label, pool, ply in (("placement-ply2", "placement", 2), ("movement-ply1", "movement", 1),
+                             ("movement-ply3", "movement", 3),
+                             ("immediate-win-ply2", "winning", 2),
+                             ("must-block-ply2", "must-block", 2), ("won-ply7", "won", 7),
+                             ("drawn-ply8", "drawn", 8), ("won-large-ply", "won", 1000000),
+                             ("terminal-line", "lined", 3), ("terminal-blocked", "blocked", 5)):
+        yield label, _morris_args(rng.choice(pools[pool]), ply), {}
+
+
+@functools.lru_cache(maxsize=None)
+def _edge_pools() -> Dict[str, List[Position]]:
+    """The sorted positions each edge case is chosen from (made once: every seed's set
+    starts with the edge cases)."""
+    game = Morris()
+    solved = solve()
     positions = morris_positions()
     open_ = [p for p in positions if not game.is_terminal(p)]
-    placement = [p for p in open_ if 0 < p[0].count("x") + p[0].count("o") < 6]
-    movement = [p for p in open_ if p[0].count("x") == p[0].count("o") == 3]
-    yield "placement-ply2", _morris_args(rng.choice(placement), 2), {}
-    yield "movement-ply1", _morris_args(rng.choice(movement), 1), {}
-    yield "movement-ply3", _morris_args(rng.choice(movement), 3), {}
+    movement = [p for p in open_ if _movement(p[0])]
 
     def wins_at_once(position: Position) -> bool:
         return any(line_owner(child) == position[1] for _, child in morris_moves(*position))
@@ -66,19 +76,17 @@ def edges(rng: Random) -> Iterator[Candidate]:
         other = "o" if turn == "x" else "x"
         return not wins_at_once(position) and wins_at_once((board, other))
 
-    winning = [p for p in open_ if wins_at_once(p)]
-    yield "immediate-win-ply2", _morris_args(rng.choice(winning), 2), {}
-    yield "must-block-ply2", _morris_args(rng.choice([p for p in open_ if must_block(p)]), 2), {}
-    won = [p for p in open_ if solved[p[0] + p[1]][0] > 0 and solved[p[0] + p[1]][1] >= 3]
-    drawn = [p for p in movement if solved[p[0] + p[1]][0] == 0]
-    yield "won-ply7", _morris_args(rng.choice(won), 7), {}
-    yield "drawn-ply8", _morris_args(rng.choice(drawn), 8), {}
-    yield "won-large-ply", _morris_args(rng.choice(won), 1000000), {}
     terminal = [p for p in positions if game.is_terminal(p)]
-    lined = [p for p in terminal if line_owner(p[0]) is not None]
-    blocked = [p for p in terminal if line_owner(p[0]) is None]
-    yield "terminal-line", _morris_args(rng.choice(lined), 3), {}
-    yield "terminal-blocked", _morris_args(rng.choice(blocked), 5), {}
+    return {
+        "placement": [p for p in open_ if 0 < p[0].count("x") + p[0].count("o") < 6],
+        "movement": movement,
+        "winning": [p for p in open_ if wins_at_once(p)],
+        "must-block": [p for p in open_ if must_block(p)],
+        "won": [p for p in open_ if solved[p[0] + p[1]][0] > 0 and solved[p[0] + p[1]][1] >= 3],
+        "drawn": [p for p in movement if solved[p[0] + p[1]][0] == 0],
+        "lined": [p for p in terminal if line_owner(p[0]) is not None],
+        "blocked": [p for p in terminal if line_owner(p[0]) is None],
+    }
 
 
 # The PLY of a random case: small ones, where the evaluation decides, and ones from 7 up,
@@ -102,6 +110,70 @@ def stratum(key: Hashable) -> Stratum:
         ply = RANDOM_PLIES[number % plies]
         return f"random-ply{ply}", _morris_args(open_[number // plies], ply), {}
     return Stratum(str(key), len(open_) * plies, decode)
+
+
+def _at_plies(name: str, positions: Sequence[Position], plies: Sequence[int]) -> Stratum:
+    """Each of ``positions`` at each of ``plies``, numbered position-major, labelled
+    ``name-plyPLY``."""
+    def decode(number: int) -> Optional[Candidate]:
+        ply = plies[number % len(plies)]
+        return f"{name}-ply{ply}", _morris_args(positions[number // len(plies)], ply), {}
+    return Stratum(name, len(positions) * len(plies), decode)
+
+
+def _positions(which: str) -> List[Position]:
+    """The reachable positions that are ``terminal``, ``open`` (not over), open with
+    ``x`` or ``o`` to move, or open in the ``movement`` phase (3 pieces each)."""
+    game = Morris()
+    if which == "terminal":
+        return [p for p in morris_positions() if game.is_terminal(p)]
+    open_ = [p for p in morris_positions() if not game.is_terminal(p)]
+    if which in ("x", "o"):
+        return [p for p in open_ if p[1] == which]
+    if which == "movement":
+        return [p for p in open_ if _movement(p[0])]
+    return open_
+
+
+def _movement(board: str) -> bool:
+    return board.count("x") == board.count("o") == 3
+
+
+def _open_where(test: Callable[[str, int, str], bool]) -> Callable[[Candidate], bool]:
+    """Whether a candidate's position is open and ``test(board, ply, turn)`` holds."""
+    def holds(candidate: Candidate) -> bool:
+        board, _, ply, turn = candidate[1]
+        return not Morris().is_terminal((board, turn)) and test(board, int(ply), turn)
+    return holds
+
+
+BLANK: Position = ("-" * 9, "x")
+# PLY 7 and more: the search sees every forced result (the move is judged by the
+# solved value); below 7 the students' own evaluation decides.
+SOLVED_PLY = 7
+
+# What every set of ten or more cases holds (engine.grading.generate): the blank board,
+# both sides to move, a board already over, the placement and movement phases, a PLY
+# where the evaluation decides and one where the search sees every forced result.
+CATEGORIES = (
+    Category("blank board", lambda candidate: (candidate[1][0], candidate[1][3]) == BLANK,
+             lambda: _at_plies("blank", [BLANK], RANDOM_PLIES)),
+    Category("x to move", _open_where(lambda board, ply, turn: turn == "x"),
+             lambda: _at_plies("x-to-move", _positions("x"), RANDOM_PLIES)),
+    Category("o to move", _open_where(lambda board, ply, turn: turn == "o"),
+             lambda: _at_plies("o-to-move", _positions("o"), RANDOM_PLIES)),
+    Category("terminal board",
+             lambda candidate: Morris().is_terminal((candidate[1][0], candidate[1][3])),
+             lambda: _at_plies("terminal", _positions("terminal"), RANDOM_PLIES)),
+    Category("movement phase", _open_where(lambda board, ply, turn: _movement(board)),
+             lambda: _at_plies("movement", _positions("movement"), RANDOM_PLIES)),
+    Category("PLY below 7", _open_where(lambda board, ply, turn: ply < SOLVED_PLY),
+             lambda: _at_plies("open", _positions("open"),
+                               [ply for ply in RANDOM_PLIES if ply < SOLVED_PLY])),
+    Category("PLY 7 or more", _open_where(lambda board, ply, turn: ply >= SOLVED_PLY),
+             lambda: _at_plies("open", _positions("open"),
+                               [ply for ply in RANDOM_PLIES if ply >= SOLVED_PLY])),
+)
 
 
 def _canonical_lines(text: bytes) -> bytes:
