@@ -1,48 +1,75 @@
 """``ladder serve``, its web process (``ladder web``, started by serve) and ``ladder stop``.
 
-``serve`` starts the web process (which drops root before it serves anything) and the
-local workers, restarts a worker that stops, and writes DIR/server.json (its url, pid
-and start time, which ``stop`` checks before it signals anything).
+``serve`` binds the listening socket itself (a port another server holds: one line,
+exit 2) and hands it to the web process, which drops root before it serves anything;
+it starts the local workers, each reading its token (DIR/worker-token) on its standard
+input, never from its command line or environment; restarts a worker that stops; and
+writes DIR/server.json: its url, and serve's, the web process's and the workers' pids
+with their start times, which ``stop`` checks before it signals anything. Every child
+gets SIGTERM from the kernel when serve ends, however it ends (SIGKILL included).
 """
 
 import argparse
+import ipaddress
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 from ..commandline import positive, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
 from ..grading.processes import signal_confirmed, start_time
+from ..grading.untrusted_files import open_folder
 from . import config
 from .config import say
 from .extra import store_module, web_module
+from .lifelines import Named, dying_with_me, named_in, parent_death_signal, rearm
+from .ownership import give_tree
+
+STOP_PATIENCE = 30.0
 
 
 def add_arguments(commands: Any) -> None:
     """The ``serve``, ``web`` (serve's own) and ``stop`` commands' arguments."""
     serve = commands.add_parser("serve", help="the web server and local workers")
-    serve.add_argument("folder", metavar="DIR")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=positive(int), default=8000)
+    web = commands.add_parser("web", help=argparse.SUPPRESS)
+    for parser in (serve, web):
+        parser.add_argument("folder", metavar="DIR")
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=positive(int), default=8000)
+        parser.add_argument("--user", default="nobody",
+                            help="the web process's user when started as root "
+                                 "(default nobody)")
+        parser.add_argument("--trust-proxy", type=addresses, default=[], metavar="IP[,IP...]",
+                            help="believe X-Forwarded-For and X-Forwarded-Proto from these "
+                                 "addresses or networks only (default: from none)")
     serve.add_argument("--workers", type=int, default=1, metavar="N",
                        help="local workers (default 1; 0 for none)")
-    serve.add_argument("--user", default="nobody",
-                       help="the web process's user when started as root (default nobody)")
     serve.set_defaults(run=run_serve)
-    web = commands.add_parser("web", help=argparse.SUPPRESS)
-    web.add_argument("folder", metavar="DIR")
-    web.add_argument("--host", default="127.0.0.1")
-    web.add_argument("--port", type=positive(int), default=8000)
-    web.add_argument("--user", default="nobody")
+    web.add_argument("--socket-fd", type=int, help=argparse.SUPPRESS)
     web.set_defaults(run=run_web)
     stop = commands.add_parser("stop", help="stop the ladder serve of DIR")
     stop.add_argument("folder", metavar="DIR")
     stop.set_defaults(run=run_stop)
+
+
+def addresses(text: str) -> List[str]:
+    """``--trust-proxy``'s addresses or networks (comma-separated), each checked."""
+    words = [word.strip() for word in text.split(",") if word.strip()]
+    for word in words:
+        try:
+            ipaddress.ip_network(word, strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{word!r} is not an IP address or network") from None
+    if not words:
+        raise argparse.ArgumentTypeError("no address")
+    return words
 
 
 def _web_user(name: str) -> Tuple[int, int]:
@@ -57,17 +84,22 @@ def _web_user(name: str) -> Tuple[int, int]:
 
 
 def give_data_to(settings: Dict[str, Any], uid: int, gid: int) -> None:
-    """Make the web process's files (DIR/data, ladder.json) its user's."""
-    data = config.data_folder(settings)
-    for root, folders, files in os.walk(data):
-        os.lchown(root, uid, gid)
-        for name in folders + files:
-            os.lchown(os.path.join(root, name), uid, gid)
-    os.lchown(config.settings_path(settings["folder"]), uid, gid)
+    """Make the web process's files (DIR/data and what root made in it, ladder.json)
+    its user's, never resolving a path inside DIR/data, which that user owns
+    (:func:`engine.ladder.ownership.give_tree`)."""
+    folder = open_folder(settings["folder"])
+    try:
+        give_tree(folder, config.DATA, uid, gid)
+        os.chown(config.SETTINGS, uid, gid, dir_fd=folder, follow_symlinks=False)
+    finally:
+        os.close(folder)
 
 
 def _engine_environment() -> Dict[str, str]:
+    """The children's environment: ours, with the engine importable, and without a
+    worker token (a secret is never in an environment an entrant could read)."""
     environment = dict(os.environ)
+    environment.pop("LADDER_WORKER_TOKEN", None)
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
     environment["PYTHONPATH"] = package_parent + (
@@ -88,66 +120,142 @@ def _wait_for(url: str, process: "subprocess.Popen[bytes]", seconds: float = 60.
     raise UsageError(f"the web process did not answer on {url} in {seconds:g} s")
 
 
-def run_serve(options: argparse.Namespace) -> int:
-    settings = config.load(options.folder)
-    terminate_as_interrupt()
-    folder = settings["folder"]
-    user_options = []
-    if os.geteuid() == 0:
-        uid, gid = _web_user(options.user)
-        give_data_to(settings, uid, gid)
-        user_options = ["--user", options.user]
-    host = options.host
-    url = f"http://{'[' + host + ']' if ':' in host else host}:{options.port}"
-    python = [sys.executable, "-m", "engine", "ladder"]
-    environment = _engine_environment()
-    web = subprocess.Popen(python + ["web", folder, "--host", host, "--port",
-                                     str(options.port)] + user_options, env=environment)
-    workers: List["subprocess.Popen[bytes]"] = []
-    state = {"url": url, "pid": os.getpid(), "started": start_time(os.getpid()),
-             "web": web.pid, "workers": []}
-
-    def publish() -> None:
-        state["workers"] = [worker.pid for worker in workers]
-        write_atomically(os.path.join(folder, config.SERVER), json.dumps(state) + "\n")
-
-    def start_worker(index: int) -> "subprocess.Popen[bytes]":
-        return subprocess.Popen(python + ["work", folder, "--server", url, "--name",
-                                          f"local-{index}"], env=environment)
+def _refuse_a_second_serve(folder: str) -> None:
+    """UsageError when a serve of ``folder`` runs already (its server.json names a live
+    serve): two would hand out the same work twice."""
     try:
-        publish()
-        _wait_for(url, web)
-        say(f"serving {url} (workers: {options.workers})")
-        for index in range(max(options.workers, 0)):
-            workers.append(start_worker(index))
-        publish()
-        while True:
-            time.sleep(0.5)
-            if web.poll() is not None:
-                raise UsageError(f"the web process stopped (exit {web.returncode})")
-            for index, worker in enumerate(workers):
-                if worker.poll() is not None:
-                    say(f"worker local-{index} stopped (exit {worker.returncode}); "
-                        "starting another (its game, if any, is replayed)")
-                    workers[index] = start_worker(index)
-                    publish()
-    except KeyboardInterrupt:
-        say("stopping")
-        return 130
-    finally:
-        for process in workers + [web]:
+        with open(os.path.join(folder, config.SERVER), encoding="utf-8") as handle:
+            serve = named_in(json.load(handle))[0]
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return
+    if serve.alive():
+        raise UsageError(f"{folder} is served already (pid {serve.pid}): ladder stop "
+                         f"{folder} first")
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The server's listening socket, bound here: UsageError when the port is taken."""
+    from .guard import PortTaken, listening_socket
+    try:
+        return listening_socket(host, port)
+    except PortTaken as error:
+        raise UsageError(str(error)) from None
+
+
+class Children:
+    """serve's web process and local workers, and server.json, which names them."""
+
+    def __init__(self, folder: str, url: str) -> None:
+        self.folder = folder
+        self.url = url
+        self.python = [sys.executable, "-m", "engine", "ladder"]
+        self.environment = _engine_environment()
+        self.token: Optional[str] = None
+        self.web: Optional["subprocess.Popen[bytes]"] = None
+        self.workers: List["subprocess.Popen[bytes]"] = []
+
+    def start_web(self, arguments: List[str], listener: socket.socket) -> None:
+        """The web process, serving on ``listener`` (handed over: its descriptor)."""
+        descriptor = listener.fileno()
+        self.web = subprocess.Popen(
+            self.python + ["web", self.folder, "--socket-fd", str(descriptor)] + arguments,
+            env=self.environment, pass_fds=(descriptor,), preexec_fn=dying_with_me())
+
+    def start_worker(self, index: int) -> "subprocess.Popen[bytes]":
+        """Local worker ``local-INDEX``, its token written to its standard input."""
+        if self.token is None:
+            self.token = config.read_worker_token(self.folder)
+        worker = subprocess.Popen(
+            self.python + ["work", self.folder, "--server", self.url, "--name",
+                           f"local-{index}", "--worker-token-file", "-"],
+            env=self.environment, stdin=subprocess.PIPE, preexec_fn=dying_with_me())
+        assert worker.stdin is not None
+        try:
+            worker.stdin.write(self.token.encode() + b"\n")
+            worker.stdin.close()
+        except OSError:         # it stopped at once: serve says so and starts another
+            pass
+        return worker
+
+    def publish(self) -> None:
+        """Write server.json: serve, the web process and the workers, each with the
+        start time that names it for good."""
+        alive = [process for process in [self.web] + self.workers if process is not None]
+        state = {"url": self.url, "pid": os.getpid(), "started": start_time(os.getpid()),
+                 "web": self.web.pid if self.web else None,
+                 "workers": [worker.pid for worker in self.workers],
+                 "starts": {str(process.pid): start_time(process.pid) for process in alive}}
+        write_atomically(os.path.join(self.folder, config.SERVER), json.dumps(state) + "\n")
+
+    def stop(self) -> None:
+        """SIGTERM every child still running, wait for each (SIGKILL after
+        :data:`STOP_PATIENCE` s), and remove server.json."""
+        everyone = self.workers + ([self.web] if self.web else [])
+        for process in everyone:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
-        for process in workers + [web]:
+        for process in everyone:
             try:
-                process.wait(30)
+                process.wait(STOP_PATIENCE)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
         try:
-            os.unlink(os.path.join(folder, config.SERVER))
+            os.unlink(os.path.join(self.folder, config.SERVER))
         except OSError:
             pass
+
+
+def run_serve(options: argparse.Namespace) -> int:
+    settings = config.load(options.folder)
+    terminate_as_interrupt()
+    folder = settings["folder"]
+    _refuse_a_second_serve(folder)
+    listener = _listen(options.host, options.port)
+    arguments = ["--host", options.host, "--port", str(options.port)]
+    if options.trust_proxy:
+        arguments += ["--trust-proxy", ",".join(options.trust_proxy)]
+    if os.geteuid() == 0:
+        uid, gid = _web_user(options.user)
+        give_data_to(settings, uid, gid)
+        arguments += ["--user", options.user]
+    host = options.host
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{options.port}"
+    children = Children(folder, url)
+    try:
+        children.start_web(arguments, listener)
+        listener.close()
+        children.publish()
+        assert children.web is not None
+        _wait_for(url, children.web)
+        say(f"serving {url} (workers: {options.workers})")
+        _serve(children, max(options.workers, 0))
+    except KeyboardInterrupt:
+        say("stopping")
+        return 130
+    finally:
+        listener.close()
+        children.stop()
+
+
+def _serve(children: Children, count: int) -> NoReturn:
+    """Start ``count`` workers, then keep them running (a worker that stops is replaced)
+    until the web process stops (UsageError) or serve is interrupted."""
+    for index in range(count):
+        children.workers.append(children.start_worker(index))
+    children.publish()
+    web = children.web
+    assert web is not None
+    while True:
+        time.sleep(0.5)
+        if web.poll() is not None:
+            raise UsageError(f"the web process stopped (exit {web.returncode})")
+        for index, worker in enumerate(children.workers):
+            if worker.poll() is not None:
+                say(f"worker local-{index} stopped (exit {worker.returncode}); "
+                    "starting another (its work, if any, is handed out again)")
+                children.workers[index] = children.start_worker(index)
+                children.publish()
 
 
 def drop_privileges(user: str) -> None:
@@ -165,12 +273,21 @@ def drop_privileges(user: str) -> None:
 def run_web(options: argparse.Namespace) -> int:
     """The web process. Everything it will ever import is imported, and the server's
     protocol classes loaded, before root is dropped: the unprivileged user may not be
-    able to read the interpreter's own library (a Python under /root)."""
+    able to read the interpreter's own library (a Python under /root). Started by
+    serve, it dies with serve: the kernel forgets that wish when the process changes
+    its user, so it is made again after root is dropped."""
+    parent, death_signal = os.getppid(), parent_death_signal()
     settings = config.load(options.folder)
     module = store_module()
     web = web_module()
+    from . import guard
     store = module.Store(settings)
-    server = web.server(web.make_app(store), options.host, options.port)
+    listener = None if options.socket_fd is None else socket.socket(fileno=options.socket_fd)
+    try:
+        server = guard.server(web.make_app(store), options.host, options.port, sock=listener,
+                              trust_proxy=options.trust_proxy)
+    except guard.PortTaken as error:
+        raise UsageError(str(error)) from None
     try:
         # Alembic imports as it goes: migrations run before root is dropped, and the
         # files they made are given to the web process's user.
@@ -179,7 +296,9 @@ def run_web(options: argparse.Namespace) -> int:
         if os.geteuid() == 0:
             give_data_to(settings, *_web_user(options.user))
         drop_privileges(options.user)
-        store.recover()
+        rearm(parent, death_signal)
+        store.submissions.recover()
+        store.standings.start()
     except UsageError:
         raise
     except Exception as error:  # noqa: BLE001 - a database we cannot open: one line
@@ -194,36 +313,79 @@ def run_web(options: argparse.Namespace) -> int:
     return 0
 
 
+def _still_serve(serve: Named) -> bool:
+    """Whether serve's pid is still serve: by its start time, or (a server.json of an
+    older version, without one) by its command line."""
+    if serve.started is not None:
+        return serve.alive()
+    try:
+        with open(f"/proc/{serve.pid}/cmdline", "rb") as handle:
+            words = handle.read().split(b"\0")
+    except OSError:
+        return False
+    return b"ladder" in words and b"serve" in words
+
+
+def _end(processes: List[Named], patience: float) -> None:
+    """SIGTERM each of ``processes`` that is still itself, wait up to ``patience`` s
+    for them to end, then SIGKILL those left."""
+    def still() -> List[int]:
+        return [process.pid for process in processes if process.alive()]
+    signal_confirmed(still(), signal.SIGTERM, still)
+    deadline = time.monotonic() + patience
+    while still() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    signal_confirmed(still(), signal.SIGKILL, still)
+
+
+def _what(processes: List[Named]) -> str:
+    """``serve, its web process and 2 workers``: the roles in ``processes``."""
+    roles = [process.role for process in processes]
+    workers = roles.count("worker")
+    words = (["serve"] if "serve" in roles else []) + \
+        (["its web process"] if "web" in roles else []) + \
+        ([f"{workers} worker{'s' * (workers != 1)}"] if workers else [])
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
+
+
 def run_stop(options: argparse.Namespace) -> int:
-    """Stop the ``ladder serve`` of DIR (SIGTERM; its workers' games in progress are
-    replayed at the next start) and wait until it has stopped."""
-    path = os.path.join(options.folder, config.SERVER)
+    """Stop the ``ladder serve`` of DIR and what it started (SIGTERM; its workers' work
+    in progress is handed out again at the next start), each process checked by its
+    start time first, and wait until they have stopped. A server.json whose processes
+    are all gone is removed (one line, exit 2)."""
+    folder = options.folder
+    path = os.path.join(folder, config.SERVER)
     try:
         with open(path, encoding="utf-8") as handle:
-            state = json.load(handle)
-        pid, started = int(state["pid"]), state.get("started")
+            processes = named_in(json.load(handle))
     except (OSError, ValueError, KeyError, TypeError):
-        raise UsageError(f"no server is running for {options.folder}") from None
-    # The file outlives a server that was killed: its pid may belong to another process
-    # by now. Only the process that started when the server did is signalled (a file
-    # written before the start time was kept: a process running ``ladder serve``).
-    def still_the_server() -> List[int]:
-        if started is not None:
-            return [pid] if start_time(pid) == started else []
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                words = handle.read().split(b"\0")
-        except OSError:
-            return []
-        return [pid] if b"ladder" in words and b"serve" in words else []
+        raise UsageError(f"no server is running for {folder}") from None
+    serve, children = processes[0], processes[1:]
+    # The file outlives a server that was killed: its pids may belong to other processes
+    # by now. Only a process that started when the one named did is signalled.
+    running = [process for process in children if process.alive()]
+    if _still_serve(serve):
+        running.insert(0, serve)
 
-    if not signal_confirmed([pid], signal.SIGTERM, still_the_server):
+        def still() -> List[int]:
+            return [serve.pid] if _still_serve(serve) else []
+        signal_confirmed([serve.pid], signal.SIGTERM, still)
+        deadline = time.monotonic() + 2 * STOP_PATIENCE
+        while still() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        signal_confirmed(still(), signal.SIGKILL, still)
+    left = [process for process in children if process.alive()]
+    if left:
+        _end(left, STOP_PATIENCE)
+    try:
         os.unlink(path)
-        raise UsageError(f"the server of {options.folder} was gone already")
-    deadline = time.monotonic() + 60
-    while os.path.exists(path) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    print(f"ladder: stopped the server of {options.folder}")
+    except OSError:
+        pass
+    if not running:
+        raise UsageError(f"the server of {folder} was gone already")
+    if running[0] is serve:
+        print(f"ladder: stopped the server of {folder} ({_what(running)})")
+    else:
+        print(f"ladder: the server of {folder} had stopped; stopped what it left: "
+              f"{_what(running)}")
     return 0
-
-
