@@ -8,6 +8,7 @@ process (engine.similarity.compare); the command line has tests/test_similarity_
 
 import os
 import random
+import warnings
 
 import pytest
 
@@ -91,6 +92,16 @@ def test_a_syntax_error_is_read_past_and_named():
     # Tokens after each error are there: the bad indentation, the string, the last def.
     assert {4, 6, 9, 10} <= lines
     assert lexed.kinds[-4:] == ["*", NUMBER, "$end", "$dedent"]
+
+
+def test_compiling_to_check_the_syntax_prints_no_warning(capfd):
+    """A student's invalid escape (``"\\d"``) or ``x is 1`` makes Python warn as it
+    compiles: the check stays silent (300 such files would flood the terminal)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lexed = lex_python('import re\nok = re.match("\\d+", "12") is 1\n')
+    assert lexed.problem is None and caught == []
+    assert capfd.readouterr().err == ""
 
 
 def test_c_and_java_lexers_set_names_comments_and_literals_aside():

@@ -194,7 +194,7 @@ def test_the_same_wrong_bytes_are_marked_and_nothing_else(tmp_path, capsys):
     assert [case["case"] for case in top["behaviour"]] == ["c1", "c5"]
     assert top["behaviour"][0]["kinds"] == ["visit order", "tie-break"]
     assert top["behaviour"][1]["kinds"] == ["output"]
-    assert "same wrong output in 2 case(s)" in stdout.splitlines()[1]
+    assert "same wrong output in 2 cases" in stdout.splitlines()[1]
     # student0 and student1 printed the same wrong bytes on c2, whatever their code.
     listed = {frozenset((os.path.basename(pair["a"]), os.path.basename(pair["b"]))):
               [case["case"] for case in pair["wrong"]]

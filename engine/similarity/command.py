@@ -221,7 +221,8 @@ def _texts(comparison: Comparison) -> Dict[Tuple[str, str], str]:
 
 def print_summary(document: Dict[str, Any], out: TextIO) -> None:
     """The report in a few lines: counts, the reported pairs, the clusters, the entries
-    not compared (every name :func:`~engine.grading.printable.printable`)."""
+    not compared and the notes on those compared (every name
+    :func:`~engine.grading.printable.printable`)."""
     summary = document["summary"]
     prior = f" and {summary['prior']} prior" if summary["prior"] else ""
     out.write(f"similar: {summary['compared']} of {summary['entries']} entries "
@@ -229,7 +230,8 @@ def print_summary(document: Dict[str, Any], out: TextIO) -> None:
               f"{document['parameters']['min_shared']} fingerprints or more\n")
     for pair in document["pairs"]:
         same = pair.get("behaviour")
-        mark = f"; same wrong output in {len(same)} case(s)" if same else ""
+        mark = (f"; same wrong output in {len(same)} case" + "s" * (len(same) > 1)
+                if same else "")
         prior_mark = " (prior)" if pair["prior"] else ""
         out.write(f"{pair['rank']:>3}  {pair['score']:.2f}  {printable(pair['a'])}  "
                   f"{printable(pair['b'])}{prior_mark}  ({pair['a_share']:.0%} / "
@@ -241,6 +243,8 @@ def print_summary(document: Dict[str, Any], out: TextIO) -> None:
         if not entry["compared"]:
             out.write(f"not compared: {printable(entry['name'])}: "
                       f"{printable(entry['reason'])}\n")
+        for note in entry["notes"]:
+            out.write(f"note: {printable(entry['name'])}: {printable(note)}\n")
 
 
 class Progress:

@@ -30,13 +30,13 @@ UNKNOWN = "$?"
 
 # Flipping a comparison (a > b into b < a) changes only which side each operand is on:
 # the operator itself reads as its mirror image.
-_MIRRORED = {">": "<", ">=": "<="}
+MIRRORED = {">": "<", ">=": "<="}
 
 
 def canonical_operator(text: str) -> str:
     """``text`` with ``>`` read as ``<`` and ``>=`` as ``<=``: ``b < a`` and ``a > b``
     then differ only in the order of their (already anonymous) operands."""
-    return _MIRRORED.get(text, text)
+    return MIRRORED.get(text, text)
 
 
 # A single-token operand: an anonymous kind or a constant.

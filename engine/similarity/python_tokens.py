@@ -13,15 +13,15 @@ then the rest goes through the C-like lexer's Python mode. Whether the file is v
 Python is asked of the parser of the Python running the kit (:func:`syntax_problem`).
 """
 
-import ast
 import io
 import keyword
 import tokenize
+import warnings
 from typing import List, Optional
 
 from . import clike_tokens
 from .lexed import (BLOCK_CLOSE, BLOCK_OPEN, IDENTIFIER, NUMBER, STATEMENT_END, STRING,
-                    UNKNOWN, Lexed, canonical_operator, ordered_comparisons)
+                    MIRRORED, UNKNOWN, Lexed, ordered_comparisons)
 
 # Names a student does not choose: kept as they are. A fixed list (not dir(builtins)),
 # so that every Python version normalises a file alike.
@@ -47,7 +47,7 @@ _FIXED = {tokenize.NUMBER: NUMBER, tokenize.STRING: STRING, _FSTRING_START: STRI
           tokenize.NEWLINE: STATEMENT_END, tokenize.INDENT: BLOCK_OPEN,
           tokenize.DEDENT: BLOCK_CLOSE}
 _KEPT = KEYWORDS | BUILTINS
-_STATEMENT_ENDS = (STATEMENT_END, BLOCK_OPEN, BLOCK_CLOSE)
+_STATEMENT_ENDS = frozenset({STATEMENT_END, BLOCK_OPEN, BLOCK_CLOSE})
 
 
 def lex_python(text: str) -> Lexed:
@@ -80,6 +80,7 @@ def _tokenize_into(lines: List[str], first: int, kinds: List[str], starts: List[
     its line is lost)."""
     readline = io.StringIO("".join(lines[first:])).readline
     name, operator = tokenize.NAME, tokenize.OP
+    mirrored, statement_ends = MIRRORED.get, _STATEMENT_ENDS
     depth = 0                       # inside an f-string (3.12+): how deep
     statement, only_strings = len(kinds), True
     try:
@@ -90,7 +91,7 @@ def _tokenize_into(lines: List[str], first: int, kinds: List[str], starts: List[
             if kind == name:
                 value = string if string in _KEPT else IDENTIFIER
             elif kind == operator:
-                value = canonical_operator(string)
+                value = mirrored(string, string)
             else:
                 fixed = _FIXED.get(kind)
                 if fixed is None:
@@ -105,10 +106,10 @@ def _tokenize_into(lines: List[str], first: int, kinds: List[str], starts: List[
                 value = fixed
             kinds.append(value)
             starts.append(row + first)
-            if value in _STATEMENT_ENDS:
+            if value in statement_ends:
                 statement, only_strings = len(kinds), True
-            else:
-                only_strings = only_strings and value is STRING
+            elif only_strings:
+                only_strings = value is STRING
         return None
     except (tokenize.TokenError, SyntaxError) as error:
         failed = first + max(0, _error_line(error, len(lines) - first) - 1)
@@ -154,10 +155,14 @@ def top_level_segments(kinds: List[str]) -> List[int]:
 
 
 def syntax_problem(text: str) -> Optional[str]:
-    """``"line N: what"`` when the Python running the kit cannot parse ``text`` (a
-    syntax error there), else None."""
+    """``"line N: what"`` when the Python running the kit cannot compile ``text`` (a
+    syntax error there), else None. The text is compiled, never run: to byte-code, which
+    costs less than building its syntax tree as Python objects, its warnings
+    (``SyntaxWarning``: an invalid escape) silenced."""
     try:
-        compile(text, "<submission>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<submission>", "exec", dont_inherit=True)
     except SyntaxError as error:
         return f"line {error.lineno or '?'}: {error.msg}"
     except (ValueError, RecursionError, MemoryError, OverflowError) as error:

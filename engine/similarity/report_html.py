@@ -108,7 +108,8 @@ def _pairs_table(report: Document) -> List[str]:
     for pair in report["pairs"]:
         prior = ' <span class="tag prior">prior</span>' if pair["prior"] else ""
         same = pair.get("behaviour")
-        mark = (f'<span class="tag">{len(same)} case(s)</span>' if same else
+        mark = (f'<span class="tag">{len(same)} case{"s" * (len(same) > 1)}</span>'
+                if same else
                 ("—" if same is not None else '<span class="muted">no results</span>'))
         rows.append(
             f'<tr><td class="num"><a href="#pair-{pair["rank"]}">{pair["rank"]}</a></td>'
