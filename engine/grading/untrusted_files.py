@@ -406,10 +406,18 @@ def remove_owned_by(folder: str, uid: int) -> None:
         os.close(top)
 
 
-def move_out(run_folder: str, destination: str, home: str) -> None:
+def move_out(run_folder: str, destination: str, home: str, bounds: Bounds = Bounds()
+             ) -> Optional[List[Entry]]:
     """Move everything in ``run_folder`` into the new folder ``destination`` (mode 0700)
     inside ``home`` (a folder the kit just made, opened to others as 0711 afterwards):
-    renamed entry by entry through descriptors, links moved as links."""
+    renamed entry by entry through descriptors, links moved as links. Where ``home`` is
+    on another file system (rename fails with EXDEV: a workspace in /dev/shm, builds on
+    disk), the entries are copied within ``bounds`` instead and the run folder emptied
+    (:func:`copy_across`; every process of the run must be dead). Returns None when
+    everything was renamed, else the entries copied: FIFOs, sockets and devices are not
+    carried across, so a walk of the run folder made before no longer describes
+    ``destination``. Raises TooLarge past ``bounds`` (nothing copied, the run folder as
+    it was), OSError."""
     home_fd = open_folder(home)
     try:
         os.mkdir(os.path.basename(destination), 0o700, dir_fd=home_fd)
@@ -417,7 +425,7 @@ def move_out(run_folder: str, destination: str, home: str) -> None:
         try:
             source = open_folder(run_folder)
             try:
-                move_contents(source, target)
+                copied = move_contents(source, target, bounds)
             finally:
                 os.close(source)
         finally:
@@ -425,6 +433,7 @@ def move_out(run_folder: str, destination: str, home: str) -> None:
         os.fchmod(home_fd, 0o711)
     finally:
         os.close(home_fd)
+    return copied
 
 
 def hard_link(name: str, source_fd: int, target_fd: int) -> None:
@@ -469,11 +478,47 @@ def _single(name: str) -> str:
     return name
 
 
-def move_contents(source_fd: int, destination_fd: int) -> None:
+def move_contents(source_fd: int, destination_fd: int, bounds: Bounds = Bounds()
+                  ) -> Optional[List[Entry]]:
     """Move every entry of the open folder ``source_fd`` into the open folder
-    ``destination_fd`` (renameat: links move as links, never followed)."""
+    ``destination_fd`` (renameat: links move as links, never followed); None. When the
+    two lie on different file systems (EXDEV, which the pair of folders decides: the
+    first rename meets it), copy them within ``bounds`` instead (:func:`copy_across`)
+    and return the entries copied."""
     for name in os.listdir(source_fd):
-        os.rename(name, name, src_dir_fd=source_fd, dst_dir_fd=destination_fd)
+        try:
+            os.rename(name, name, src_dir_fd=source_fd, dst_dir_fd=destination_fd)
+        except OSError as error:
+            if error.errno != errno.EXDEV:
+                raise
+            return copy_across(source_fd, destination_fd, bounds)
+    return None
+
+
+def copy_across(source_fd: int, destination_fd: int, bounds: Bounds = Bounds()
+                ) -> List[Entry]:
+    """Copy everything in the open folder ``source_fd`` (what a run left: call it only
+    once every process of the run is dead) into the open, empty folder
+    ``destination_fd``, then empty ``source_fd``; return the entries copied.
+
+    Where a rename cannot go (another file system), this carries a build over link-safely:
+    the source is walked iteratively within ``bounds`` from its descriptor, every entry
+    reached below an open folder with no link on the way (:func:`open_path`); regular
+    files are copied with their permission bits (no set-id bits) and times, folders made
+    (0755, as :func:`copy_tree` makes them), symbolic links made again as links with the
+    same text (never followed); FIFOs, sockets and devices are left out. Entries that we
+    own but may not read (a mode-000 file or folder of a run that had our uid) are
+    opened to us first: the source is thrown away. Raises TooLarge past ``bounds``
+    before anything is copied; on any failure what was copied is removed and the source
+    is left as it was (the caller clears it), OSError."""
+    entries = walk_folder(source_fd, bounds, open_up=True)
+    try:
+        copied = _copy_entries(entries, source_fd, destination_fd)
+    except BaseException:
+        remove_contents(destination_fd)
+        raise
+    remove_contents(source_fd)
+    return copied
 
 
 def _remove_entry(parent: int, name: str) -> None:
@@ -514,43 +559,73 @@ def walk(top: str, bounds: Bounds = Bounds(), skip: Collection[str] = ()) -> Lis
     before children, sorted by name within a folder; folders named in ``skip`` are listed
     but not entered. Raises TooLarge past ``bounds`` (bytes: the sizes of regular files),
     OSError when ``top`` is not a folder. At most two descriptors are open at a time."""
-    entries: List[Entry] = []
-    total = 0
     root = open_folder(top)
     try:
-        pending = [("", 0)]
-        while pending:
-            prefix, depth = pending.pop()
-            try:
-                folder = open_path(prefix, root)
-            except OSError:
-                continue
-            try:
-                names = sorted(os.listdir(folder))
-                children: List[Tuple[str, int]] = []
-                for name in names:
-                    try:
-                        status = os.stat(name, dir_fd=folder, follow_symlinks=False)
-                    except OSError:
-                        continue
-                    kind = _kind(status.st_mode)
-                    entries.append(Entry(prefix + name, status, kind))
-                    if len(entries) > bounds.entries:
-                        raise TooLarge(f"more than {bounds.entries:,} files and folders")
-                    if kind == "file":
-                        total += status.st_size
-                        if total > bounds.bytes:
-                            raise TooLarge(f"more than {_megabytes(bounds.bytes)} of files")
-                    elif kind == "folder" and name not in skip:
-                        if depth + 1 > bounds.depth:
-                            raise TooLarge(f"folders nested more than {bounds.depth} deep")
-                        children.append((prefix + name + "/", depth + 1))
-                pending.extend(reversed(children))
-            finally:
-                os.close(folder)
+        return walk_folder(root, bounds, skip)
     finally:
         os.close(root)
+
+
+def walk_folder(root: int, bounds: Bounds = Bounds(), skip: Collection[str] = (),
+                open_up: bool = False) -> List[Entry]:
+    """:func:`walk` of the open folder ``root``. With ``open_up``, a file or folder found
+    without the owner's read (and, for a folder, search) right gets it before it is
+    entered or read (see :func:`copy_across`: only for a tree about to be thrown away);
+    the entries keep the modes found. One more descriptor than ``root`` is open at a
+    time."""
+    entries: List[Entry] = []
+    total = 0
+    pending = [("", 0)]
+    while pending:
+        prefix, depth = pending.pop()
+        try:
+            folder = open_path(prefix, root)
+        except OSError:
+            continue
+        try:
+            children: List[Tuple[str, int]] = []
+            for name in sorted(os.listdir(folder)):
+                try:
+                    status = os.stat(name, dir_fd=folder, follow_symlinks=False)
+                except OSError:
+                    continue
+                kind = _kind(status.st_mode)
+                entries.append(Entry(prefix + name, status, kind))
+                if len(entries) > bounds.entries:
+                    raise TooLarge(f"more than {bounds.entries:,} files and folders")
+                if open_up:
+                    _open_up(name, folder, status)
+                if kind == "file":
+                    total += status.st_size
+                    if total > bounds.bytes:
+                        raise TooLarge(f"more than {_megabytes(bounds.bytes)} of files")
+                elif kind == "folder" and name not in skip:
+                    if depth + 1 > bounds.depth:
+                        raise TooLarge(f"folders nested more than {bounds.depth} deep")
+                    children.append((prefix + name + "/", depth + 1))
+            pending.extend(reversed(children))
+        finally:
+            os.close(folder)
     return entries
+
+
+def _open_up(name: str, folder: int, status: os.stat_result) -> None:
+    """Give the owner of the file or folder ``name`` of ``folder`` the rights we need to
+    copy it (read; and search for a folder), through a descriptor of its own; quietly
+    nothing when it has them, is another kind or is not ours to change."""
+    wanted = {"file": 0o400, "folder": 0o500}.get(_kind(status.st_mode))
+    if wanted is None or status.st_mode & wanted == wanted:
+        return
+    try:
+        descriptor = os.open(name, O_PATH | _NOFOLLOW, dir_fd=folder)
+    except OSError:
+        return
+    try:
+        _chmod_descriptor(descriptor, stat.S_IMODE(status.st_mode) | wanted, name)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 def _megabytes(count: int) -> str:
@@ -576,30 +651,38 @@ def copy_tree(source: str, destination: Union[str, int], bounds: Bounds = Bounds
         if not existing:
             os.mkdir(destination, 0o755)
         target_root = open_folder(destination)
-    copied: List[Entry] = []
     try:
         source_root = open_folder(source)
     except BaseException:
         os.close(target_root)
         raise
     try:
-        for entry in entries:
-            parts = entry.path.split("/")
-            if entry.kind == "other" or any(part in skip for part in parts) or (
-                    keep is not None and parts[0] not in keep):
-                continue
-            copied.append(entry)
-            parent, _, name = entry.path.rpartition("/")
-            if entry.kind == "folder":
-                _in_folder(target_root, parent, os.mkdir, name, 0o755)
-            elif entry.kind == "link":
-                target = _in_folder(source_root, parent, os.readlink, name)
-                _in_folder(target_root, parent, os.symlink, target, name)
-            elif entry.kind == "file":
-                _copy_file(entry, source_root, target_root)
+        return _copy_entries(entries, source_root, target_root, skip, keep)
     finally:
         os.close(source_root)
         os.close(target_root)
+
+
+def _copy_entries(entries: Iterable[Entry], source_root: int, target_root: int,
+                  skip: Collection[str] = (), keep: Optional[Collection[str]] = None
+                  ) -> List[Entry]:
+    """Copy ``entries`` (a walk of the open folder ``source_root``, parents first) into
+    the open folder ``target_root``: see :func:`copy_tree`. Returns those copied."""
+    copied: List[Entry] = []
+    for entry in entries:
+        parts = entry.path.split("/")
+        if entry.kind == "other" or any(part in skip for part in parts) or (
+                keep is not None and parts[0] not in keep):
+            continue
+        copied.append(entry)
+        parent, _, name = entry.path.rpartition("/")
+        if entry.kind == "folder":
+            _in_folder(target_root, parent, os.mkdir, name, 0o755)
+        elif entry.kind == "link":
+            target = _in_folder(source_root, parent, os.readlink, name)
+            _in_folder(target_root, parent, os.symlink, target, name)
+        elif entry.kind == "file":
+            _copy_file(entry, source_root, target_root)
     return copied
 
 
