@@ -32,6 +32,7 @@ from grading_helpers import FIRST_EMPTY, LAST_EMPTY
 from ladder_helpers import zip_bytes
 
 from engine.grading.sandbox import SandboxError
+from engine.grading.workspace import workspace_root
 from engine.ladder import worker as worker_module
 from engine.ladder import uploads, worker_cache
 from engine.ladder.worker import Worker
@@ -648,13 +649,16 @@ def test_a_killed_workers_folder_is_removed_by_the_next_worker(cache_root, tmp_p
         wait_for(lambda: fake.posts("/api/work/builds/1"), what="build")
         wait_for(leased(fake, 2), what="second lease request")
         killed, = [path for path in cache_root.iterdir()]
-        assert any(killed.glob("grade-*/builds/*/submission"))      # the build, on disk
-        assert not list(Path("/dev/shm").glob(f"grade-{first.pid}-*"))
+        assert any(killed.glob("builds/*/submission"))      # the build, on disk
+        # ... its run folders in memory, in a workspace its folder names
+        workspace = Path(os.readlink(killed / worker_cache.WORKSPACE_LINK))
+        assert workspace.parent == Path(workspace_root() or tempfile.gettempdir())
+        assert workspace.is_dir()
         assert stop_worker(first, signal.SIGKILL)[0] == -signal.SIGKILL
-        assert killed.is_dir()
+        assert killed.is_dir() and workspace.is_dir()
         second = start_worker(fake, *arguments)
         wait_for(leased(fake, 3), what="the second worker's lease request")
-        assert not killed.exists()
+        assert not killed.exists() and not workspace.exists()
         mine, = [path for path in cache_root.iterdir()]
         assert mine.name.startswith(f"ladder-worker-{second.pid}-")
         code, err = stop_worker(second)

@@ -10,7 +10,15 @@ instead (engine.grading.untrusted_files.copy_across).
 What is checked: the copy carries files (content, mode, times), folders and links (as
 links, never followed), leaves special files and nothing of the source, stays within
 its bounds (and leaves nothing half copied), opens up what a run with our uid made
-unreadable; on one file system builds are still renamed.
+unreadable; on one file system builds are still renamed. A director with its builds
+on another file system builds (a build that leaves a FIFO too) and plays a game, and
+its close leaves the builds' folder empty. And the attack: an agent writing 64 MB
+files in a loop during its move, played by a worker, forfeits on memory while the
+file system holding the builds does not grow.
+
+"The disk" in the director's tests is a tmpfs the test mounts (root only): a file
+system of the test's own, whose free space moves only with what is written there,
+whatever else the machine does.
 """
 
 import json
@@ -23,12 +31,30 @@ from pathlib import Path
 
 import pytest
 
+from grading_helpers import FIRST_EMPTY, LAST_EMPTY
+from test_ladder_worker import TOKEN, FakeLadder, agent, game_lease, submission
+
+from engine.grading import cgroups
 from engine.grading import untrusted_files
 from engine.grading.untrusted_files import Bounds, TooLarge, move_out, remove_tree
 from engine.grading.workspace import workspace_root
+from engine.ladder.worker import Worker
+from engine.ladder.worker_client import Client
+from engine.tournament import entrants as entrants_module
+from engine.tournament.director import Director
+from engine.tournament.games import rules_for
+from engine.tournament.schedule import GameSpec
 
 REPO = Path(__file__).resolve().parent.parent
+RULES = rules_for("stake_raid")
 NOBODY = 65534
+# What the builds' file system may lose while an agent writes gigabytes in its run
+# folder: the two small builds and their sources, with room to spare.
+DISK_SLACK = 8 << 20
+
+needs_sandbox = pytest.mark.skipif(
+    shutil.which("bwrap") is None or os.geteuid() != 0,
+    reason="the director's sandbox needs bubblewrap and root here")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="becomes user nobody: root only")
 
 
@@ -47,6 +73,31 @@ def two_file_systems(tmp_path):
     run.mkdir()
     yield run, tmp_path
     remove_tree(str(folder))
+
+
+@pytest.fixture
+def own_disk():
+    """A tmpfs of 512 MB mounted for this test, in a folder others may pass through."""
+    mount = shutil.which("mount")
+    if os.geteuid() != 0 or mount is None:
+        pytest.skip("mounts a tmpfs: root only")
+    folder = tempfile.mkdtemp(prefix="disk-test-", dir="/var/tmp")
+    try:
+        subprocess.run([mount, "-t", "tmpfs", "-o", "size=512m,mode=0711", "tmpfs", folder],
+                       check=True, capture_output=True)
+    except (subprocess.CalledProcessError, OSError) as error:
+        os.rmdir(folder)
+        pytest.skip(f"cannot mount a tmpfs here: {error}")
+    try:
+        yield Path(folder)
+    finally:
+        subprocess.run([shutil.which("umount") or "umount", "-l", folder], check=True)
+        os.rmdir(folder)
+
+
+def free_bytes(path):
+    status = os.statvfs(path)
+    return status.f_bavail * status.f_frsize
 
 
 def listing(top):
@@ -215,3 +266,95 @@ def test_what_a_run_of_our_uid_made_unreadable_is_still_carried(two_file_systems
         assert os.listdir(run) == []
     finally:
         remove_tree(str(home))
+
+
+# --- a director with its builds on another file system --------------------------------
+
+def entrant_folder(root, name, files):
+    folder = root / name
+    folder.mkdir()
+    for relative, text in files.items():
+        (folder / relative).write_text(text)
+    return str(folder)
+
+
+@needs_sandbox
+def test_a_director_builds_on_another_file_system_and_plays(own_disk, tmp_path):
+    # "piper"'s build leaves a FIFO, which no copy carries over.
+    paths = [entrant_folder(tmp_path, "first", {"homework.py": FIRST_EMPTY}),
+             entrant_folder(tmp_path, "piper", {
+                 "last.py": LAST_EMPTY,
+                 "Makefile": "agent:\n\tmkfifo leftover\n\tcp last.py agent.py\n\n"
+                             "run:\n\tpython3 agent.py\n"})]
+    found = entrants_module.resolve(RULES, paths, [], None)
+    builds = own_disk / "builds"
+    builds.mkdir(mode=0o711)
+    director = Director(RULES, found, 2.0, jobs=1, memory_mb=256, builds_root=str(builds))
+    try:
+        assert director.build() == {"first": None, "piper": None}
+        workspace = director.workspace
+        assert workspace is not None and device(workspace) != device(builds)
+        for built in director.built.values():
+            folder = Path(built.build.folder)
+            assert folder.parent.parent == builds and device(folder) == device(builds)
+        piper = Path(director.built["piper"].build.folder)
+        assert sorted(os.listdir(piper)) == ["Makefile", "agent.py", "last.py"]
+        record = director.play_one(GameSpec(1, 1, 1, 1, 1, 3, "first", "piper"),
+                                   director.seats[0])
+        assert record["forfeit"] is None and record["result"] in ("x", "o", "draw")
+        assert len(record["moves"]) >= 2
+    finally:
+        director.close()
+    assert os.listdir(builds) == [] and not os.path.lexists(workspace)
+
+
+# --- the attack: files written in a loop during a move --------------------------------
+
+# Writes 64 MB files (the file-size limit) one after another, for ever.
+WRITER = """\
+import os
+block = b"x" * (64 << 20)
+index = 0
+while True:
+    with open("junk-%d" % index, "wb") as handle:
+        handle.write(block)
+    index += 1
+"""
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.geteuid() != 0 or not cgroups.available(),
+                    reason="a memory limit on a run's files needs a memory cgroup")
+def test_an_agent_writing_files_in_a_loop_is_stopped_by_memory_not_the_disk(own_disk):
+    fake = FakeLadder([game_lease(30, submission(31, "writer"), submission(2, "ben"))],
+                      {31: agent(WRITER), 2: agent(LAST_EMPTY)},
+                      settings={"memory_mb": 256, "time": 2.0})
+    lowest = []
+
+    def watch_the_disk(worker):
+        # Each call's run folder is cleared before the next call and after the game:
+        # just before, it holds all that the run wrote.
+        for seat in worker.running_director().seats[0].values():
+            sandbox = seat.sandbox
+            clear = sandbox.clear
+
+            def measured_clear(clear=clear):
+                lowest.append(free_bytes(own_disk))
+                clear()
+            sandbox.clear = measured_clear
+        lowest.append(free_bytes(own_disk))
+    before = free_bytes(own_disk)
+    worker = Worker(Client(fake.url, TOKEN), "disk-test", root=str(own_disk))
+    try:
+        watch_the_disk(worker)
+        fake.when_drained = worker.stop.set
+        worker.run()
+    finally:
+        worker.close()
+        fake.close()
+    (path, body), = fake.posts("/api/work/games/")
+    forfeit = body["record"]["forfeit"]
+    assert forfeit["player"] == "x" and forfeit["reason"] == "crash", forfeit
+    assert "memory limit (256 MB) exceeded" in forfeit["detail"]
+    assert len(lowest) >= 3
+    assert before - min(lowest) < DISK_SLACK, (before - min(lowest)) >> 20

@@ -28,13 +28,14 @@ entrant: the server charges it after two. Nothing an entrant prints is parsed, a
 every line of it that reaches stderr goes through ``printable``.
 
 A worker keeps one :class:`engine.tournament.director.Director` (one job: two seats)
-for its life, its workspace in the worker's folder on disk
+for its life: its builds on disk in the worker's folder
 (:class:`engine.ladder.worker_cache.WorkerFolder`, cleaned by the next worker if this
-one is killed outright), and its builds by last use
+one is killed outright), kept by last use
 (:class:`engine.ladder.worker_cache.BuildCache`), never evicting a player of the game
-being set up. A worker killed outright loses its lease's work: the lease expires and
-the server hands it out again. Standard library only, so that a cluster node needs
-nothing but the checkout.
+being set up; its run folders in the kit's workspace in memory, where the run's memory
+limit bounds what an agent writes. A worker killed outright loses its lease's work: the
+lease expires and the server hands it out again. Standard library only, so that a
+cluster node needs nothing but the checkout.
 """
 
 import argparse
@@ -114,8 +115,10 @@ class Worker:
                 self.rules, [], float(self.settings["time"]), jobs=1,
                 isolation=str(self.settings.get("isolation", "auto")),
                 memory_mb=int(self.settings.get("memory_mb", 1024)),
-                seed=int(self.settings["seed"]), root=self.folder.path,
+                seed=int(self.settings["seed"]), builds_root=self.folder.builds,
                 hidden=[self.folder.sources] + [os.path.abspath(p) for p in hidden])
+            if self.director.workspace is not None:
+                self.folder.note_workspace(self.director.workspace)
         except BaseException:
             self.close()
             raise

@@ -6,12 +6,20 @@ the RAM of /dev/shm, since a worker keeps a class's worth of them for hours)::
     ladder-worker-<pid>-<random>/   mode 0711, flock-ed by its worker for its life
         sources/                    0700: an archive, then its unpacked folder, for the
                                     time of one build (hidden from every run)
-        grade-<pid>-XXXX/           the director's workspace: builds/ and run folders
+        builds/                     0711: the director's builds (``builds_root``)
+        workspace -> /dev/shm/grade-<pid>-XXXX   a link naming the director's workspace
+
+The director's workspace, and with it the run folders where the games are played,
+stays the kit's (/dev/shm): there a run's files are memory charged to the run, so its
+memory limit stops an agent that writes file after file; on disk nothing would bound
+them but the disk. Runs never see this folder (the sandbox shows them their run
+folder and the system's).
 
 A worker killed outright (SIGKILL, its machine's OOM killer) cannot remove its folder.
 The kernel releases its lock as it dies, so the next worker to start on the machine
 (:func:`remove_dead_folders`) takes the lock of every such folder it can and removes
-it, with the kit's link-safe remover. A lock held means a live worker, whatever PID
+it, with the kit's link-safe remover, and the workspace its link names (whatever its
+runs left in /dev/shm is memory). A lock held means a live worker, whatever PID
 namespace it runs in; no age or PID guess is needed.
 
 :class:`BuildCache` keeps the built submissions by last use (LRU): as many as the
@@ -22,12 +30,14 @@ and it never evicts one that the work being set up needs.
 import collections
 import fcntl
 import os
+import stat
 import secrets
 import tempfile
 import time
 from typing import Any, Callable, Collection, List, NamedTuple, Optional
 
 from ..grading.untrusted_files import remove_tree
+from ..grading.workspace import WORKSPACE_PREFIX
 
 FOLDER_PREFIX = "ladder-worker-"
 # A folder being made has this name until its worker holds its lock.
@@ -35,6 +45,8 @@ CLAIMING_PREFIX = ".ladder-worker-new-"
 # ... and one whose worker died in that instant is removed after this many seconds.
 CLAIM_SECONDS = 60.0
 SOURCES = "sources"
+BUILDS = "builds"
+WORKSPACE_LINK = "workspace"
 
 
 def cache_root() -> str:
@@ -81,6 +93,7 @@ def remove_dead_folders(root: str) -> List[str]:
             young = claiming and time.time() - status.st_mtime < CLAIM_SECONDS
             if status.st_uid != os.geteuid() or young or not _locked(descriptor):
                 continue
+            _remove_noted_workspace(descriptor)
             remove_tree(path)
             if not os.path.lexists(path):
                 removed.append(path)
@@ -89,6 +102,26 @@ def remove_dead_folders(root: str) -> List[str]:
         finally:
             os.close(descriptor)
     return removed
+
+
+def _remove_noted_workspace(folder: int) -> None:
+    """Remove the kit workspace that the dead worker's folder (open as ``folder``)
+    names in its ``workspace`` link (see :meth:`WorkerFolder.note_workspace`): only a
+    folder of this user's, named as a kit's workspace. The link's text was written by
+    the worker, in its own folder, which no run sees."""
+    try:
+        target = os.readlink(WORKSPACE_LINK, dir_fd=folder)
+    except OSError:
+        return
+    if (not os.path.isabs(target) or os.path.normpath(target) != target
+            or not os.path.basename(target).startswith(WORKSPACE_PREFIX)):
+        return
+    try:
+        status = os.lstat(target)
+    except OSError:
+        return
+    if stat.S_ISDIR(status.st_mode) and status.st_uid == os.geteuid():
+        remove_tree(target)
 
 
 class WorkerFolder:
@@ -113,13 +146,21 @@ class WorkerFolder:
                     break
             os.rename(made, path)
             self.path = path
-            # Sandbox users pass through to their run folders; nobody lists what is here.
+            # As the kit's workspace and builds/: others may pass through, never list.
             os.chmod(path, 0o711)
             self.sources = os.path.join(path, SOURCES)
             os.mkdir(self.sources, 0o700)
+            self.builds = os.path.join(path, BUILDS)
+            os.mkdir(self.builds, 0o711)
         except BaseException:
             self.close(made)
             raise
+
+    def note_workspace(self, workspace: str) -> None:
+        """Name the director's ``workspace`` (its run folders, in /dev/shm) in this
+        folder, so that the next worker removes it too if this one is killed outright
+        (the kit's own sweep of stale workspaces waits an hour)."""
+        os.symlink(workspace, os.path.join(self.path, WORKSPACE_LINK))
 
     def close(self, path: Optional[str] = None) -> None:
         """Remove the folder (everything in it), then let go of its lock."""

@@ -44,15 +44,19 @@ class Director:
     ``grace``: the wall-time slack of a player per game (see
     :func:`engine.tournament.referee.wall_budget`).
     ``hidden``: more folders no run may see (a ladder's store of submissions, whose
-    entrants are :meth:`admit`-ted later). ``root``: the folder the workspace (builds
-    and run folders) is made in; None for the kit's (/dev/shm, in memory, when it is
-    there). A ladder worker keeps many builds for hours, so it gives a folder on disk.
+    entrants are :meth:`admit`-ted later). ``builds_root``: the folder the builds go in
+    (the caller's, kept after :meth:`close`, which removes the builds); None for the
+    workspace's own. The workspace, and with it the run folders, is always the kit's
+    (/dev/shm when it is there): a run's files there are memory charged to the run,
+    so its memory limit bounds them. A ladder worker keeps many builds for hours, so it
+    gives a folder on disk; each build leaves its run folder by a copy then
+    (:func:`engine.grading.untrusted_files.copy_across`).
     Raises IsolationError when the isolation asked for cannot run here."""
 
     def __init__(self, rules: Rules, entrants: Iterable[Entrant], seconds: float, jobs: int = 1,
                  isolation: str = "auto", memory_mb: int = 1024, seed: int = 1,
                  grace: float = referee.GRACE_SECONDS, hidden: Sequence[str] = (),
-                 root: Optional[str] = None) -> None:
+                 builds_root: Optional[str] = None) -> None:
         self.rules = rules
         self.entrants = {entrant.name: entrant for entrant in entrants}
         self.seconds = seconds
@@ -61,9 +65,11 @@ class Director:
         self.jobs = max(1, jobs)
         self.limits = Limits(timeout=seconds, memory_mb=memory_mb, output_mb=OUTPUT_MB,
                              file_mb=FILE_MB, processes=PROCESSES)
-        workspace = new_workspace(root)
+        workspace = new_workspace()
         self.workspace: Optional[str] = workspace
-        self.builds_folder = os.path.join(workspace, "builds")
+        self.builds_folder = (os.path.join(workspace, "builds") if builds_root is None
+                              else builds_root)
+        self._builds_outside = builds_root is not None
         self.seats: List[Dict[str, referee.Seat]] = []
         self.built: Dict[str, entrants_module.Built] = {}
         self.failures: List[Any] = []
@@ -92,9 +98,13 @@ class Director:
         return [seat.sandbox for seats in self.seats for seat in seats.values()]
 
     def close(self) -> None:
-        """Release the sandboxes and remove the workspace (builds included)."""
+        """Release the sandboxes, remove the workspace and the builds (those in
+        ``builds_root`` one by one: the folder stays)."""
         close_all(self._sandboxes())
         self.seats = []
+        if self._builds_outside:
+            for name in list(self.built):
+                self.forget(name)
         if self.workspace is not None:
             remove_tree(self.workspace)
             self.workspace = None
@@ -165,11 +175,12 @@ class Director:
         return built.error
 
     def forget(self, name: str) -> None:
-        """Drop the entrant ``name`` and remove its build (a ladder keeps a few)."""
+        """Drop the entrant ``name`` and remove its build (a ladder keeps a few): the
+        folder the build was made in (see :func:`engine.grading.detect.build`)."""
         self.entrants.pop(name, None)
         built = self.built.pop(name, None)
         if built is not None and built.build.folder is not None:
-            remove_tree(str(built.build.folder))
+            remove_tree(os.path.dirname(str(built.build.folder)))
 
     # --- playing ---------------------------------------------------------------------
 
