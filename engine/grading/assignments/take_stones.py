@@ -68,6 +68,13 @@ def take_stones_nodes(n: int, taken: Sequence[int], depth: int) -> Optional[int]
     return result.stats.nodes
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _fits(n: int, taken: Tuple[int, ...], depth: int) -> bool:
+    """Whether the reference run of ``n taken depth`` stays small (take_stones_nodes),
+    counted once per input in a process: every seed's edge cases ask the same."""
+    return take_stones_nodes(n, taken, depth) is not None
+
+
 def random_history(n: int, length: int, rng: Random, first_rule: bool = True) -> List[int]:
     """Up to ``length`` stones taken by random legal play from a new game of ``n``
     (stops early when the player to move has no stone)."""
@@ -104,7 +111,7 @@ def _game_over_history(n: int, rng: Random, max_to_move: bool) -> Optional[List[
 
 def edges(rng: Random) -> Iterator[Candidate]:
     def small(label: str, n: int, taken: List[int], depth: int) -> List[Candidate]:
-        if take_stones_nodes(n, taken, depth) is not None:
+        if _fits(n, tuple(taken), depth):
             return [(label, _take_stones_args(n, taken, depth), {})]
         return []
 
@@ -130,11 +137,11 @@ def edges(rng: Random) -> Iterator[Candidate]:
     # New games across the range of n: to the end while the output stays small, then
     # the deepest depth that keeps it small (the random cases fill the gaps).
     for n in (3, 4, 5, 6, 7, 8, 11, 13, 16, 17, 20, 24, 28, 30):
-        if take_stones_nodes(n, [], 0) is not None:
+        if _fits(n, (), 0):
             yield f"new-n{n}-to-end", _take_stones_args(n, [], 0), {}
         else:
             for depth in range(6, 0, -1):
-                if take_stones_nodes(n, [], depth) is not None:
+                if _fits(n, (), depth):
                     yield f"new-n{n}-depth{depth}", _take_stones_args(n, [], depth), {}
                     break
 
@@ -201,7 +208,7 @@ def stratum(key: Hashable) -> Stratum:
     def decode(number: int) -> Optional[Candidate]:
         depth = number % DEPTHS
         taken = _history(n, length, number // DEPTHS)
-        if taken is None or take_stones_nodes(n, taken, depth) is None:
+        if taken is None or not _fits(n, tuple(taken), depth):
             return None
         label = f"random-n{n}-k{len(taken)}-depth{depth}"
         game = TakeStones(n)
