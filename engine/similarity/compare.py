@@ -28,7 +28,7 @@ class Entry(NamedTuple):
 
 
 class Settings(NamedTuple):
-    """The method's parameters (docs/similarity.md, "The method's parameters")."""
+    """The method's parameters (docs/similarity.md, "The method and its parameters")."""
     k: int = K
     window: int = WINDOW
     common_share: float = COMMON_SHARE
