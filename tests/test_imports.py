@@ -140,6 +140,11 @@ LAYER_RULES = [
       "engine.pictures") + SEARCH_CORE, ("engine.ladder",)),
     # The registry is a table: it imports nothing of ours.
     ("engine.registry", ("engine.",)),
+    # grade similar reads what students handed in and runs nothing: it reaches the kit's
+    # layouts and file functions, never a program, a game, the search or the sandbox.
+    ("engine.similarity", ("engine.programs", "engine.games", "engine.search",
+                           "engine.tournament", "engine.ladder", "engine.grading.sandbox",
+                           "engine.grading.runner")),
 ]
 
 
