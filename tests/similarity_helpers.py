@@ -189,7 +189,7 @@ def role_winner(s):
                       f"{squares}[c]")
         block(level, f"if {cond}:")
         block(level + 1, f"return {squares}[a]")
-        block(1, s.pick("return None", f"return {n.empty}", "return ''"))
+        block(1, s.pick("return None", "return None", "return ''"))
     elif way == "loops":
         block(1, "for k in range(3):")
         block(2, f"if {n.board}[k][0] != {n.empty} and {n.board}[k][0] == {n.board}[k][1]"

@@ -206,6 +206,35 @@ def test_the_same_wrong_bytes_are_marked_and_nothing_else(tmp_path, capsys):
     assert "Behaviour: the same wrong bytes" in page
 
 
+@pytest.mark.slow
+def test_with_a_real_grade_run_a_copy_shares_its_wrong_outputs(tmp_path, capsys,
+                                                             monkeypatch):
+    """grade run --json of a class (in its sandbox), then grade similar --results: the
+    copy and its original fail the same cases with the same bytes and are marked."""
+    texts = {"ann": program(101, 60), "cat": program(102, 60), "dan": program(103, 60)}
+    texts["ben"] = disguise(texts["ann"], 5)
+    for name, text in texts.items():
+        (tmp_path / "class" / name).mkdir(parents=True)
+        (tmp_path / "class" / name / "tictactoe.py").write_text(text)
+    graded = subprocess.run([sys.executable, "-m", "engine", "grade", "run", "tictactoe",
+                             "class", "--count", "6", "--json", "results.json", "--quiet"],
+                            cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)),
+                            capture_output=True, text=True, timeout=600)
+    assert graded.returncode == 0, graded.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    failed = {entry["submission"]: {case["case"] for case in entry["cases"]
+                                    if not case["passed"]}
+              for entry in results["submissions"]}
+    monkeypatch.chdir(tmp_path)
+    code, stdout, stderr = similar(["tictactoe", "class", "--results", "results.json",
+                                    "--json", "r.json"], capsys)
+    assert code == 0, stderr
+    top = json.loads((tmp_path / "r.json").read_text())["pairs"][0]
+    assert {top["a"], top["b"]} == {"class/ann", "class/ben"}
+    marked = {case["case"] for case in top["behaviour"]}
+    assert marked and marked <= failed["class/ann"] & failed["class/ben"]
+
+
 def test_a_wrong_answer_the_whole_class_shares_is_no_evidence():
     names = [f"s{index}" for index in range(14)]
     submissions = {name: [failed_case("common", "everyone's bug\n"),
