@@ -273,6 +273,7 @@ class Progress:
     def finish(self) -> None:
         """A last line when any was shown."""
         if self.shown:
-            self.stream.write(f"similar: every submission read in "
-                              f"{time.monotonic() - self.start:.1f} s\n")
+            text = f"similar: every submission read in {time.monotonic() - self.start:.1f} s"
+            # On a terminal it overwrites the last progress line, which may be longer.
+            self.stream.write(text.ljust(60) + "\n" if self.tty else text + "\n")
             self.stream.flush()
