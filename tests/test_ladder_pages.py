@@ -23,7 +23,6 @@ from ladder_helpers import AGENTS, Ladder, zip_bytes  # noqa: E402
 from ladder_site_helpers import Site  # noqa: E402
 
 from engine.ladder.store.schema import RatingPoint  # noqa: E402
-from engine.ladder.web import app as app_module  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -117,11 +116,8 @@ def test_a_reload_after_an_upload_from_me_does_not_upload_again(site, watched, t
     assert len(submissions_of(site, "ann")) == 1
 
 
-# A browser sends the form's length first, so the body cap's middleware answers before
-# the handler: app.py's own (LimitBody) answers JSON; guard.protect, given pages.error,
-# answers the page. This test passes with guard.protect wired in (checked by hand).
-@pytest.mark.xfail(hasattr(app_module, "LimitBody"), strict=True,
-                   reason="the app still caps bodies with web/app.py's LimitBody (JSON)")
+# A browser sends the form's length first, so the body cap's middleware
+# (engine.ladder.guard.protect, given pages.error) answers before the handler: a page.
 def test_a_too_large_upload_from_me_is_a_page_naming_the_limit(tmp_path, watched):
     site = Site(tmp_path, ["ann"], upload_mb=1)
     try:

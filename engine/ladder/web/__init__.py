@@ -1,7 +1,7 @@
 """The ladder's web process (Starlette): the students' JSON API, the pages, and the
 workers' protocol, as module-level endpoints over one routes list.
 
-    app.py        the routes, app.state, the guards around the application, the server
+    app.py        the routes, app.state, the guards around the application
     common.py     who is asking (tokens, sessions), limits, JSON errors
     api.py        the students' API (uploads, their submissions, challenges; public
                   leaderboard and games)
@@ -13,6 +13,6 @@ The web process runs as an unprivileged user (engine.ladder.serving drops root b
 it serves anything); it never runs an entrant's code.
 """
 
-from .app import make_app, preload, server
+from .app import make_app
 
-__all__ = ["make_app", "preload", "server"]
+__all__ = ["make_app"]

@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse, Response
 
 from .. import config
 from ..store.accounts import Caller
+from ..guard import BodyTooLarge
 from .common import error, for_students, json_body, limits_of, store_of
 from .receiving import receive
 
@@ -31,7 +32,7 @@ async def read_upload_form(request: Request) -> Tuple[Any, Response]:
     except ClientDisconnect:
         return None, error(400, "the upload was cut off")
     except Exception as problem:  # noqa: BLE001 - the parser's words for a bad form
-        if type(problem).__name__ == "BodyTooLarge":
+        if isinstance(problem, BodyTooLarge):
             settings = store_of(request).settings
             return None, error(413, f"the archive is larger than {settings['upload_mb']} MB")
         return None, error(400, f"not a multipart form with a file: {problem}")

@@ -8,15 +8,13 @@ attacker's failures cannot lock out a classmate behind the same address.
 """
 
 import functools
-import threading
-import time
-from collections import defaultdict, deque
-from typing import Any, Awaitable, Callable, DefaultDict, Deque, Hashable, Optional, Tuple
+from typing import Any, Awaitable, Callable, Optional, Tuple
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ..guard import FailureLimit, RateLimit
 from ..store import Store
 from ..store.accounts import Caller
 
@@ -26,38 +24,14 @@ FAILURES_PER_MINUTE = 60
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-class RateLimit:
-    """At most ``count`` events per key in any 60 seconds (in this process)."""
-
-    def __init__(self, count: int) -> None:
-        self.count = count
-        self.events: DefaultDict[Hashable, Deque[float]] = defaultdict(deque)
-        self.lock = threading.Lock()
-
-    def allow(self, key: Hashable) -> bool:
-        """Count one event of ``key``; whether it is within the limit."""
-        now = time.monotonic()
-        with self.lock:
-            events = self.events[key]
-            while events and events[0] < now - 60.0:
-                events.popleft()
-            if len(events) >= self.count:
-                return False
-            events.append(now)
-            if len(self.events) > 100_000:      # keys that went quiet
-                for stale in [k for k, v in self.events.items() if not v]:
-                    del self.events[stale]
-            return True
-
-
 class Limits:
     """The process's limiters (see the module docstring)."""
 
     def __init__(self, settings: Any) -> None:
         self.requests = RateLimit(int(settings["requests_per_minute"]))
         self.uploads = RateLimit(int(settings["uploads_per_minute"]))
-        self.failures = RateLimit(int(settings.get("failures_per_minute",
-                                                   FAILURES_PER_MINUTE)))
+        self.failures = FailureLimit(int(settings.get("failures_per_minute",
+                                                      FAILURES_PER_MINUTE)))
 
 
 def store_of(request: Request) -> Store:
@@ -89,7 +63,7 @@ def _student(request: Request) -> Tuple[Optional[Caller], Optional[Response]]:
     limits = limits_of(request)
     player = store_of(request).accounts.player_of_token(bearer(request))
     if player is None:
-        if not limits.failures.allow(("address", address(request))):
+        if limits.failures.failed(("address", address(request))):
             return None, error(429, "too many wrong tokens from your address; wait a minute")
         return None, error(401, "a valid student token is needed "
                                 "(Authorization: Bearer TOKEN)")
@@ -119,7 +93,7 @@ def for_workers(handler: Callable[[Request, Caller], Awaitable[Response]]) -> Ha
         worker = await run_in_threadpool(store_of(request).accounts.worker_of_token,
                                          bearer(request))
         if worker is None:
-            limits_of(request).failures.allow(("address", address(request)))
+            limits_of(request).failures.failed(("address", address(request)))
             return error(401, "a valid worker token is needed")
         return await handler(request, worker)
     return checked

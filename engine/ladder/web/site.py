@@ -16,6 +16,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import config, pages
 from ..store.games import CHALLENGES_PER_HOUR
+from ..guard import BodyTooLarge
 from .common import (LOGIN_COOKIE, SESSION_COOKIE, address, limits_of, store_of)
 from .receiving import receive
 
@@ -166,7 +167,7 @@ async def post_login(request: Request) -> Response:
     store = store_of(request)
     player = await run_in_threadpool(store.accounts.player_of_token, token)
     if player is None:
-        if not limits_of(request).failures.allow(("address", address(request))):
+        if limits_of(request).failures.failed(("address", address(request))):
             return error_page(request, "Too many tries",
                               "too many wrong tokens from your address: wait a minute", 429)
         return await page_me(request, "That token is not one of this ladder's.", "error",
@@ -198,7 +199,7 @@ async def post_upload(request: Request) -> Response:
     try:    # the CSRF token is read from the parsed form, before anything is stored
         form = await request.form(max_files=1, max_fields=4)
     except Exception as problem:  # noqa: BLE001 - too large, or not a form
-        if type(problem).__name__ == "BodyTooLarge":
+        if isinstance(problem, BodyTooLarge):
             return await page_me(request, "Upload refused: the archive is larger than "
                                           f"{store.settings['upload_mb']} MB.", "error", 413)
         return await page_me(request, "That was not an upload form.", "error", 400)
