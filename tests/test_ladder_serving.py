@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import pwd
+import select
 import shutil
 import signal
 import subprocess
@@ -242,6 +243,7 @@ def _run(*arguments):
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_serve_killed_outright_takes_its_children_with_it(ladder_folder):
     """serve with two workers, started with a worker token in its environment (the
     workers refuse one there): no child sees the token, a second serve of the folder
@@ -314,6 +316,16 @@ def test_serve_refuses_a_port_another_server_holds(ladder_folder):
     assert done.stderr == (f"ladder: 127.0.0.1:{port} is taken: another server listens "
                            "there (ladder stop DIR, or another --port)\n")
     assert not os.path.exists(os.path.join(ladder_folder, "server.json"))
+    # A folder whose server.json names a serve still running (here: this test) is
+    # refused before anything is bound.
+    path = os.path.join(ladder_folder, "server.json")
+    with open(path, "w") as handle:
+        json.dump({"pid": os.getpid(), "started": start_time(os.getpid())}, handle)
+    done = _run("serve", ladder_folder, "--port", str(_free_port()), "--workers", "0")
+    os.unlink(path)
+    assert (done.returncode, done.stderr) == (2, f"ladder: {ladder_folder} is served "
+                                                 f"already (pid {os.getpid()}): ladder stop "
+                                                 f"{ladder_folder} first\n")
 
 
 def _sleeper():
@@ -351,6 +363,58 @@ def test_stop_ends_what_a_killed_serve_left(tmp_path, capsys):
         for process in (web, worker, stranger):
             process.kill()
             process.wait()
+
+
+MIDDLE = """
+import subprocess, sys, time
+sys.path.insert(0, sys.argv[1])
+from engine.ladder.lifelines import dying_with_me
+child = subprocess.Popen([sys.executable, "-c", sys.argv[2], sys.argv[1]],
+                         preexec_fn=dying_with_me())
+print(child.pid, flush=True)
+time.sleep(600)
+"""
+
+# The child: as root it becomes nobody (as the web process does), which makes the
+# kernel forget the parent-death signal, and asks for it again.
+CHILD = """
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+from engine.ladder.lifelines import parent_death_signal, rearm
+parent, number = os.getppid(), parent_death_signal()
+assert number == 15, number
+if os.geteuid() == 0:
+    import pwd
+    nobody = pwd.getpwnam("nobody")
+    os.setgroups([]); os.setgid(nobody.pw_gid); os.setuid(nobody.pw_uid)
+rearm(parent, number)
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def _line(stream, seconds=30):
+    """The next line of ``stream``, or "" when none comes within ``seconds``."""
+    ready, _, _ = select.select([stream], [], [], seconds)
+    return stream.readline() if ready else ""
+
+
+def test_a_child_dies_with_its_parent_killed_outright_even_after_dropping_root():
+    middle = subprocess.Popen([PYTHON, "-c", MIDDLE, str(REPO), CHILD],
+                              stdout=subprocess.PIPE, text=True)
+    child, started = None, None
+    try:
+        child = int(_line(middle.stdout))
+        started = start_time(child)
+        assert _line(middle.stdout) == "ready\n"       # it has dropped root, re-armed
+        os.kill(middle.pid, signal.SIGKILL)
+        middle.wait()
+        assert _wait_gone([(child, started)], 20) == []
+    finally:
+        middle.kill()
+        middle.wait()
+        if child is not None and _wait_gone([(child, started)], 0):
+            os.kill(child, signal.SIGKILL)      # it outlived its parent: a failure
 
 
 def test_a_child_whose_parent_died_before_it_was_armed_ends_itself():
