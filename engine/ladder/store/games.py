@@ -47,10 +47,13 @@ class Games:
 
     # --- leases -------------------------------------------------------------------------
 
-    def lease(self, worker: Caller, built: Sequence[int] = ()) -> Optional[Dict[str, Any]]:
-        """The next piece of work for ``worker`` (a build, a game) or None. Expired
-        leases go back first; builds within their players' share come before games,
-        the other builds after them (engine.ladder.store.submissions)."""
+    def lease(self, worker: Caller, built: Sequence[int] = (),
+              label: Optional[str] = None) -> Optional[Dict[str, Any]]:
+        """The next piece of work for ``worker`` (a build, a game) or None; ``label``:
+        the name the worker gives itself (kept with a game; the lease is bound to the
+        token's worker). Expired leases go back first; builds within their players'
+        share come before games, the other builds after them
+        (engine.ladder.store.submissions)."""
         now = time.time()
         with self.db.lock, self.db.session.begin() as session:
             self.submissions.expire(session, now)
@@ -71,7 +74,7 @@ class Games:
             game.lease, game.lease_worker = config.new_token(), worker.id
             game.lease_expires = now + seconds
             game.attempts += 1
-            game.worker = worker.name[:100]
+            game.worker = (label or worker.name)[:100]
             x, o = session.get(Submission, game.x_sub), session.get(Submission, game.o_sub)
             return {"kind": "game", "lease": game.lease, "expires": seconds,
                     "game": {"id": game.id, "pair": game.pair, "board": game.board,

@@ -45,7 +45,9 @@ async def work_lease(request: Request, worker: Caller) -> Response:
     body = await json_body(request)
     built = [sid for sid in body.get("built", []) if int_or_none(sid) is not None] \
         if isinstance(body.get("built"), list) else []
-    work = await run_in_threadpool(store_of(request).games.lease, worker, built[:10_000])
+    label = body.get("worker") if isinstance(body.get("worker"), str) else None
+    work = await run_in_threadpool(store_of(request).games.lease, worker, built[:10_000],
+                                   label)
     return JSONResponse(work or {"kind": "idle", "wait": IDLE_WAIT})
 
 
