@@ -15,7 +15,7 @@ import pytest
 from similarity_helpers import (DISGUISES, c_program, class_of, disguise, java_program,
                                 program)
 
-from engine.similarity import corpus, sources
+from engine.similarity import corpus, python_tokens, sources
 from engine.similarity.clike_tokens import lex_c, lex_java
 from engine.similarity.compare import Entry, Settings, compare
 from engine.similarity.corpus import base_hashes
@@ -102,6 +102,15 @@ def test_compiling_to_check_the_syntax_prints_no_warning(capfd):
         lexed = lex_python('import re\nok = re.match("\\d+", "12") is 1\n')
     assert lexed.problem is None and caught == []
     assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize("parser", ["symtable", "byte code (PyPy)"])
+def test_the_syntax_check_finds_an_error_and_only_an_error(parser, monkeypatch):
+    if parser != "symtable":
+        monkeypatch.setattr(python_tokens, "symtable", None)
+    assert python_tokens.syntax_problem("def f(x):\n    return x\n") is None
+    assert python_tokens.syntax_problem("def f(x)\n    return x\n").startswith("line 1:")
+    assert python_tokens.syntax_problem("x = 1\nnonlocal x\n").startswith("line 2:")
 
 
 def test_c_and_java_lexers_set_names_comments_and_literals_aside():
