@@ -260,6 +260,20 @@ def test_the_handouts_code_does_not_make_two_students_similar(tmp_path):
     assert max(others) < 0.5 * without.pairs[len(without.pairs) // 2].score + 0.3
 
 
+def test_code_most_of_the_class_shares_is_ignored(tmp_path):
+    """A block all 12 students pasted (more than max(10, 10% of 12) entries) makes no
+    two of them alike; counted (--common 1.0: up to 12 entries), it does."""
+    shared = "\n".join(program(909, 120).split("\n")[8:-3]) + "\n"
+    entries = write_class(tmp_path / "class", {
+        f"s{index:02d}": program(5000 + index, 60) + "\n\n" + shared for index in range(12)})
+    ignored = compare(entries)
+    counted = compare(entries, Settings(common_share=1.0))
+    assert ignored.common_limit == 10 and counted.common_limit == 12
+    assert ignored.common > 50 and counted.common == 0
+    assert max(pair.score for pair in ignored.pairs) < 0.45
+    assert min(pair.score for pair in counted.pairs) > 0.5
+
+
 def test_a_prior_term_is_compared_one_way(tmp_path):
     prior = {f"old{index}": program(3000 + index, 90) for index in range(4)}
     prior["old_copy"] = disguise(prior["old1"], 2)          # prior copied within itself
