@@ -161,6 +161,7 @@ class Worker:
             folder = os.path.join(self.folder.sources, str(ident))
             source = self._unpacked(ident, folder, described.get("sha256"))
             entrant = entrants_module.entrant_for(self.rules, name, source)
+        started = time.monotonic()
         try:
             error = director.admit(entrant)
         finally:
@@ -170,6 +171,8 @@ class Worker:
             director.forget(name)
             return name, error
         self.cache.add(ident, name, build_bytes(director.built[name]), keep)
+        say(f"built {printable(name)} here ({time.monotonic() - started:.1f} s; "
+            f"{len(self.cache.ids())} builds kept)")
         return name, None
 
     def _unpacked(self, ident: int, folder: str, sha256: Optional[str]) -> str:
