@@ -197,8 +197,8 @@ def ladder_folder():
         shutil.rmtree(top, ignore_errors=True)
 
 
-def _serve(folder, port, workers, environment=None):
-    log = open(os.path.join(os.path.dirname(folder), "serve.log"), "ab")
+def _serve(folder, port, workers, environment=None, log_folder=None):
+    log = open(os.path.join(log_folder or os.path.dirname(folder), "serve.log"), "ab")
     process = subprocess.Popen(
         [PYTHON, "-m", "engine", "ladder", "serve", folder, "--port", str(port),
          "--workers", str(workers)], cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
@@ -219,8 +219,9 @@ def _serve(folder, port, workers, environment=None):
     raise AssertionError("serve did not start: " + _log(folder))
 
 
-def _log(folder):
-    with open(os.path.join(os.path.dirname(folder), "serve.log"), errors="replace") as handle:
+def _log(folder, log_folder=None):
+    with open(os.path.join(log_folder or os.path.dirname(folder), "serve.log"),
+              errors="replace") as handle:
         return handle.read()[-3000:]
 
 
@@ -287,6 +288,74 @@ def test_stop_stops_serve_its_web_process_and_its_workers(ladder_folder):
     assert serve.wait(30) == 130
     assert _wait_gone(children, 5) == []
     assert not os.path.exists(os.path.join(ladder_folder, "server.json"))
+
+
+@pytest.fixture
+def small_disk():
+    """A 24 MB tmpfs, open to every user (root only)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    top = tempfile.mkdtemp(prefix="ladder-disk-")
+    os.chmod(top, 0o755)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m,mode=755", "tmpfs", top],
+                      capture_output=True).returncode != 0:
+        os.rmdir(top)
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield top
+    finally:
+        subprocess.run(["umount", "-l", top], check=False)
+        os.rmdir(top)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("log_on_the_full_disk", [False, True])
+def test_a_ladder_on_a_full_disk_answers_503_and_logs_one_line(small_disk, tmp_path,
+                                                              log_on_the_full_disk):
+    """A real ladder whose DIR fills up: uploads get a JSON 503 (three of them, one line
+    in the log, no traceback), and what needs no writing still answers; also when the
+    server's log is on that disk (the line is lost, the answer is not)."""
+    pytest.importorskip("sqlalchemy")
+    roster = os.path.join(small_disk, "roster.csv")
+    with open(roster, "w") as handle:
+        handle.write("name\nann\n")
+    folder = os.path.join(small_disk, "ladder")
+    assert _run("init", folder, "--game", "stake_raid", "--roster", roster, "--time", "1",
+                "--sizes", "3").returncode == 0
+    port = _free_port()
+    logs = None if log_on_the_full_disk else str(tmp_path)
+    serve, _ = _serve(folder, port, 0, log_folder=logs)
+    from ladder_helpers import FIRST_EMPTY, request, upload, zip_bytes
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:          # the web process has started
+            try:
+                if request(url + "/api/leaderboard", timeout=2)[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.2)
+        # The log itself fills the disk when it is there: to its last byte, so that the
+        # server's next line cannot be written.
+        filler = os.path.join(small_disk, "serve.log" if log_on_the_full_disk else "filler")
+        with open(filler, "ab", buffering=0) as handle:
+            with pytest.raises(OSError):
+                while True:
+                    handle.write(bytes(1 << 20))
+        token = open(os.path.join(folder, "tokens.csv")).read().split()[1].split(",")[1]
+        for _ in range(3):
+            try:
+                status, body = upload(url, token, zip_bytes({"homework.py": FIRST_EMPTY}))
+            except OSError as error:
+                raise AssertionError(f"{error}: {_log(folder, logs)}") from None
+            assert status == 503 and "disk is full" in body["error"], (status, body)
+        assert request(url + "/api/leaderboard")[0] == 200
+    finally:
+        _run("stop", folder)
+        serve.wait(60)
+    if not log_on_the_full_disk:
+        log = _log(folder, logs)
+        assert log.count("disk is full") == 1 and "Traceback" not in log, log
 
 
 class _Answering(BaseHTTPRequestHandler):

@@ -59,9 +59,13 @@ class PortTaken(EngineError):
 
 
 def log_line(text: str) -> None:
-    """One line of the web process's log (its stderr)."""
-    sys.stderr.write(f"ladder web: {text}\n")
-    sys.stderr.flush()
+    """One line of the web process's log (its stderr). A log that cannot be written (on
+    the disk that is full) loses the line: the answer to the client must not fail."""
+    try:
+        sys.stderr.write(f"ladder web: {text}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 # --- the request: caps, headers, failures ----------------------------------------------------
