@@ -22,6 +22,7 @@ from engine.similarity.corpus import base_hashes
 from engine.similarity.fingerprints import K, WINDOW, fingerprints, kgram_hashes, winnow
 from engine.similarity.lexed import IDENTIFIER, NUMBER, STRING
 from engine.similarity.make_tokens import lex_make
+from engine.similarity.pairs import Region, _one_to_one
 from engine.similarity.python_tokens import lex_python
 
 
@@ -237,6 +238,15 @@ def test_the_regions_map_the_copy_back_to_its_lines(tmp_path):
     code_lines = {number for number, line in enumerate(texts["one"], 1)
                   if line.strip() and not line.strip().startswith(("#", '"""'))}
     assert len(covered & code_lines) > 0.8 * len(code_lines)
+
+
+def test_a_region_mostly_shown_by_a_stronger_one_is_left_out():
+    strong = Region(0, 1, 10, 0, 1, 10, 9)
+    repeated = Region(0, 2, 4, 0, 30, 32, 1)       # the same lines of a, matched again
+    elsewhere = Region(0, 20, 30, 0, 40, 50, 5)
+    touching = Region(0, 8, 20, 0, 60, 72, 4)      # 3 of its 13 lines of a are shown
+    assert _one_to_one([repeated, touching, elsewhere, strong]) == [strong, touching,
+                                                                    elsewhere]
 
 
 HANDOUT = "\n".join(program(777, 140).split("\n")[:-3]) + "\n"

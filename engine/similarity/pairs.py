@@ -11,12 +11,14 @@ high through the other side's share.
 
 :func:`regions` maps a reported pair's shared fingerprints back to the code: the
 positions of each shared fingerprint in both files, chained while both advance together
-(gaps of at most :data:`GAP` tokens), each chain a region of lines in both files.
+(gaps of at most :data:`GAP` tokens), each chain a region of lines in both files; a
+region more than half of whose lines on a side another, stronger region already shows is
+left out.
 """
 
 from collections import Counter
 from itertools import combinations, product
-from typing import Dict, FrozenSet, List, NamedTuple, Sequence, Tuple
+from typing import Dict, FrozenSet, List, NamedTuple, Sequence, Set, Tuple
 
 from .corpus import Printed
 from .fingerprints import K
@@ -123,7 +125,7 @@ def regions(a: Printed, b: Printed, shared: FrozenSet[int], k: int = K
             chain = [file_a, file_b, at_a, at_a, at_b, at_b, 1]
             candidates.append(chain)
             chains.append(chain)
-    return _merged([_as_lines(chain, a, b, k) for chain in chains])
+    return _one_to_one(_merged([_as_lines(chain, a, b, k) for chain in chains]))
 
 
 def _as_lines(chain: List[int], a: Printed, b: Printed, k: int) -> Region:
@@ -132,6 +134,25 @@ def _as_lines(chain: List[int], a: Printed, b: Printed, k: int) -> Region:
     return Region(file_a, lines_a[first_a], lines_a[min(last_a + k - 1, len(lines_a) - 1)],
                   file_b, lines_b[first_b], lines_b[min(last_b + k - 1, len(lines_b) - 1)],
                   count)
+
+
+def _one_to_one(found: List[Region]) -> List[Region]:
+    """The regions, strongest first, each kept unless more than half of its lines on
+    either side are already shown by a region kept before (code repeated within a
+    file, such as a guard at the top of every function, matches several places: only
+    its best match is shown), in ``a``'s order."""
+    shown: Dict[Tuple[str, int], Set[int]] = {}
+    kept: List[Region] = []
+    for region in sorted(found, key=lambda region: (-region.fingerprints, region)):
+        sides = ((("a", region.a_file), range(region.a_first, region.a_last + 1)),
+                 (("b", region.b_file), range(region.b_first, region.b_last + 1)))
+        if any(2 * len(shown.get(key, set()).intersection(lines)) > len(lines)
+               for key, lines in sides):
+            continue
+        kept.append(region)
+        for key, lines in sides:
+            shown.setdefault(key, set()).update(lines)
+    return sorted(kept)
 
 
 def _merged(found: List[Region]) -> List[Region]:
