@@ -14,12 +14,20 @@
 2. N simulated students upload at once: N threads each POST a zip of an agent; printed:
    the requests' latency (median, 95th percentile, max) and the time until W workers
    have built all N submissions.
+3. A class (``--only class``, default 300 students, 2 local workers, 3x3 boards): the
+   class uploads (20 at a time); then the time until every student has 4 games; then
+   the game rate in three windows, without readers, with 50 readers polling
+   /api/leaderboard every 3 s as the page does, and without again (the ratio with
+   readers / without, and the readers' 95th percentile); the builds per game (the
+   workers' "built ... here" lines over the games played) and the web process's
+   resident memory (now and at its peak).
 
 Run it as root on an otherwise idle machine (the web process drops to nobody; the
 workers need the sandbox). The ladder folders are made under /tmp and removed.
 """
 
 import argparse
+import concurrent.futures
 import csv
 import io
 import json
@@ -27,6 +35,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -238,6 +247,116 @@ def upload_burst(options):
         print("refused:", failure)
 
 
+def done_games(ladder):
+    """Games done, and the fewest done games of any student (read-only SQLite)."""
+    path = os.path.join(ladder.folder, "data", "ladder.db")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30) as db:
+        total = db.execute("SELECT count(*) FROM games WHERE state = 'done'").fetchone()[0]
+        fewest = db.execute(
+            "SELECT min(n) FROM (SELECT p.id, (SELECT count(*) FROM games g JOIN "
+            "submissions s ON s.id IN (g.x_sub, g.o_sub) WHERE g.state = 'done' AND "
+            "s.player_id = p.id) AS n FROM players p WHERE NOT p.staff)").fetchone()[0]
+    return total, fewest or 0
+
+
+def memory_of(pid):
+    """(resident MB, peak resident MB) of the process ``pid``."""
+    found = {}
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                found[line.split(":")[0]] = int(line.split()[1]) / 1024
+    return found["VmRSS"], found["VmHWM"]
+
+
+def percentile(values, share):
+    values = sorted(values)
+    return values[int(share * (len(values) - 1))]
+
+
+def rate_window(ladder, seconds, readers=0):
+    """Games per minute over ``seconds``, with ``readers`` polling the leaderboard every
+    3 s; and the readers' latencies."""
+    stop, latencies = threading.Event(), []
+
+    def reader(offset):
+        stop.wait(offset)
+        while not stop.is_set():
+            started = time.monotonic()
+            status, _ = get(ladder.url + "/api/leaderboard")
+            if status == 200:
+                latencies.append(time.monotonic() - started)
+            stop.wait(3.0)
+    threads = [threading.Thread(target=reader, args=(3.0 * i / max(readers, 1),))
+               for i in range(readers)]
+    for thread in threads:
+        thread.start()
+    before, _ = done_games(ladder)
+    started = time.monotonic()
+    time.sleep(seconds)
+    after, _ = done_games(ladder)
+    elapsed = time.monotonic() - started
+    stop.set()
+    for thread in threads:
+        thread.join()
+    return (after - before) / elapsed * 60, latencies
+
+
+def class_of(options):
+    names = [f"s{i:03d}" for i in range(options.students)]
+    options.sizes = options.class_sizes
+    ladder = Served(names, options, options.workers)
+    try:
+        archives = {"first": zipped("first"), "last": zipped("last")}
+        latencies = []
+
+        def student(index):
+            started = time.monotonic()
+            status, body = upload(ladder.url, ladder.tokens[names[index]],
+                                  archives["first" if index % 2 else "last"])
+            latencies.append(time.monotonic() - started)
+            return status
+        started = time.monotonic()
+        with concurrent.futures.ThreadPoolExecutor(20) as pool:
+            statuses = list(pool.map(student, range(len(names))))
+        uploaded = time.monotonic() - started
+        while done_games(ladder)[1] < 4:
+            if time.monotonic() - started > options.patience:
+                raise SystemExit(f"not every student had 4 games in {options.patience} s")
+            time.sleep(2.0)
+        four = time.monotonic() - started
+        quiet, _ = rate_window(ladder, options.window)
+        busy, read = rate_window(ladder, options.window, readers=50)
+        quiet_again, _ = rate_window(ladder, options.window)
+        total, _ = done_games(ladder)
+        with open(os.path.join(ladder.folder, "server.json")) as handle:
+            web = json.load(handle)["web"]
+        resident, peak = memory_of(web)
+        ladder.log.flush()
+        with open(os.path.join(ladder.root, "serve.log")) as handle:
+            built = [line.split(" built ", 1)[1].split(" here (")[0] for line in handle
+                     if "here (" in line and " built " in line]
+        builds = len(built)
+        most = sorted({name: built.count(name) for name in built}.items(),
+                      key=lambda item: -item[1])[:3]
+    finally:
+        ladder.stop()
+    print(f"a class of {len(names)} ({options.workers} workers, {options.time:g} s clocks, "
+          f"sizes {options.class_sizes}, SQLite):")
+    print(f"  uploads: {statuses.count(201)} of {len(names)} accepted in {uploaded:.1f} s, "
+          f"20 at a time; latency median {statistics.median(latencies) * 1000:.0f} ms, "
+          f"95th percentile {percentile(latencies, 0.95) * 1000:.0f} ms")
+    print(f"  every student had 4 games {four:.0f} s after the first upload")
+    print(f"  games per minute: {quiet:.1f} without readers, {busy:.1f} with 50 readers, "
+          f"{quiet_again:.1f} without again: with / without = "
+          f"{busy / ((quiet + quiet_again) / 2):.2f}")
+    print(f"  the leaderboard under 50 readers: {len(read)} requests, 95th percentile "
+          f"{percentile(read, 0.95) * 1000:.0f} ms")
+    print(f"  builds per game: {builds} builds for {total} games = {builds / total:.3f} "
+          f"(most built: {', '.join(f'{name} {count}x' for name, count in most)})")
+    print(f"  the web process: {resident:.0f} MB resident, {peak:.0f} MB at its peak")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--window", type=float, default=60.0)
@@ -246,8 +365,15 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--students", type=int, default=60)
     parser.add_argument("--db", help="postgresql://... (default SQLite)")
-    parser.add_argument("--only", choices=("rate", "burst"))
+    parser.add_argument("--only", choices=("rate", "burst", "class"))
+    parser.add_argument("--class-sizes", default="3", help="the class's boards (default 3)")
+    parser.add_argument("--patience", type=float, default=3600.0,
+                        help="the class's seconds to give every student 4 games")
     options = parser.parse_args()
+    if options.only == "class":
+        options.students = options.students if options.students != 60 else 300
+        class_of(options)
+        return
     if options.only != "burst":
         games_per_minute(options)
     if options.only != "rate":

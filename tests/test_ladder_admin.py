@@ -134,3 +134,13 @@ def test_export_lays_out_each_students_latest_working_version_before_the_freeze(
     assert first != second
     # Into a folder that is not empty: one line, exit 2.
     assert cli.main(["export", str(folder), "--entrants", str(out)]) == 2
+
+
+def test_a_workers_settings_size_its_cache_to_the_whole_class_from_the_start(ladder):
+    """Before anyone has built or played, the class's size is every player (two students
+    and two anchors here): a worker sized to the standings would hold two builds and
+    build the same entrants again and again (7 builds of one entrant in a bench run)."""
+    _, _, client, _, local = ladder
+    settings = client.get("/api/work/settings",
+                          headers={"Authorization": f"Bearer {local}"}).json()
+    assert settings["class_size"] == 4

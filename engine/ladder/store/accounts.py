@@ -5,7 +5,7 @@ import secrets
 import time
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from .. import config
 from .database import Database
@@ -59,6 +59,11 @@ class Accounts:
             player = session.scalar(select(Player).where(
                 Player.token_hash == config.token_hash(token)))
             return None if player is None else Caller(player.id, player.name)
+
+    def players(self) -> int:
+        """How many players the ladder has (students and anchors): the class's size."""
+        with self.db.session() as session:
+            return int(session.scalar(select(func.count()).select_from(Player)) or 0)
 
     def player_named(self, name: str) -> Optional[Caller]:
         with self.db.session() as session:

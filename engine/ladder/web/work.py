@@ -35,8 +35,8 @@ async def acknowledged(function: Callable[..., Any], *args: Any) -> Response:
 async def work_settings(request: Request, worker: Caller) -> Response:
     store = store_of(request)
     settings = {key: store.settings[key] for key in SETTINGS}
-    snapshot = await run_in_threadpool(store.standings.snapshot)
-    settings["class_size"] = max(len(snapshot.rows), len(store.rules.anchors))
+    # Every player may play: a worker's cache holds them all from the start.
+    settings["class_size"] = await run_in_threadpool(store.accounts.players)
     return JSONResponse(settings)
 
 
