@@ -1,4 +1,4 @@
-"""python3 -m engine grade cases|run|merge|autograder: the grading kit (docs/grading.md).
+"""python3 -m engine grade cases|run|merge|similar|autograder: the grading kit (docs/grading.md).
 
   python3 -m engine grade cases PROGRAM --count K [--seed S] --out DIR [--exclude DIR]
   python3 -m engine grade run PROGRAM SUBMISSION... [--cases DIR | --count K --seed S]
@@ -101,7 +101,8 @@ def shard_option(text: str) -> Tuple[int, int]:
 
 def parser() -> argparse.ArgumentParser:
     top = ArgumentParser(prog="python3 -m engine grade", description=__doc__.split("\n")[0])
-    commands = top.add_subparsers(dest="command", metavar="cases|run|merge|autograder")
+    commands = top.add_subparsers(dest="command",
+                                  metavar="cases|run|merge|similar|autograder")
     cases = commands.add_parser("cases", help="write generated cases with expected outputs")
     cases.add_argument("program", choices=PROGRAMS)
     cases.add_argument("--count", type=_positive_int, required=True)
@@ -712,7 +713,7 @@ def run(argv: List[str]) -> int:
         return similarity_command.run(options)
     if options.command == "gradescope-run":
         return autograder.gradescope_run(options.root, grade_for_gradescope)
-    raise UsageError("give a command: cases, run, merge or autograder (see --help)")
+    raise UsageError("give a command: cases, run, merge, similar or autograder (see --help)")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
