@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from measure import PYTHON, best_of  # noqa: E402
 
 from engine.games.morris import DECISIVE_HORIZON, MorrisLookahead, solve  # noqa: E402
-from engine.search import Statistics, search  # noqa: E402
+from engine.search import ExactSearch, Statistics, search  # noqa: E402
 
 PLIES = (1, 2, 3, 10, 1000000)
 
@@ -36,7 +36,7 @@ def heaviest_inputs(depth, top):
         if game.terminal_value(root) is not None:
             continue
         stats = Statistics()
-        search(game, root, depth=depth, stats=stats)
+        search(game, root, ExactSearch(depth=depth), stats=stats)
         counts.append((stats.nodes, board, turn))
     counts.sort(key=lambda item: (-item[0], item[1], item[2]))
     return counts[:top]

@@ -29,7 +29,7 @@ from measure import PYTHON, best_of  # noqa: E402
 
 from engine.games.stake_raid_files import parse_input  # noqa: E402
 from engine.games.stake_raid_files import position as setup  # noqa: E402
-from engine.search import search  # noqa: E402
+from engine.search import ExactSearch, search  # noqa: E402
 
 # (name, N, MODE, DEPTH, fraction of squares filled, target CPU seconds)
 CASES = [
@@ -70,7 +70,7 @@ def main(argv):
             problem = parse_input(text)
             game, state = setup(problem)
             started = time.process_time()
-            result = search(game, state, prune=mode == "ALPHABETA", depth=depth)
+            result = search(game, state, ExactSearch(prune=mode == "ALPHABETA", depth=depth))
             seconds = time.process_time() - started
             nodes = result.stats.nodes
             verdict = "" if target is None else (

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.games.stake_raid import EMPTY, MAX, MIN, StakeRaid  # noqa: E402
 from engine.programs.stake_raid.player import (SAFETY, STARTUP_COST,  # noqa: E402
                                             competition_move)
-from engine.search import search  # noqa: E402
+from engine.search import ExactSearch, search  # noqa: E402
 
 X, O = MAX, MIN  # noqa: E741 (absolute codes of the shared board; O: the game's mark)
 SWAP = bytes.maketrans(b"\x01\x02", b"\x02\x01")
@@ -77,7 +77,7 @@ def play_game(values, size, cells, competition_side, depth, seconds_per_move):
             ours.append(used)
             reached.append(move.depth)
         else:
-            result = search(game, state, prune=True, depth=depth)
+            result = search(game, state, ExactSearch(prune=True, depth=depth))
             child = result.child
             theirs.append(time.process_time() - started)
         cells = child[0] if side == X else child[0].translate(SWAP)

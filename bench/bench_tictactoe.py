@@ -16,7 +16,7 @@ from measure import PYTHON, best_of  # noqa: E402
 
 from engine.games.tictactoe import TicTacToe  # noqa: E402
 from engine.trace import VisitedListing  # noqa: E402
-from engine.search import search  # noqa: E402
+from engine.search import ExactSearch, search  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = 7
@@ -45,8 +45,8 @@ def in_process():
             for _ in range(3):
                 listing = VisitedListing()
                 started = time.process_time()
-                search(TicTacToe(), "-" * 9, prune=prune, tracer=listing,
-                       memo={} if use_memo else None)
+                search(TicTacToe(), "-" * 9, ExactSearch(prune=prune, tracer=listing,
+                                                         memo={} if use_memo else None))
                 text = listing.text()
                 spent = time.process_time() - started
                 best = spent if best is None else min(best, spent)

@@ -30,7 +30,3 @@ class UsageError(EngineError):
 class SearchTimeout(EngineError):
     """Raised inside a search when its deadline has passed (see engine.iterative)."""
 
-
-class SearchOptionError(EngineError, ValueError):
-    """:func:`engine.search.search` was given options that do not go together (a
-    programming error of its caller, e.g. a tracer with a selective search)."""

@@ -1,6 +1,7 @@
 """Iterative deepening under a deadline, on top of the one alpha-beta of engine.search.
 
-``iterative_deepening`` searches depth 1, 2, ... up to ``max_depth`` with a shared
+``iterative_deepening`` searches depth 1, 2, ... up to its options' ``depth`` (a
+:class:`engine.search.TableSearch` or :class:`engine.search.SelectiveSearch`) with a shared
 transposition table (so each iteration starts with the previous one's best moves first),
 and returns the result of the deepest iteration that COMPLETED before the deadline. A
 search that runs past the deadline is abandoned (engine.search raises SearchTimeout
@@ -12,12 +13,15 @@ time to give a move, safety margins) belongs to the program; this module only ho
 deadline.
 """
 
+import itertools
 import time
 from collections import namedtuple
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, List, Optional, Union, overload
 
 from .errors import SearchTimeout
-from .search import INF, Statistics, TimeLimit, TranspositionTable, search
+from .search import (SearchResult, SelectiveSearch, Statistics, TableSearch,
+                     TranspositionTable, search)
+from .searchparts import Tracer
 
 
 class Iteration(namedtuple("Iteration", "depth result seconds")):
@@ -42,48 +46,62 @@ class DeepeningResult(namedtuple("DeepeningResult",
     __slots__ = ()
 
 
-def iterative_deepening(game: Any, state: Any, *, max_depth: int,
-                        time_limit: Optional[TimeLimit] = None,
-                        table: Optional[TranspositionTable] = None,
-                        order: Optional[Callable] = None,
-                        window: Tuple[float, float] = (-INF, INF),
-                        tracer_factory: Optional[Callable] = None,
-                        stats: Optional[Statistics] = None, min_depth: int = 1,
-                        on_iteration: Optional[Callable] = None, prune: bool = True,
-                        stop_when: Optional[Callable] = None,
-                        selective: Any = None) -> DeepeningResult:
-    """Deepen from ``min_depth`` to ``max_depth`` until ``time_limit`` (a
-    :class:`engine.search.TimeLimit`; its clock also times the iterations).
+@overload
+def iterative_deepening(game: Any, state: Any, options: TableSearch, *, min_depth: int = 1,
+                        tracer_for: Optional[Callable[[int], Tracer]] = None,
+                        stats: Optional[Statistics] = None,
+                        on_iteration: Optional[Callable[[Iteration], Any]] = None,
+                        stop_when: Optional[Callable[[Iteration], bool]] = None
+                        ) -> DeepeningResult: ...
 
-    ``table`` (a TranspositionTable, created if None) is kept across iterations.
-    ``tracer_factory(depth)`` may give each iteration its own tracer; ``on_iteration``
-    is called with each completed :class:`Iteration`. Stops early once an iteration
-    is exact (no evaluation and no table answer used: searched to the game's end).
-    ``order`` and ``selective`` are passed to the search (see engine.search; a cut by true
-    ``bounds`` keeps an iteration exact). ``prune=False`` deepens plain minimax instead
-    of alpha-beta. ``stop_when(iteration)`` returning True ends the deepening after that
-    completed iteration (e.g. a proven win).
+
+@overload
+def iterative_deepening(game: Any, state: Any, options: SelectiveSearch, *,
+                        min_depth: int = 1, stats: Optional[Statistics] = None,
+                        on_iteration: Optional[Callable[[Iteration], Any]] = None,
+                        stop_when: Optional[Callable[[Iteration], bool]] = None
+                        ) -> DeepeningResult: ...
+
+
+def iterative_deepening(game: Any, state: Any, options: Union[TableSearch, SelectiveSearch],
+                        *, min_depth: int = 1,
+                        tracer_for: Optional[Callable[[int], Tracer]] = None,
+                        stats: Optional[Statistics] = None,
+                        on_iteration: Optional[Callable[[Iteration], Any]] = None,
+                        stop_when: Optional[Callable[[Iteration], bool]] = None
+                        ) -> DeepeningResult:
+    """Search ``state`` with ``options`` at depth ``min_depth``, ``min_depth + 1``, ... up
+    to ``options.depth`` (None: no limit) until its ``time_limit`` (whose clock also
+    times the iterations).
+
+    ``options.table`` (a TranspositionTable, created if None) is kept across
+    iterations. ``tracer_for(depth)`` may give each iteration its own tracer (a
+    TableSearch only: a SelectiveSearch is never traced); ``on_iteration`` is called
+    with each completed :class:`Iteration`. Stops early once an iteration is exact (no
+    evaluation and no table answer used: searched to the game's end; a cut by true
+    ``bounds`` keeps an iteration exact), or when ``stop_when(iteration)`` returns True
+    after a completed iteration (e.g. a proven win).
     """
-    deadline = time_limit.deadline if time_limit is not None else None
+    time_limit = options.time_limit
     clock = time_limit.clock if time_limit is not None else time.perf_counter
-    if table is None:
-        table = TranspositionTable()
+    if options.table is None:
+        options = options.but(table=TranspositionTable())
     if stats is None:
         stats = Statistics()
-    iterations = []
-    timed_out = False
-    solved = False
-    for depth in range(min_depth, max_depth + 1):
-        if deadline is not None and clock() >= deadline:
+    depths = (itertools.count(min_depth) if options.depth is None
+              else range(min_depth, options.depth + 1))
+    iterations: List[Iteration] = []
+    timed_out = solved = False
+    for depth in depths:
+        if time_limit is not None and clock() >= time_limit.deadline:
             timed_out = True
             break
-        tracer = tracer_factory(depth) if tracer_factory is not None else None
+        deeper = (options.but(depth=depth) if tracer_for is None
+                  else options.but(depth=depth, tracer=tracer_for(depth)))
         evaluations_before, hits_before = stats.evaluations, stats.table_hits
         started = clock()
         try:
-            result = search(game, state, prune=prune, depth=depth, window=window,
-                            tracer=tracer, stats=stats, table=table, order=order,
-                            time_limit=time_limit, selective=selective)
+            result = search(game, state, deeper, stats)
         except SearchTimeout:
             timed_out = True
             break
@@ -91,15 +109,20 @@ def iterative_deepening(game: Any, state: Any, *, max_depth: int,
         iterations.append(iteration)
         if on_iteration is not None:
             on_iteration(iteration)
-        if result.action is None:
-            break
-        if stop_when is not None and stop_when(iteration):
+        if result.action is None or (stop_when is not None and stop_when(iteration)):
             break
         if stats.evaluations == evaluations_before and stats.table_hits == hits_before:
             solved = True  # nothing was estimated: deeper iterations cannot change it
             break
-    if iterations:
-        last = iterations[-1]
-        return DeepeningResult(last.result.value, last.result.action, last.result.child,
-                               last.depth, iterations, timed_out, solved, stats)
-    return DeepeningResult(None, None, None, 0, iterations, timed_out, solved, stats)
+    return _deepest(iterations, timed_out, solved, stats)
+
+
+def _deepest(iterations: List[Iteration], timed_out: bool, solved: bool,
+             stats: Statistics) -> DeepeningResult:
+    """The DeepeningResult of the deepest completed iteration (None's when none)."""
+    if not iterations:
+        return DeepeningResult(None, None, None, 0, iterations, timed_out, solved, stats)
+    last = iterations[-1]
+    result: SearchResult = last.result
+    return DeepeningResult(result.value, result.action, result.child, last.depth,
+                           iterations, timed_out, solved, stats)

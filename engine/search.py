@@ -1,7 +1,8 @@
 """The ONE minimax / alpha-beta search of the project (AIMA form).
 
 Every program searches through :func:`search`: minimax with ``prune=False``, alpha-beta
-with ``prune=True``. Rules graders depend on (docs/engine.md, "The search"):
+with ``prune=True``, as its options say (one typed value: :mod:`engine.searchoptions`).
+Rules graders depend on (docs/engine.md, "The search"):
 
 * children are visited in ``game.successors`` order (or ``order``'s);
 * a Max node returns as soon as ``v >= beta``, a Min node as soon as ``v <= alpha``, the
@@ -13,28 +14,34 @@ with ``prune=True``. Rules graders depend on (docs/engine.md, "The search"):
   window, and the root keeps the FIRST strictly better child, so alpha-beta chooses
   exactly the move minimax chooses.
 
-The exact search is :func:`_exact_node` (AIMA's MAX-VALUE / MIN-VALUE in one function)
-and :func:`_search_root` (the root rule). Everything else is a named piece around them:
-the memo of whole subtrees wraps the node (:func:`engine.searchparts.memoised`); bulk
-horizon values replace the child loop of a node whose children sit on the cut-off
-(:func:`engine.searchparts.bulk_value`). Searches with a transposition table, a deadline
-or an agent's selectivity (:mod:`engine.selective`) run the same node extended at marked
-points, :func:`engine.tablenode.table_node`: a separate function so that the grader modes
-pay nothing for them.
+The root is :func:`_search_root`; every other node is valued by the one node function of
+:mod:`engine.node`, whose children go through the one child loop
+(:func:`engine.searchparts.child_loop`). A table, a deadline, a memo or an agent's
+selectivity are named pieces the node runs where its options give them.
 """
 
-import time
-from collections import namedtuple
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from __future__ import annotations
 
-from .errors import SearchOptionError
-# The names programs import from here (kinds, flags, the table, the tracer) are defined
-# with the pieces; they are re-exported: engine.search is the one public entry.
+import time
+
+from .node import node_function
+# The names programs import from here (options, kinds, flags, the table, the tracer) are
+# defined with the options and the pieces; engine.search is the one public entry.
+from .searchoptions import (ExactSearch, SearchOptions, SelectiveSearch,  # noqa: F401
+                            TableSearch, TimeLimit)
 from .searchparts import (EVALUATED, EXACT, INF, INTERIOR, LOWER, TERMINAL,  # noqa: F401
-                          TRANSPOSITION, UPPER, Counts, TableEntry, Tracer,
-                          TranspositionTable, bound_flag, cut_piece, horizon_piece,
-                          memoised, ordered, overrides)
-from .tablenode import table_node
+                          TRANSPOSITION, UPPER, Counts, Tracer, TranspositionTable,
+                          bound_flag, ordered)
+
+# Every program imports this module; typing (about 10 ms of start-up) is for mypy only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Tuple
+
+    from .game import Game
+
+# search(game, state) with no options: alpha-beta to the end of the game.
+FULL_ALPHABETA = ExactSearch()
 
 
 class Statistics:
@@ -82,16 +89,7 @@ class Statistics:
         return f"Statistics({fields})"
 
 
-class TimeLimit(NamedTuple):
-    """When a search must give up: :class:`SearchTimeout` is raised once
-    ``clock() >= deadline``, the clock being read each time ``check_every`` more nodes
-    have been counted. The clock is injectable, so tests never depend on real time."""
-    deadline: float
-    clock: Callable[[], float] = time.perf_counter
-    check_every: int = 256
-
-
-class SearchResult(namedtuple("SearchResult", "value action child root_values stats")):
+class SearchResult:
     """What :func:`search` returns.
 
     value        the root's value (Max's view)
@@ -102,185 +100,72 @@ class SearchResult(namedtuple("SearchResult", "value action child root_values st
     stats        the Statistics object the search added to
     """
 
-    __slots__ = ()
+    __slots__ = ("value", "action", "child", "root_values", "stats")
+
+    def __init__(self, value: float, action: Any, child: Any,
+                 root_values: List[Tuple[Any, float]], stats: Statistics) -> None:
+        self.value, self.action, self.child = value, action, child
+        self.root_values, self.stats = root_values, stats
+
+    def __repr__(self) -> str:
+        return (f"SearchResult(value={self.value!r}, action={self.action!r}, "
+                f"child={self.child!r}, root_values={self.root_values!r}, "
+                f"stats={self.stats!r})")
 
 
-def search(game: Any, state: Any, *, prune: bool = True, depth: Optional[int] = None,
-           window: Tuple[float, float] = (-INF, INF), tracer: Optional[Tracer] = None,
-           stats: Optional["Statistics"] = None, memo: Optional[dict] = None,
-           memo_key: Optional[Callable] = None, table: Optional[TranspositionTable] = None,
-           order: Optional[Callable] = None, time_limit: Optional[TimeLimit] = None,
-           selective: Any = None) -> SearchResult:
-    """Search ``state`` of ``game``; return a :class:`SearchResult`.
+def search(game: Game, state: Any, options: SearchOptions = FULL_ALPHABETA,
+           stats: Optional[Statistics] = None) -> SearchResult:
+    """Search ``state`` of ``game`` as ``options`` say (an :class:`ExactSearch`,
+    :class:`TableSearch` or :class:`SelectiveSearch`; default: alpha-beta to the end of
+    the game); return a :class:`SearchResult`. The counts are added to ``stats`` (a new
+    :class:`Statistics` by default).
 
-    Arguments (all but the first two are keywords, and optional):
+    A tracer (ExactSearch's, TableSearch's) is told about every visited node: ``enter``
+    before it is examined, ``leave`` just before it returns (post-order), ``pruned``
+    with the children a cut skipped. A game with ``horizon_values`` (see engine.game)
+    has the children of a node on the cut-off valued in bulk, unless a tracer without
+    ``leaves`` or a memo needs them one by one.
 
-    prune       alpha-beta (True) or minimax (False)
-    depth       the cut-off: the root is depth 0 and a node at depth == ``depth`` is a leaf
-                valued by ``game.evaluate`` (None: search to the end of the game)
-    window      the root's (alpha, beta), e.g. (-1000, 1000). Inside it the values are
-                those of the full window; a narrowed window gives sound bounds
-    tracer      a :class:`Tracer`, told about every visited node: ``enter`` before it is
-                examined, ``leave`` just before it returns (post-order), ``pruned`` with
-                the children a cut skipped
-    stats       a :class:`Statistics` the counts are added to (a new one by default)
-    memo        a dict memoising whole subtrees by (key, depth left, alpha, beta), the key
-                being ``memo_key(state)`` (default: the state). With a tracer, the tracer
-                must be replayable (``mark``/``capture``/``replay``, engine.trace): a
-                subtree's trace is recorded once and replayed on every later visit, so the
-                output is byte-identical to a full search. Only for games whose subtrees
-                depend on the key alone; not with a table, a time limit or ``selective``
-    memo_key    e.g. a game's ``subtree_key``: states sharing it have subtrees of the same
-                shape and values (``replay(segment, state)`` adapts the text to ``state``)
-    table       a :class:`TranspositionTable`: values with bound flags, and best moves
-                that are tried first
-    order       ``order(state, children, hint, depth) -> children``: move ordering, with
-                ``hint`` the table's best action for the state (or None)
-    time_limit  a :class:`TimeLimit`
-    selective   hooks of a game-playing agent that searches less than everything
-                (:class:`engine.selective.Selective`): its own children, forward pruning,
-                reductions, cuts by bounds. Never with a tracer: the trace would not be
-                the visit order a spec describes
-
-    Raises SearchTimeout past the time limit (the counts made so far are in ``stats``),
-    SearchOptionError for options that do not go together. A game with
-    ``horizon_values`` (see engine.game) has the children of a node on the cut-off valued
-    in bulk, unless a tracer without ``leaves`` or a memo needs them one by one.
+    Raises SearchTimeout past the time limit (the counts made so far are in ``stats``).
     """
     if stats is None:
         stats = Statistics()
-    if selective is not None and tracer is not None:
-        raise SearchOptionError("a selective search cannot be traced")
-    extended = table is not None or time_limit is not None or selective is not None
-    if memo is not None and extended:
-        raise SearchOptionError("a memo goes with neither a table, a time limit nor "
-                                "a selective search")
-    limit = INF if depth is None else depth
+    tracer = options.tracer
     horizon = getattr(game, "horizon_values", None)
-    if (tracer is not None and getattr(tracer, "leaves", None) is None) or memo is not None:
+    if (tracer is not None and getattr(tracer, "leaves", None) is None) or \
+            options.memo is not None:
         horizon = None
+    time_limit = options.time_limit
     clock = time_limit.clock if time_limit is not None else time.perf_counter
     started = clock()
-    if extended:
-        visit, counts = table_node(game, prune, limit, tracer, order, horizon, table,
-                                   selective, time_limit)
-    else:
-        visit, counts = _exact_node(game, prune, limit, tracer, order, horizon, memo,
-                                    memo_key)
-    expand = selective.expand if selective is not None else None
-    root_cut = selective is not None and prune and selective.root_cut
+    visit, counts = node_function(game, options, horizon)
     try:
-        value, action, child, root_values = _search_root(
-            game, state, visit, prune, limit, window, tracer, table, order, expand, root_cut)
+        value, action, child, root_values = _search_root(game, state, visit, options)
     finally:
         made = counts()
         made.nodes += 1                                 # the root
-        stats.add(made, limit, clock() - started)
+        stats.add(made, INF if options.depth is None else options.depth,
+                  clock() - started)
     return SearchResult(value, action, child, root_values, stats)
 
 
-def _exact_node(game: Any, prune: bool, limit: float, tracer: Any,
-                order: Optional[Callable], horizon: Optional[Callable], memo: Optional[dict],
-                memo_key: Optional[Callable]) -> Tuple[Callable, Callable[[], Counts]]:
-    """(node function of the exact search, ``counts()`` of its :class:`Counts`): with
-    ``horizon`` (``game.horizon_values``) the children on the cut-off are valued in bulk
-    (:func:`horizon_piece`); a ``memo`` wraps the node (:func:`memoised`)."""
-    successors, terminal_value, is_max = game.successors, game.terminal_value, game.is_maxs_turn
-    evaluate, leave = game.evaluate, (tracer.leave if tracer is not None else None)
-    leaves = getattr(tracer, "leaves", None)
-    # A tracer that keeps Tracer's no-op enter/pruned is not called for them: the calls
-    # (and the list of pruned actions) would cost time on every node for nothing.
-    report_enter = tracer is not None and overrides(tracer, "enter")
-    report_cut = tracer is not None and overrides(tracer, "pruned")
-    bulk, bulk_counts = horizon_piece(horizon, prune, leaves)
-    cut, cut_count = cut_piece(tracer if report_cut else None)
-    nodes = evaluations = terminals = 0
-
-    def node(state: Any, action: Any, d: int, alpha: float, beta: float) -> float:
-        """AIMA's MAX-VALUE / MIN-VALUE: the value of ``state`` (reached by ``action``,
-        at depth ``d``) searched with window (alpha, beta)."""
-        nonlocal nodes, evaluations, terminals
-        nodes += 1
-        if report_enter:
-            tracer.enter(state, action, d, alpha, beta)
-        v = terminal_value(state)
-        if v is not None:                   # the terminal test comes first,
-            terminals += 1
-            kind = TERMINAL
-        elif d >= limit:                    # then the cut-off
-            v, kind = evaluate(state), EVALUATED
-            evaluations += 1
-        else:
-            kind, maximizing, d1 = INTERIOR, is_max(state), d + 1
-            if horizon is not None and d1 >= limit:     # the children valued in bulk
-                v = bulk(state, d1, maximizing, alpha, beta)
-            else:
-                children = successors(state)            # visited in this order
-                if order is not None:
-                    children = order(state, children, None, d)
-                if report_cut:      # the loop's iterator: what is left of it after a cut
-                    children = iter(children)
-                if maximizing:
-                    v = -INF
-                    for a, child in children:
-                        cv = visit(child, a, d1, alpha, beta)
-                        if cv > v:
-                            v = cv
-                        if prune:
-                            if v >= beta:           # the cut test, BEFORE the update
-                                cut(state, d, children)
-                                break
-                            if v > alpha:
-                                alpha = v
-                else:
-                    v = INF
-                    for a, child in children:
-                        cv = visit(child, a, d1, alpha, beta)
-                        if cv < v:
-                            v = cv
-                        if prune:
-                            if v <= alpha:
-                                cut(state, d, children)
-                                break
-                            if v < beta:
-                                beta = v
-        if leave is not None:
-            leave(state, action, d, v, alpha, beta, kind)
-        return v
-
-    def counts() -> Counts:
-        hits, replayed_nodes, replayed_evaluations = memo_counts()
-        valued, bulk_cuts = bulk_counts()     # the children valued in bulk are nodes too
-        return Counts(nodes + valued + replayed_nodes, evaluations + valued
-                      + replayed_evaluations, terminals, cut_count() + bulk_cuts, 0, hits)
-
-    visit, memo_counts = node, lambda: (0, 0, 0)
-    if memo is not None:
-        visit, memo_counts = memoised(node, lambda: evaluations, memo, memo_key,
-                                      limit, tracer)
-    return visit, counts
-
-
-def _search_root(game: Any, state: Any, visit: Callable, prune: bool, limit: float,
-                 window: Tuple[float, float], tracer: Optional[Tracer],
-                 table: Optional[TranspositionTable],
-                 order: Optional[Callable], expand: Optional[Callable],
-                 root_cut: bool) -> Tuple[float, Any, Any, List[Tuple[Any, float]]]:
+def _search_root(game: Game, state: Any, visit: Callable[..., float], options: SearchOptions
+                 ) -> Tuple[float, Any, Any, List[Tuple[Any, float]]]:
     """The root: like an interior node, but it never cuts and it remembers the move.
 
     The root keeps the FIRST child whose value is strictly better than every earlier
     child's (``cv > v`` for Max, ``cv < v`` for Min: a later equal child never replaces
     it); later children are searched with the tightened window (alpha-beta only). With
-    ``root_cut`` (a selective search's null-window test) it stops at the first child
+    a selective search's ``root_cut`` (a null-window test) it stops at the first child
     whose value reaches the window's far edge. Returns (value, action, child,
     root_values).
     """
-    low, high = window
-    alpha, beta = low, high
+    low, high = alpha, beta = options.window
+    prune, tracer, table, hooks = options.prune, options.tracer, options.table, options.hooks
     if tracer is not None:
         tracer.enter(state, None, 0, alpha, beta)
     v = game.terminal_value(state)
-    if v is not None or limit <= 0:
+    if v is not None or (options.depth is not None and options.depth <= 0):
         kind = TERMINAL
         if v is None:
             v = game.evaluate(state)
@@ -290,7 +175,9 @@ def _search_root(game: Any, state: Any, visit: Callable, prune: bool, limit: flo
         return v, None, None, []
 
     hint = table.best_action(game.key(state)) if table is not None else None
-    children = ordered(game.successors, order, expand, state, hint, 0)
+    children = (hooks.expand(state, hint, 0) if hooks is not None and hooks.expand is not None
+                else ordered(game.successors, options.order, state, hint, 0))
+    root_cut = hooks is not None and prune and hooks.root_cut
     maximizing = game.is_maxs_turn(state)
     root_values = []
     best: Any = None
@@ -310,17 +197,8 @@ def _search_root(game: Any, state: Any, visit: Callable, prune: bool, limit: flo
     if table is not None:
         # A root searched with a narrowed window (e.g. a null-window test) knows only a
         # bound when its value falls on or outside the window.
+        limit = INF if options.depth is None else options.depth
         table[game.key(state)] = (limit, v, bound_flag(v, low, high), best[0])   # TableEntry
     if tracer is not None:
         tracer.leave(state, None, 0, v, alpha, beta, INTERIOR)
     return v, best[0], best[1], root_values
-
-
-def minimax(game: Any, state: Any, **options: Any) -> SearchResult:
-    """Plain minimax: :func:`search` with ``prune=False``."""
-    return search(game, state, prune=False, **options)
-
-
-def alphabeta(game: Any, state: Any, **options: Any) -> SearchResult:
-    """Alpha-beta: :func:`search` with ``prune=True``."""
-    return search(game, state, prune=True, **options)

@@ -1,14 +1,24 @@
-"""The named pieces :func:`engine.search.search` is built of, each usable (and tested) alone.
+"""The named pieces the one search is built of, each usable (and tested) alone.
 
-The exact node of :mod:`engine.search` and the table node of :mod:`engine.tablenode` share
-them: what a node's value is called (``kind``), the transposition table and its entries,
-the memo's entries, the loop over children valued in bulk, the hint-first move order and
-the report of the children a cut skipped. None of them knows a game.
+:mod:`engine.node`'s node function and :mod:`engine.search`'s root are made of them: what a
+node's value is called (``kind``), the transposition table's flags and answers, the memo,
+THE child loop, the loop over children valued in bulk, the move order with the table's
+hint first, the report of the children a cut skipped, the deadline, the counts. None of
+them knows a game. (The entries of the table and the memo, by name: engine.entries.)
 """
 
-from typing import Any, Callable, Hashable, Iterable, List, NamedTuple, Optional, Tuple
+from __future__ import annotations
 
 from .errors import SearchTimeout
+
+# Every program imports this module; typing (about 10 ms of start-up) is for mypy only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Hashable, Iterable, List, Optional, Tuple
+
+    # (action, child) pairs in visit order; visit(state, action, depth, alpha, beta)
+    Children = Iterable[Tuple[Any, Any]]
+    NodeFunction = Callable[[Any, Any, int, float, float], float]
 
 INF = float("inf")
 
@@ -52,27 +62,11 @@ def overrides(tracer: Tracer, event: str) -> bool:
     return getattr(type(tracer), event, None) is not getattr(Tracer, event)
 
 
-class TableEntry(NamedTuple):
-    """What the transposition table knows of one position.
-
-    left    the levels that were searched below it (``inf``: a value that does not
-            depend on the depth)
-    value   its value, exact or a bound as ``flag`` says
-    flag    EXACT, LOWER (the node failed high: ``value`` is a lower bound) or UPPER
-            (it failed low: an upper bound)
-    best    the best action found there (None if none), tried first next time
-    """
-    left: float
-    value: float
-    flag: int
-    best: Any
-
-
-# The table holds plain tuples in TableEntry's layout, read by index in the node: a
-# tuple subclass is never untracked by CPython's garbage collector (plain tuples of
-# numbers are), and the NamedTuple's Python-level __new__ and attribute reads made the
-# N-Queens solver (367,287 nodes, as many entries) about 20% slower. Read an entry by
-# name with ``TableEntry._make(entry)``.
+# The table holds plain tuples in engine.entries.TableEntry's layout (left, value, flag,
+# best), read by index in the node: a tuple subclass is never untracked by CPython's
+# garbage collector (plain tuples of numbers are), and a NamedTuple's Python-level
+# __new__ and attribute reads made the N-Queens solver (367,287 nodes, as many entries)
+# about 20% slower. Read an entry by name with ``TableEntry._make(entry)``.
 
 
 def bound_flag(value: float, alpha: float, beta: float) -> int:
@@ -81,7 +75,7 @@ def bound_flag(value: float, alpha: float, beta: float) -> int:
     return UPPER if value <= alpha else LOWER if value >= beta else EXACT
 
 
-def table_answer(entry: TableEntry, left: float, alpha: float,
+def table_answer(entry: Tuple[float, float, int, Any], left: float, alpha: float,
                  beta: float) -> Optional[float]:
     """The value ``entry`` gives a node with ``left`` levels to search and window
     (alpha, beta), or None when it does not settle the node: the entry must have been
@@ -95,7 +89,7 @@ def table_answer(entry: TableEntry, left: float, alpha: float,
 
 
 class TranspositionTable(dict):
-    """Maps ``game.key(state)`` to a :class:`TableEntry`.
+    """Maps ``game.key(state)`` to a TableEntry (engine.entries) as a plain tuple.
 
     A plain dict, so that its owner can clear or size it (a bounded subclass evicts).
     """
@@ -106,84 +100,96 @@ class TranspositionTable(dict):
         return entry[3] if entry is not None else None
 
 
-class MemoEntry(NamedTuple):
-    """A memoised subtree (engine.search's ``memo``): its value, the trace text it
-    produced (None without a tracer), and the nodes and evaluations it counted. The memo
-    holds plain tuples in this layout, as the table does (``MemoEntry._make(entry)``
-    reads one by name): Take-Stones' 28 0 0 makes hundreds of thousands of them."""
-    value: float
-    segment: Optional[str]
-    nodes: int
-    evaluations: int
-
-
-
 def bulk_value(values: Iterable[float], prune: bool, maximizing: bool, alpha: float,
-               beta: float) -> Tuple[float, int, int]:
-    """The loop over children on the cut-off, on their precomputed ``values`` (a game's
-    ``horizon_values``): (value, index of the best, children visited; negative when it
-    cut). The same tests, in the same order, as the node's own loop."""
+               beta: float, tally: Counts) -> Tuple[float, int, int]:
+    """The child loop over children on the cut-off, on their precomputed ``values`` (a
+    game's ``horizon_values``): (value, index of the best, children visited). The same
+    tests, in the same order, as :func:`child_loop`; ``tally`` counts the children as
+    nodes and evaluations, and the cut if there is one."""
     if not prune:
         if not isinstance(values, list):
             values = list(values)   # a lazy iterator (see engine.game)
         v = max(values) if maximizing else min(values)
-        return v, values.index(v), len(values)
-    v = -INF if maximizing else INF
-    index = visited = 0
-    for cv in values:
-        visited += 1
-        if maximizing:
-            if cv > v:
-                v, index = cv, visited - 1
-            if v >= beta:
-                return v, index, -visited
-            if v > alpha:
-                alpha = v
-        else:
-            if cv < v:
-                v, index = cv, visited - 1
-            if v <= alpha:
-                return v, index, -visited
-            if v < beta:
-                beta = v
+        index, visited = values.index(v), len(values)
+    else:
+        v = -INF if maximizing else INF
+        index = visited = 0
+        for cv in values:
+            visited += 1
+            if maximizing:
+                if cv > v:
+                    v, index = cv, visited - 1
+                if v >= beta:
+                    tally.cutoffs += 1
+                    break
+                if v > alpha:
+                    alpha = v
+            else:
+                if cv < v:
+                    v, index = cv, visited - 1
+                if v <= alpha:
+                    tally.cutoffs += 1
+                    break
+                if v < beta:
+                    beta = v
+    tally.nodes += visited
+    tally.evaluations += visited
     return v, index, visited
 
 
-def horizon_piece(horizon: Any, prune: bool,
-                  leaves: Optional[Callable]) -> Tuple[Any, Callable]:
-    """The bulk-horizon piece of the exact node: ``bulk(state, d1, maximizing, alpha,
-    beta)``, the value of a node whose children (at depth ``d1``) sit on the cut-off, from
-    the game's ``horizon_values`` (the child loop's tests on precomputed values; a
-    tracer's ``leaves`` is told how many were valued), and ``counts() -> (children
-    valued, cuts)``. (None, counts) without ``horizon``."""
-    valued = cuts = 0
+def child_loop(visit: NodeFunction, prune: bool, tally: Counts, tracer: Any
+               ) -> Callable[[Any, int, Children, float, float, bool],
+                             Tuple[float, Any, float, float]]:
+    """THE loop over an interior node's children, bound to one search: ``loop(state,
+    depth, children, alpha, beta, maximizing) -> (value, best action, alpha, beta)``.
 
-    def bulk(state: Any, d1: int, maximizing: bool, alpha: float, beta: float) -> float:
-        nonlocal valued, cuts
-        v, _, visited = bulk_value(horizon(state)[1], prune, maximizing, alpha, beta)
-        cuts += visited < 0
-        visited = abs(visited)
-        valued += visited
-        if leaves is not None:
-            leaves(state, d1, visited)
-        return v
+    Each child is valued by ``visit`` at depth + 1 with the node's current window, in
+    the order ``children`` gives. The node keeps the first child strictly better than
+    every earlier one. With ``prune``, a Max node returns as soon as ``v >= beta`` and a
+    Min node as soon as ``v <= alpha``, the test made BEFORE alpha or beta is updated,
+    and a cut node returns ``v`` (not the bound); the alpha and beta returned are the
+    node's final bounds. A cut is counted in ``tally`` and, for a ``tracer`` that
+    overrides ``pruned``, reported with the children it skipped.
+    """
+    reporter = tracer if tracer is not None and overrides(tracer, "pruned") else None
 
-    return (bulk if horizon is not None else None), lambda: (valued, cuts)
+    def loop(state: Any, d: int, children: Children, alpha: float, beta: float,
+             maximizing: bool) -> Tuple[float, Any, float, float]:
+        if reporter is not None:   # the loop's own iterator: what is left of it at a cut
+            children = iter(children)
+        d1, best = d + 1, None
+        if maximizing:
+            v = -INF
+            for a, child in children:
+                cv = visit(child, a, d1, alpha, beta)
+                if cv > v:
+                    v, best = cv, a
+                if prune:
+                    if v >= beta:               # the cut test, BEFORE the update
+                        cut(state, d, children)
+                        break
+                    if v > alpha:
+                        alpha = v
+        else:
+            v = INF
+            for a, child in children:
+                cv = visit(child, a, d1, alpha, beta)
+                if cv < v:
+                    v, best = cv, a
+                if prune:
+                    if v <= alpha:
+                        cut(state, d, children)
+                        break
+                    if v < beta:
+                        beta = v
+        return v, best, alpha, beta
 
+    def cut(state: Any, d: int, rest: Children) -> None:
+        tally.cutoffs += 1
+        if reporter is not None:
+            report_pruned(reporter, state, d, rest)
 
-def cut_piece(tracer: Any) -> Tuple[Callable, Callable[[], int]]:
-    """What a node does when its child loop is cut: ``cut(state, depth, rest)`` counts
-    it and, with a ``tracer`` (one that overrides ``pruned``), reports the children
-    ``rest`` still holds. Returns ``(cut, count)``, ``count()`` the cuts so far."""
-    cuts = 0
-
-    def cut(state: Any, depth: int, rest: Iterable[Tuple[Any, Any]]) -> None:
-        nonlocal cuts
-        cuts += 1
-        if tracer is not None:
-            report_pruned(tracer, state, depth, rest)
-
-    return cut, lambda: cuts
+    return loop
 
 
 def report_pruned(tracer: Any, state: Any, depth: int, rest: Iterable[Tuple[Any, Any]]) -> None:
@@ -205,13 +211,10 @@ def hint_first(children: Iterable[Tuple[Any, Any]], hint: Any) -> List[Tuple[Any
     return children
 
 
-def ordered(successors: Callable, order: Optional[Callable], expand: Optional[Callable],
-            state: Any, hint: Any, depth: int) -> Iterable[Tuple[Any, Any]]:
-    """A node's (action, child) pairs in visit order: the agent's ``expand``, else
-    ``game.successors`` put in order by ``order`` (with the table's ``hint``), else with
-    the hint's child first."""
-    if expand is not None:
-        return expand(state, hint, depth)
+def ordered(successors: Callable[[Any], Children], order: Optional[Callable[..., Children]],
+            state: Any, hint: Any, depth: int) -> Children:
+    """A node's (action, child) pairs in visit order: ``game.successors`` put in order
+    by ``order`` (given the table's ``hint``), else with the hint's child first."""
     children = successors(state)
     if order is not None:
         return order(state, children, hint, depth)
@@ -264,7 +267,7 @@ def memoised(node: Callable, evaluations: Callable[[], int], memo: dict,
         key = (state if memo_key is None else memo_key(state),
                limit - d if bounded else 0, alpha, beta)
         hit = memo.get(key)
-        if hit is not None:         # a MemoEntry's layout: value, segment, nodes, evaluations
+        if hit is not None:     # engine.entries.MemoEntry: value, segment, nodes, evaluations
             hits += 1
             seen += hit[2]
             replayed_nodes += hit[2]
@@ -279,7 +282,7 @@ def memoised(node: Callable, evaluations: Callable[[], int], memo: dict,
         v = node(state, action, d, alpha, beta)
         segment = capture(start) if mark is not None else None
         if mark is None or segment is not None:
-            memo[key] = (v, segment, seen - first,      # a MemoEntry (see TableEntry)
+            memo[key] = (v, segment, seen - first,      # a MemoEntry
                          evaluations() + replayed_evaluations - before if bounded else 0)
         return v
 
@@ -287,10 +290,8 @@ def memoised(node: Callable, evaluations: Callable[[], int], memo: dict,
 
 
 class Counts:
-    """What one search's node functions counted (added to a Statistics at the end).
-
-    A plain class, not a NamedTuple: it is made once a search, and a NamedTuple class
-    costs the import of every program about 0.3 ms to create."""
+    """What one search's pieces count: the tally they add to as they go, handed to a
+    Statistics at the end. A plain class: its fields change at every node."""
 
     __slots__ = ("nodes", "evaluations", "terminals", "cutoffs", "table_hits", "memo_hits")
 

@@ -1,10 +1,10 @@
 """Selective search: the ways a game-playing agent searches less than everything.
 
-A :class:`Selective` is handed to :func:`engine.search.search` (``selective=``) by players
-only: the grader modes visit every node their spec visits, and none of this applies to
-them. Each hook is a guess or a shortcut the full search would not take, so a selective
-search is never traced (the search refuses a tracer with it). With ``prune=False`` only
-``expand`` applies.
+A :class:`Selective` is handed to :func:`engine.search.search` by players only, as the
+``hooks`` of a :class:`engine.search.SelectiveSearch`: the grader modes visit every node
+their spec visits, and none of this applies to them. Each hook is a guess or a shortcut
+the full search would not take, so a selective search is never traced (a
+SelectiveSearch has no tracer). With ``prune=False`` only ``expand`` applies.
 
 * ``expand(state, hint, depth) -> children``: the node's (action, child) pairs, replacing
   ``game.successors`` and ``order`` at interior nodes and the root, for players that choose
@@ -31,7 +31,7 @@ search is never traced (the search refuses a tracer with it). With ``prune=False
   edge (``>= beta`` for Max, ``<= alpha`` for Min) and returns that child, its value a
   bound. A null-window test such as "is there a winning move?" needs one such child.
 
-The search (engine.tablenode) binds :meth:`Selective.cutter` (bounds, then ProbCut) and
+The search's node (engine.node) binds :meth:`Selective.cutter` (bounds, then ProbCut) and
 :meth:`Selective.reducer` to its node function once; it calls the cutter at interior
 nodes with at least ``cut_from`` levels left, after the table probe, and the reducer for
 the child loop of nodes where reductions apply.
@@ -68,7 +68,7 @@ class Selective(NamedTuple):
 
     def pieces(self, visit: Callable, limit: float, table: Optional[dict],
                prune: bool) -> Tuple[Any, ...]:
-        """What engine.tablenode's node needs, bound to one search: (expand, cut,
+        """What engine.node's node needs, bound to one search: (expand, cut,
         cut_from, reduce, reduce_plies), the cutter and reducer None (and their levels 0)
         when not used. Without pruning only ``expand`` applies."""
         if not prune:

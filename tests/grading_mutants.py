@@ -13,36 +13,36 @@ from engine.grading.case import REPO
 SCRIPTS = ("tictactoe.py", "tmmorris.py", "TakeStones", "homework.py")
 
 SEARCH_MAX_CUT = """\
-                        if prune:
-                            if v >= beta:           # the cut test, BEFORE the update
-                                cut(state, d, children)
-                                break
-                            if v > alpha:
-                                alpha = v
+                if prune:
+                    if v >= beta:               # the cut test, BEFORE the update
+                        cut(state, d, children)
+                        break
+                    if v > alpha:
+                        alpha = v
 """
 SEARCH_MAX_CUT_AFTER_UPDATE = """\
-                        if prune:
-                            if v > alpha:
-                                alpha = v
-                            if v >= beta:
-                                cut(state, d, children)
-                                break
+                if prune:
+                    if v > alpha:
+                        alpha = v
+                    if v >= beta:
+                        cut(state, d, children)
+                        break
 """
 SEARCH_MIN_CUT = """\
-                        if prune:
-                            if v <= alpha:
-                                cut(state, d, children)
-                                break
-                            if v < beta:
-                                beta = v
+                if prune:
+                    if v <= alpha:
+                        cut(state, d, children)
+                        break
+                    if v < beta:
+                        beta = v
 """
 SEARCH_MIN_CUT_AFTER_UPDATE = """\
-                        if prune:
-                            if v < beta:
-                                beta = v
-                            if v <= alpha:
-                                cut(state, d, children)
-                                break
+                if prune:
+                    if v < beta:
+                        beta = v
+                    if v <= alpha:
+                        cut(state, d, children)
+                        break
 """
 
 VISITED_POST_ORDER = """\
@@ -80,8 +80,8 @@ MUTANTS = {
         ("engine/programs/tictactoe.py", 'sys.stdout.write(result.child + "\\n")',
          'sys.stdout.write(result.child + "\\r\\n")', 1)],
     "cut test after the window update": [
-        ("engine/search.py", SEARCH_MAX_CUT, SEARCH_MAX_CUT_AFTER_UPDATE, 1),
-        ("engine/search.py", SEARCH_MIN_CUT, SEARCH_MIN_CUT_AFTER_UPDATE, 1)],
+        ("engine/searchparts.py", SEARCH_MAX_CUT, SEARCH_MAX_CUT_AFTER_UPDATE, 1),
+        ("engine/searchparts.py", SEARCH_MIN_CUT, SEARCH_MIN_CUT_AFTER_UPDATE, 1)],
     "Raids before Stakes": [
         ("engine/games/stake_raid.py", "        return children\n",
          "        stakes = len(self.empties(cells))\n"

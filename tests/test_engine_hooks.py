@@ -10,8 +10,8 @@ from search_helpers import NestedTree, random_tree
 
 from engine.errors import SearchTimeout
 from engine.iterative import iterative_deepening
-from engine.search import (EVALUATED, INF, INTERIOR, TimeLimit, TranspositionTable,
-                           alphabeta, minimax, search)
+from engine.search import (EVALUATED, INF, INTERIOR, ExactSearch, TableSearch, TimeLimit,
+                           TranspositionTable, search)
 from engine.trace import RecursionDepthTracer, Tracer, TraceRecorder, Tracers
 
 
@@ -20,7 +20,7 @@ AIMA_FIGURE_5_2 = ((3, 12, 8), (2, 4, 6), (14, 5, 2))
 
 def test_aima_figure_5_2_values_and_pruning():
     game = NestedTree(AIMA_FIGURE_5_2)
-    plain, pruned = minimax(game, ()), alphabeta(game, ())
+    plain, pruned = search(game, (), ExactSearch(prune=False)), search(game, ())
     assert plain.value == pruned.value == 3 and plain.action == pruned.action == 0
     assert plain.stats.nodes == 13 and pruned.stats.nodes == 11
 
@@ -55,7 +55,7 @@ def test_average_recursion_depth_on_the_spec_example():
 def test_average_recursion_depth_from_a_real_search():
     # Terminal leaves count as their own depth, like evaluated ones.
     tracer = RecursionDepthTracer()
-    minimax(NestedTree(WORKED), (), tracer=tracer)
+    search(NestedTree(WORKED), (), ExactSearch(prune=False, tracer=tracer))
     assert round(tracer.root_ard, 2) == 1.67
 
 
@@ -67,10 +67,11 @@ def test_iterative_deepening_with_an_injected_clock_stops_at_the_deadline():
         ticks[0] += 1.0   # every look at the clock costs one "second"
         return ticks[0]
 
-    full = iterative_deepening(game, (), max_depth=10, time_limit=TimeLimit(INF, clock))
-    assert full.solved and not full.timed_out and full.value == minimax(game, ()).value
+    full = iterative_deepening(game, (), TableSearch(depth=10, time_limit=TimeLimit(INF, clock)))
+    assert full.solved and not full.timed_out and full.value == search(game, (),
+                                                                       ExactSearch(prune=False)).value
     ticks[0] = 0.0
-    rushed = iterative_deepening(game, (), max_depth=10, time_limit=TimeLimit(6.0, clock))
+    rushed = iterative_deepening(game, (), TableSearch(depth=10, time_limit=TimeLimit(6.0, clock)))
     assert rushed.timed_out and 0 < rushed.depth < full.depth
     assert rushed.action is not None
 
@@ -78,14 +79,14 @@ def test_iterative_deepening_with_an_injected_clock_stops_at_the_deadline():
 def test_search_raises_timeout_past_the_deadline():
     game = NestedTree(AIMA_FIGURE_5_2)
     with pytest.raises(SearchTimeout):
-        search(game, (), time_limit=TimeLimit(0.0, lambda: 1.0, 1))
+        search(game, (), TableSearch(time_limit=TimeLimit(0.0, lambda: 1.0, 1)))
 
 
 def test_min_root_and_fan_out_tracers():
     game = NestedTree(AIMA_FIGURE_5_2, max_root=False)
     first, second = RecursionDepthTracer(), RecursionDepthTracer()
-    result = alphabeta(game, (), tracer=Tracers(first, second))
-    assert result.value == minimax(game, ()).value == 6
+    result = search(game, (), ExactSearch(tracer=Tracers(first, second)))
+    assert result.value == search(game, (), ExactSearch(prune=False)).value == 6
     assert first.root_ard == second.root_ard
 
 
@@ -96,10 +97,10 @@ def test_table_bounds_stay_sound_when_a_narrowed_window_is_reached():
 
     game = NestedTree(((5, 7), (9, 8), (6, 2)))
     table = TranspositionTable()
-    alphabeta(game, (), window=(-INF, 5), table=table)
+    search(game, (), TableSearch(window=(-INF, 5), table=table))
     assert table, "the search stored entries"
     for path, (_, value, flag, _) in table.items():
-        true = minimax(game, path).value
+        true = search(game, path, ExactSearch(prune=False)).value
         if flag == EXACT:
             assert value == true, path
         elif flag == LOWER:
@@ -132,15 +133,15 @@ class PrunedLog(Tracer):
 def test_generator_successors_are_pulled_only_up_to_a_cut():
     lists, lazy = NestedTree(AIMA_FIGURE_5_2), LazyNestedTree(AIMA_FIGURE_5_2)
     listed_log, lazy_log = PrunedLog(), PrunedLog()
-    expected = alphabeta(lists, (), tracer=listed_log)
-    found = alphabeta(lazy, (), tracer=lazy_log)
+    expected = search(lists, (), ExactSearch(tracer=listed_log))
+    found = search(lazy, (), ExactSearch(tracer=lazy_log))
     assert (found.value, found.action, found.stats.nodes) == (expected.value, expected.action,
                                                               expected.stats.nodes)
     # The cut under the second root child skips (1, 1) and (1, 2): reported, built only
     # for the report (a tracer that ignores pruned gets them never built).
     assert lazy_log.events == listed_log.events == [((1,), 1, [1, 2])]
     quiet = LazyNestedTree(AIMA_FIGURE_5_2)
-    alphabeta(quiet, ())
+    search(quiet, ())
     assert (1, 1) not in quiet.built and (1, 2) not in quiet.built
     assert len(quiet.built) == 10
 
@@ -181,10 +182,10 @@ def test_a_memo_key_merges_states_and_replays_them_as_the_full_search(seed):
 
     game = Repeated(tuple(branch for _ in range(3)))
     plain, unmerged, merged = Recorder(), Recorder(), Recorder()
-    a = search(game, (), prune=prune, depth=depth, tracer=plain)
-    by_state = search(game, (), prune=prune, depth=depth, tracer=unmerged, memo={})
-    b = search(game, (), prune=prune, depth=depth, tracer=merged, memo={},
-               memo_key=lambda path: path[1:])
+    a = search(game, (), ExactSearch(prune=prune, depth=depth, tracer=plain))
+    by_state = search(game, (), ExactSearch(prune=prune, depth=depth, tracer=unmerged, memo={}))
+    b = search(game, (), ExactSearch(prune=prune, depth=depth, tracer=merged, memo={},
+                                     memo_key=lambda path: path[1:]))
     assert merged.text() == unmerged.text() == plain.text()
     assert prune or b.stats.memo_hits > 0
     assert (b.stats.nodes, b.stats.evaluations) == (a.stats.nodes, a.stats.evaluations)

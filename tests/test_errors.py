@@ -6,13 +6,12 @@ import importlib
 
 import pytest
 
-from engine.errors import EngineError, SearchOptionError, SearchTimeout, UsageError
+from engine.errors import EngineError, SearchTimeout, UsageError
 
 # (module, class, the built-in error it also is, or None), as docs/engine.md lists them.
 HIERARCHY = [
     ("engine.errors", "UsageError", None),
     ("engine.errors", "SearchTimeout", None),
-    ("engine.errors", "SearchOptionError", ValueError),
     ("engine.games.stake_raid_files", "FileFormatError", None),
     ("engine.games.explicit_tree", "TreeSyntaxError", None),
     ("engine.pictures.stepper", "TooManyNodes", None),
@@ -49,5 +48,4 @@ def test_the_page_lists_every_class_of_the_table():
 
 def test_the_core_of_the_hierarchy():
     assert issubclass(UsageError, EngineError) and issubclass(SearchTimeout, EngineError)
-    assert issubclass(SearchOptionError, ValueError)
     assert EngineError.exit_code == UsageError.exit_code == 2

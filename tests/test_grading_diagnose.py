@@ -18,7 +18,7 @@ from engine.grading.generate import PROGRAMS, generate_cases, run_in_process
 from engine.grading.judges import load as load_assignment
 from engine.games.stake_raid_files import output_text, parse_input
 from engine.games.stake_raid_files import position as setup
-from engine.search import search
+from engine.search import ExactSearch, search
 from engine.trace import Tracer
 
 
@@ -189,7 +189,8 @@ def listing(case, order_tracer=None, prune=None):
     ply = int(case.args[3]) if len(case.args) == 4 else None
     tracer = order_tracer or PreOrder()
     search(TicTacToe(evaluate_terminals=ply is not None), board,
-           prune=len(case.args) >= 3 if prune is None else prune, depth=ply, tracer=tracer)
+           ExactSearch(prune=len(case.args) >= 3 if prune is None else prune, depth=ply,
+                       tracer=tracer))
     return "".join(tracer.lines).encode()
 
 
@@ -422,7 +423,8 @@ def stake_raid_moves(case):
     for action in game.actions(state):
         yield action, output_text(problem.size, problem.player, action,
                                   game.play(state, action)[0]).encode(), \
-            search(game, game.play(state, action), prune=False, depth=problem.limit - 1).value
+            search(game, game.play(state, action), ExactSearch(prune=False,
+                                                               depth=problem.limit - 1)).value
 
 
 def test_stake_raid_tie_between_a_stake_and_a_raid(runs):

@@ -17,7 +17,7 @@ from engine.game import Game
 from engine.games.line_em_up import WIN, LineEmUp, cell_name, window_masks
 from engine.programs.lineemup import program as lineemup
 from engine.programs.lineemup.ai import AIPlayer, SimulatedClock, safety_margin
-from engine.search import search
+from engine.search import ExactSearch, search
 from engine.trace import RecursionDepthTracer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ class ExampleTree(Game):
 
 def test_average_recursion_depth_and_evaluation_depth_of_the_worked_example():
     tracer = RecursionDepthTracer(count_terminals=True)
-    search(ExampleTree(), "A", prune=False, tracer=tracer)
+    search(ExampleTree(), "A", ExactSearch(prune=False, tracer=tracer))
     assert tracer.root_ard == pytest.approx((8 / 3 + 2 + 1 + 1) / 4)   # 1.67
     assert round(tracer.root_ard, 2) == 1.67
     depths = tracer.evaluation_depths
@@ -61,8 +61,8 @@ def test_bulk_leaves_give_the_same_ard_as_one_by_one():
         leaves = None  # refuses bulk: the search then reports every leaf separately
 
     bulk, single = RecursionDepthTracer(True), OneByOne(True)
-    a = search(game, state, depth=3, tracer=bulk)
-    b = search(game, state, depth=3, tracer=single)
+    a = search(game, state, ExactSearch(depth=3, tracer=bulk))
+    b = search(game, state, ExactSearch(depth=3, tracer=single))
     assert a.value == b.value and a.action == b.action
     assert bulk.root_ard == pytest.approx(single.root_ard)
     assert bulk.evaluation_depths == single.evaluation_depths

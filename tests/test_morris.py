@@ -18,7 +18,7 @@ from engine.games.morris import (DECISIVE_HORIZON, LONGEST_FORCED_WIN, Morris,
 from engine.programs.morris.play import parse_move, play
 from engine.programs.morris import main
 from engine.programs.morris.lookahead import best_move
-from engine.search import search
+from engine.search import ExactSearch, search
 from engine.trace import TraceRecorder
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -188,7 +188,7 @@ def test_decisive_horizon_is_enough_without_knowledge(oracle):
     rng = random.Random(7)
     game = BlindLookahead()
     for board, turn in rng.sample(positions, 200):
-        result = search(game, game.root(board, turn), depth=DECISIVE_HORIZON)
+        result = search(game, game.root(board, turn), ExactSearch(depth=DECISIVE_HORIZON))
         assert chosen_is_perfect(oracle, board, turn, result.child[0]), (board, turn)
 
 
@@ -196,7 +196,7 @@ def test_decisive_horizon_is_enough_without_knowledge(oracle):
 def test_decisive_horizon_is_enough_without_knowledge_everywhere(oracle):
     game = BlindLookahead()
     for board, turn in non_terminal(oracle):
-        result = search(game, game.root(board, turn), depth=DECISIVE_HORIZON)
+        result = search(game, game.root(board, turn), ExactSearch(depth=DECISIVE_HORIZON))
         assert chosen_is_perfect(oracle, board, turn, result.child[0]), (board, turn)
 
 
@@ -207,8 +207,8 @@ def test_alphabeta_chooses_minimax_move(oracle):
     for board, turn in rng.sample(positions, 60):
         for depth in (1, 2, 3):
             root = game.root(board, turn)
-            pruned = search(game, root, prune=True, depth=depth)
-            full = search(game, root, prune=False, depth=depth)
+            pruned = search(game, root, ExactSearch(prune=True, depth=depth))
+            full = search(game, root, ExactSearch(prune=False, depth=depth))
             assert (pruned.action, pruned.value) == (full.action, full.value)
 
 

@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 
 from engine.games.nqueens import AnySquare, ColumnByColumn, make_game, reverse_bits
 from engine.programs.nqueens import program
-from engine.search import INF, TranspositionTable, search
+from engine.search import INF, ExactSearch, TableSearch, TranspositionTable, search
 from golden import REPO
 
 KNOWN_1A = [1, 1, 1, -1, 1, 1, 1, -1, -1, 1, 1, 1, 1, -1]          # N = 1..14
@@ -175,22 +175,22 @@ def test_variation_1a_known_values(size):
 @pytest.mark.parametrize("prune", [False, True])
 def test_variation_1b_known_values(size, prune):
     game = make_game("1b", size)
-    assert search(game, game.initial_state(), prune=prune).value == KNOWN_1B[size]
+    assert search(game, game.initial_state(), ExactSearch(prune=prune)).value == KNOWN_1B[size]
 
 
 @pytest.mark.parametrize("size", range(1, 12))
 def test_variation_2_known_winners(size):
     game = make_game("2", size, symmetry=True)
-    result = search(game, game.initial_state(), table=TranspositionTable(),
-                    order=game.solver_order)
+    result = search(game, game.initial_state(), TableSearch(table=TranspositionTable(),
+                                                            order=game.solver_order))
     assert (result.value == 1) == VARIATION_2_PLAYER_1_WINS[size]
 
 
 @pytest.mark.slow
 def test_variation_2_known_winner_12():
     game = make_game("2", 12, symmetry=True)
-    result = search(game, game.initial_state(), table=TranspositionTable(),
-                    order=game.solver_order)
+    result = search(game, game.initial_state(), TableSearch(table=TranspositionTable(),
+                                                            order=game.solver_order))
     assert result.value == -1
 
 
@@ -199,19 +199,19 @@ def test_variation_2_known_winner_12():
 @pytest.mark.parametrize("size", [1, 2, 3, 4])
 def test_first_best_openings(variation, prune, size):
     game = make_game(variation, size)
-    action = search(game, game.initial_state(), prune=prune).action
+    action = search(game, game.initial_state(), ExactSearch(prune=prune)).action
     assert action == ("X", FIRST_OPENING_ROWS[size - 1])
 
 
 def test_minimax_node_count_at_10():
     game = make_game("1a", 10)
-    assert search(game, game.initial_state(), prune=False).stats.nodes == 35539
+    assert search(game, game.initial_state(), ExactSearch(prune=False)).stats.nodes == 35539
 
 
 @pytest.mark.slow
 def test_minimax_node_count_at_12():
     game = make_game("1a", 12)
-    assert search(game, game.initial_state(), prune=False).stats.nodes == 856189
+    assert search(game, game.initial_state(), ExactSearch(prune=False)).stats.nodes == 856189
 
 
 # --- minimax == alpha-beta, and both == the oracle ------------------------------------------
@@ -220,8 +220,8 @@ def test_minimax_node_count_at_12():
 @pytest.mark.parametrize("size", range(1, 10))
 def test_minimax_equals_alphabeta_columns(variation, size):
     game = make_game(variation, size)
-    plain = search(game, game.initial_state(), prune=False)
-    pruned = search(game, game.initial_state(), prune=True)
+    plain = search(game, game.initial_state(), ExactSearch(prune=False))
+    pruned = search(game, game.initial_state(), ExactSearch(prune=True))
     assert (plain.value, plain.action) == (pruned.value, pruned.action)
     assert (plain.value, plain.action) == oracle_value_and_first_best(game)
 
@@ -230,14 +230,14 @@ def variation_2_minimax(size):
     # Minimax (no pruning) through engine.search; the transposition table only merges
     # equal positions reached by different move orders, so values stay exact minimax.
     game = make_game("2", size)
-    return search(game, game.initial_state(), prune=False, table=TranspositionTable())
+    return search(game, game.initial_state(), TableSearch(prune=False, table=TranspositionTable()))
 
 
 @pytest.mark.parametrize("size", range(1, 9))
 def test_minimax_equals_alphabeta_any_square(size):
     game = make_game("2", size)
     plain = variation_2_minimax(size)
-    pruned = search(game, game.initial_state(), prune=True)
+    pruned = search(game, game.initial_state(), ExactSearch(prune=True))
     assert (plain.value, plain.action) == (pruned.value, pruned.action)
     if size <= 6:
         assert (plain.value, plain.action) == oracle_value_and_first_best(game)
@@ -247,7 +247,7 @@ def test_minimax_equals_alphabeta_any_square(size):
 def test_minimax_equals_alphabeta_any_square_9():
     game = make_game("2", 9)
     plain = variation_2_minimax(9)
-    pruned = search(game, game.initial_state(), prune=True)
+    pruned = search(game, game.initial_state(), ExactSearch(prune=True))
     assert (plain.value, plain.action) == (pruned.value, pruned.action)
 
 
@@ -306,8 +306,8 @@ def test_cutoff_tables_are_exact_up_to_4(variation, search_name):
 def test_cutoff_minimax_equals_alphabeta(variation):
     for size in range(5, 15):
         game = make_game(variation, size)
-        plain = search(game, game.initial_state(), prune=False, depth=4)
-        pruned = search(game, game.initial_state(), prune=True, depth=4)
+        plain = search(game, game.initial_state(), ExactSearch(prune=False, depth=4))
+        pruned = search(game, game.initial_state(), ExactSearch(prune=True, depth=4))
         assert (plain.value, plain.action) == (pruned.value, pruned.action)
 
 
@@ -373,12 +373,12 @@ def test_root_entry_of_a_narrowed_window_is_a_bound():
     root = game.initial_state()
     for window, flag in (((-INF, 0), LOWER), ((-INF, INF), EXACT)):
         table = TranspositionTable()
-        value = search(game, root, window=window, table=table).value
+        value = search(game, root, TableSearch(window=window, table=table)).value
         assert value == 1 or window[1] == 0
         assert table[game.key(root)][2] == flag
     table = TranspositionTable()
     losing = game.result(root, ("X", 0))        # Player 2 to move; value 1 (Player 1 wins)
-    search(game, losing, window=(2, INF), table=table)
+    search(game, losing, TableSearch(window=(2, INF), table=table))
     assert table[game.key(losing)][2] == UPPER
 
 

@@ -1,6 +1,6 @@
-"""The named pieces engine.search is built of, each alone, and the two node functions
-against each other: the table node (engine.tablenode) with none of its pieces in use
-visits exactly the exact node's nodes, in the same order, with the same bounds."""
+"""The named pieces engine.search is built of, each alone, and the one node with its
+players' pieces in place but idle (a time limit that never comes): it visits exactly the
+grader modes' nodes, in the same order, with the same bounds."""
 
 import random
 
@@ -8,11 +8,12 @@ import pytest
 
 from search_helpers import NestedTree, random_tree
 
-from engine.errors import EngineError, SearchOptionError, SearchTimeout
-from engine.search import TimeLimit, TranspositionTable, search
-from engine.searchparts import (EXACT, INF, LOWER, UPPER, TableEntry, bound_flag, bulk_value,
-                                cut_piece, deadline_check, hint_first, horizon_piece,
-                                memoised, table_answer)
+from engine.entries import TableEntry
+from engine.errors import SearchTimeout
+from engine.search import ExactSearch, TableSearch, TimeLimit, TranspositionTable, search
+from engine.searchparts import (EXACT, INF, LOWER, UPPER, Counts, bound_flag, bulk_value,
+                                child_loop, deadline_check, hint_first, memoised,
+                                table_answer)
 from engine.selective import Selective
 from engine.trace import Tracer, TraceRecorder
 
@@ -39,20 +40,20 @@ class Events(TraceRecorder):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_the_table_node_without_pieces_is_the_exact_node(seed):
-    """A time limit that never ends sends the search through engine.tablenode: the
-    trace (every enter, leave and pruned event with its bounds) and the counts are the
-    exact node's. Fails if the table node's visit order, cut test or window update
-    differs."""
+def test_a_time_limit_that_never_comes_changes_nothing(seed):
+    """A TableSearch whose time limit never comes (its clock read at every node) visits
+    what the ExactSearch visits: the trace (every enter, leave and pruned event with its
+    bounds) and the counts are the same. Fails if the deadline piece changes the visit
+    order, the cut test or the window."""
     rng = random.Random(seed)
     game = RandomTree(random_tree(rng, 6))
     prune = seed % 2 == 0
     depth = (None, 2, 3, 4)[seed % 4]
     window = ((-INF, INF), (-3, 4))[seed % 3 == 0]
     exact, extended = Events(), Events()
-    a = search(game, (), prune=prune, depth=depth, window=window, tracer=exact)
-    b = search(game, (), prune=prune, depth=depth, window=window, tracer=extended,
-               time_limit=TimeLimit(INF, lambda: 0.0, 1))
+    a = search(game, (), ExactSearch(prune=prune, depth=depth, window=window, tracer=exact))
+    b = search(game, (), TableSearch(prune=prune, depth=depth, window=window, tracer=extended,
+                                     time_limit=TimeLimit(INF, lambda: 0.0, 1)))
     assert extended.text() == exact.text()
     assert (b.value, b.action, b.root_values) == (a.value, a.action, a.root_values)
     assert (b.stats.nodes, b.stats.evaluations, b.stats.terminals, b.stats.cutoffs) == \
@@ -96,11 +97,61 @@ def test_bound_flag_and_the_tables_best_action():
     assert TableEntry._make(table["k"]).best == "move"
 
 
+def tally():
+    return Counts(0, 0, 0, 0, 0, 0)
+
+
 def test_bulk_value_is_the_child_loop_on_values():
-    assert bulk_value([3, 9, 1], True, True, -INF, 5) == (9, 1, -2)     # cut at 9 >= 5
-    assert bulk_value([3, 4, 1], True, True, -INF, 5) == (4, 1, 3)
-    assert bulk_value([3, 4, 1], True, False, 3, INF) == (3, 0, -1)     # 3 <= alpha
-    assert bulk_value(iter([3, 4, 1]), False, False, 3, INF) == (1, 2, 3)
+    counted = tally()
+    assert bulk_value([3, 9, 1], True, True, -INF, 5, counted) == (9, 1, 2)   # cut at 9 >= 5
+    assert (counted.nodes, counted.evaluations, counted.cutoffs) == (2, 2, 1)
+    assert bulk_value([3, 4, 1], True, True, -INF, 5, counted) == (4, 1, 3)
+    assert bulk_value([3, 4, 1], True, False, 3, INF, counted) == (3, 0, 1)   # 3 <= alpha
+    assert bulk_value([5, 4, 4], True, False, 3, INF, counted) == (4, 1, 3)   # first of equals
+    assert bulk_value(iter([3, 4, 1]), False, False, 3, INF, counted) == (1, 2, 3)
+    assert (counted.nodes, counted.cutoffs) == (12, 2)
+
+
+def loop_over(values, prune=True, tracer=None):
+    """The child loop on children whose values are ``values`` (a child is its value)."""
+    visits = []
+    counted = tally()
+
+    def visit(child, action, depth, alpha, beta):
+        visits.append((action, depth, alpha, beta))
+        return child
+    children = [(f"a{index}", value) for index, value in enumerate(values)]
+    return child_loop(visit, prune, counted, tracer), children, visits, counted
+
+
+def test_child_loop_keeps_the_first_best_and_cuts_before_the_update():
+    loop, children, visits, counted = loop_over([3, 7, 7, 9])
+    assert loop("s", 2, children, -INF, 8, True) == (9, "a3", 7, 8)   # 9 >= beta: cut
+    assert visits == [("a0", 3, -INF, 8), ("a1", 3, 3, 8), ("a2", 3, 7, 8), ("a3", 3, 7, 8)]
+    assert counted.cutoffs == 1
+    loop, children, visits, counted = loop_over([3, 7, 7, 9])
+    assert loop("s", 2, children, -INF, INF, True) == (9, "a3", 9, INF)
+    assert loop("s", 2, children, 5, INF, False) == (3, "a0", 5, INF)  # 3 <= alpha: cut
+    assert loop("s", 2, children[1:], -INF, INF, False) == (7, "a1", -INF, 7)
+    assert counted.cutoffs == 1
+    loop, children, visits, counted = loop_over([3, 7, 7, 9], prune=False)
+    assert loop("s", 2, children, -INF, 0, True) == (9, "a3", -INF, 0)  # minimax: no cut
+    assert len(visits) == 4 and counted.cutoffs == 0
+
+
+def test_child_loop_reports_the_children_a_cut_skipped():
+    seen = []
+
+    class Skipped(Tracer):
+        def pruned(self, state, depth, actions):
+            seen.append((state, depth, actions))
+
+    loop, children, visits, counted = loop_over([3, 9, 1, 2], tracer=Skipped())
+    assert loop("s", 2, children, -INF, 5, True)[0] == 9
+    assert seen == [("s", 2, ["a2", "a3"])]
+    loop, children, visits, counted = loop_over([3, 9], tracer=Skipped())
+    loop("t", 1, children, -INF, 5, True)     # the cut skipped nothing: no report
+    assert seen == [("s", 2, ["a2", "a3"])] and counted.cutoffs == 1
 
 
 def test_hint_first_moves_only_the_hinted_child():
@@ -116,25 +167,6 @@ def test_deadline_check_reads_the_clock_only_when_called():
     now[0] = 5.0
     with pytest.raises(SearchTimeout):
         check(200)
-
-
-def test_cut_and_horizon_pieces_count():
-    seen = []
-
-    class Skipped(Tracer):
-        def pruned(self, state, depth, actions):
-            seen.append((state, depth, actions))
-
-    cut, count = cut_piece(Skipped())
-    cut("s", 2, iter([("x", 1), ("y", 2)]))
-    cut("t", 1, iter([]))
-    assert count() == 2 and seen == [("s", 2, ["x", "y"])]
-    leaves = []
-    bulk, counts = horizon_piece(lambda state: (["a", "b"], [4, 7]), True,
-                                 lambda state, d, n: leaves.append((state, d, n)))
-    assert bulk("s", 3, True, -INF, 6) == 7
-    assert counts() == (2, 1) and leaves == [("s", 3, 2)]
-    assert horizon_piece(None, True, None)[0] is None
 
 
 def test_selective_pieces_bound_to_a_fake_search():
@@ -167,14 +199,3 @@ def test_selective_pieces_bound_to_a_fake_search():
     visits.append("start")          # values 20, 30 (reduced: > alpha 20), 40
     assert reduce([("a", "A"), ("b", "B")], 1, -INF, INF, True) == (40, "b", 0)
     assert [v[:2] for v in visits[1:]] == [("A", 1), ("B", 3), ("B", 1)]
-
-
-def test_options_that_do_not_go_together_are_a_typed_error():
-    game = RandomTree((1, 2))
-    for options in (dict(tracer=Tracer(), selective=Selective()),
-                    dict(memo={}, table=TranspositionTable()),
-                    dict(memo={}, time_limit=TimeLimit(INF))):
-        with pytest.raises(SearchOptionError) as raised:
-            search(game, (), **options)
-        assert isinstance(raised.value, EngineError)
-        assert isinstance(raised.value, ValueError)     # callers catching ValueError

@@ -3,8 +3,8 @@
 import pytest
 
 from engine.games.tictactoe import TicTacToe, winner
-from engine.search import (EVALUATED, INF, INTERIOR, TERMINAL, Statistics,
-                           TranspositionTable, alphabeta, minimax, search)
+from engine.search import (EVALUATED, INF, INTERIOR, TERMINAL, ExactSearch, Statistics,
+                           TableSearch, TranspositionTable, search)
 from engine.trace import TraceRecorder, Tracer
 
 EMPTY = "-" * 9
@@ -36,12 +36,12 @@ def test_reachable_position_counts():
 
 
 def test_node_counts_from_the_empty_board():
-    assert minimax(GAME, EMPTY).stats.nodes == 549_946
-    assert alphabeta(GAME, EMPTY).stats.nodes == 18_297
+    assert search(GAME, EMPTY, ExactSearch(prune=False)).stats.nodes == 549_946
+    assert search(GAME, EMPTY).stats.nodes == 18_297
 
 
 def test_memo_keeps_node_counts_exact():
-    stats = minimax(GAME, EMPTY, memo={}).stats
+    stats = search(GAME, EMPTY, ExactSearch(prune=False, memo={})).stats
     assert stats.nodes == 549_946 and stats.memo_hits > 0
 
 
@@ -60,14 +60,14 @@ def oracle_value(board):
 @pytest.mark.slow
 def test_minimax_values_match_an_independent_oracle():
     for board in NON_TERMINAL[::37]:
-        assert minimax(GAME, board).value == oracle_value(board), board
+        assert search(GAME, board, ExactSearch(prune=False)).value == oracle_value(board), board
 
 
 def test_alphabeta_agrees_with_minimax_on_every_reachable_position():
     memo_mm, memo_ab = {}, {}
     for board in NON_TERMINAL:
-        plain = minimax(GAME, board, memo=memo_mm)
-        pruned = alphabeta(GAME, board, memo=memo_ab)
+        plain = search(GAME, board, ExactSearch(prune=False, memo=memo_mm))
+        pruned = search(GAME, board, ExactSearch(memo=memo_ab))
         assert (pruned.value, pruned.action) == (plain.value, plain.action), board
 
 
@@ -75,8 +75,8 @@ def test_alphabeta_agrees_with_minimax_on_every_reachable_position():
 def test_alphabeta_agrees_with_minimax_under_a_ply_limit(ply):
     game = TicTacToe(evaluate_terminals=True)
     for board in NON_TERMINAL[::11]:
-        plain = minimax(game, board, depth=ply)
-        pruned = alphabeta(game, board, depth=ply)
+        plain = search(game, board, ExactSearch(prune=False, depth=ply))
+        pruned = search(game, board, ExactSearch(depth=ply))
         assert (pruned.value, pruned.action) == (plain.value, plain.action), board
 
 
@@ -84,7 +84,8 @@ def test_alphabeta_agrees_with_minimax_under_a_ply_limit(ply):
 def test_transposition_table_gives_the_same_values():
     table = TranspositionTable()
     for board in NON_TERMINAL[::7]:
-        assert alphabeta(GAME, board, table=table).value == minimax(GAME, board).value
+        assert search(GAME, board, TableSearch(table=table)).value == search(GAME, board,
+                                                                             ExactSearch(prune=False)).value
 
 
 class EventLog(Tracer):
@@ -103,7 +104,7 @@ class EventLog(Tracer):
 
 def test_tracer_sees_every_node_in_post_order_with_final_bounds():
     log = EventLog()
-    result = alphabeta(GAME, "ooxxx----", tracer=log)
+    result = search(GAME, "ooxxx----", ExactSearch(tracer=log))
     enters = [e for e in log.events if e[0] == "enter"]
     leaves = [e for e in log.events if e[0] == "leave"]
     assert len(enters) == len(leaves) == result.stats.nodes
@@ -120,7 +121,7 @@ def test_tracer_sees_every_node_in_post_order_with_final_bounds():
 
 def test_leaf_bounds_are_the_window_it_was_called_with():
     log = EventLog()
-    alphabeta(GAME, "oxxxo-ox-", tracer=log)
+    search(GAME, "oxxxo-ox-", ExactSearch(tracer=log))
     stack = []
     for event in log.events:
         if event[0] == "enter":
@@ -134,7 +135,7 @@ def test_leaf_bounds_are_the_window_it_was_called_with():
 def test_cut_off_evaluates_at_the_limit_and_counts_by_depth():
     game = TicTacToe(evaluate_terminals=True)
     stats = Statistics()
-    result = minimax(game, EMPTY, depth=2, stats=stats)
+    result = search(game, EMPTY, ExactSearch(prune=False, depth=2), stats=stats)
     assert stats.evaluations == 72 and stats.evaluations_by_depth == {2: 72}
     assert result.stats is stats
 
@@ -148,17 +149,17 @@ class Lines(TraceRecorder):
 def test_memo_replay_is_byte_identical_to_a_full_search(prune):
     for board in ("---------", "----x----", "--xxo-ox-", "ooxxx----"):
         full, replayed = Lines(), Lines()
-        search(GAME, board, prune=prune, tracer=full)
-        search(GAME, board, prune=prune, tracer=replayed, memo={})
+        search(GAME, board, ExactSearch(prune=prune, tracer=full))
+        search(GAME, board, ExactSearch(prune=prune, tracer=replayed, memo={}))
         assert replayed.text() == full.text()
 
 
 def test_streaming_recorder_bounds_memory_and_keeps_the_bytes():
     full = Lines()
-    search(GAME, EMPTY, prune=True, tracer=full)
+    search(GAME, EMPTY, ExactSearch(prune=True, tracer=full))
     pieces = []
     streamed = Lines(sink=pieces.append, flush_chunks=64, flush_chars=2000, max_segment=500)
-    search(GAME, EMPTY, prune=True, tracer=streamed, memo={})
+    search(GAME, EMPTY, ExactSearch(prune=True, tracer=streamed, memo={}))
     streamed.flush()
     assert "".join(pieces) == full.text()
     assert max(len(piece) for piece in pieces) < len(full.text())
@@ -166,24 +167,24 @@ def test_streaming_recorder_bounds_memory_and_keeps_the_bytes():
 
 def test_window_sets_the_initial_value_and_bounds():
     log = EventLog()
-    alphabeta(GAME, "oxxxo-ox-", window=(-1000, 1000), tracer=log)
+    search(GAME, "oxxxo-ox-", ExactSearch(window=(-1000, 1000), tracer=log))
     root_enter = next(e for e in log.events if e[0] == "enter")
     assert root_enter[3:5] == (-1000, 1000)
 
 
 def test_terminal_root_has_no_move():
-    result = alphabeta(GAME, "xxxoo----")
+    result = search(GAME, "xxxoo----")
     assert (result.value, result.action, result.child) == (1, None, None)
 
 
 def test_depth_zero_root_is_evaluated():
-    result = alphabeta(TicTacToe(evaluate_terminals=True), EMPTY, depth=0)
+    result = search(TicTacToe(evaluate_terminals=True), EMPTY, ExactSearch(depth=0))
     assert result.action is None and result.value == 0
 
 
 def test_infinite_default_window():
     log = EventLog()
-    alphabeta(GAME, "oxxxo-ox-", tracer=log)
+    search(GAME, "oxxxo-ox-", ExactSearch(tracer=log))
     assert log.events[0][3:5] == (-INF, INF)
     assert any(e[0] == "leave" and e[6] == TERMINAL for e in log.events)
     assert not any(e[0] == "leave" and e[6] == EVALUATED for e in log.events)

@@ -5,9 +5,8 @@ import pytest
 
 from engine.game import Game
 from engine.iterative import iterative_deepening
-from engine.search import INF, TranspositionTable, search
+from engine.search import INF, ExactSearch, SelectiveSearch, TranspositionTable, search
 from engine.selective import Selective
-from engine.trace import Tracer
 
 
 class ProbeTree(Game):
@@ -95,46 +94,40 @@ def reduced_reference(game, path, d, limit, alpha, beta, after, plies):
                           (3, 7, 1, 2), (4, 7, 0, 3)])
 def test_late_move_reductions_follow_their_contract(width, depth, after, plies):
     game = ProbeTree(width)
-    found = search(game, (), depth=depth, selective=Selective(reduce=(after, plies)))
+    found = search(game, (), SelectiveSearch(hooks=Selective(reduce=(after, plies)), depth=depth))
     # The root is never reduced.
     expected, best = reference_root(width, lambda index, alpha: reduced_reference(
         game, (index,), 1, depth, alpha, INF, after, plies))
     assert found.root_values == expected
     assert (found.action, found.value) == best
     # Reductions change this tree's answers (else the comparison above proves little).
-    plain = search(game, (), depth=depth)
+    plain = search(game, (), ExactSearch(depth=depth))
     assert found.root_values != plain.root_values
     assert found.stats.nodes != plain.stats.nodes
 
 
 def test_late_move_reductions_past_the_last_child_change_nothing():
     game = ProbeTree(3)
-    plain = search(game, (), depth=5)
-    same = search(game, (), depth=5, selective=Selective(reduce=(3, 2)))
+    plain = search(game, (), ExactSearch(depth=5))
+    same = search(game, (), SelectiveSearch(hooks=Selective(reduce=(3, 2)), depth=5))
     assert (same.value, same.action, same.root_values, same.stats.nodes) == (
         plain.value, plain.action, plain.root_values, plain.stats.nodes)
 
 
 def test_late_move_reductions_are_off_without_pruning():
     game = ProbeTree(3)
-    plain = search(game, (), prune=False, depth=4)
-    same = search(game, (), prune=False, depth=4,
-                  selective=Selective(reduce=(1, 1)))
+    plain = search(game, (), ExactSearch(prune=False, depth=4))
+    same = search(game, (), SelectiveSearch(hooks=Selective(reduce=(1, 1)), prune=False, depth=4))
     assert (same.root_values, same.stats.nodes) == (plain.root_values, plain.stats.nodes)
-
-
-def test_late_move_reductions_refuse_a_tracer():
-    with pytest.raises(ValueError, match="cannot be traced"):
-        search(ProbeTree(3), (), depth=4, selective=Selective(reduce=(1, 2)), tracer=Tracer())
 
 
 # Cuts at the first child (3, 4, 0), at the last one (3, 5, 6), and never (3, 4, 5).
 @pytest.mark.parametrize("width, depth, threshold", [(3, 4, 0), (3, 5, 6), (3, 4, 5)])
 def test_root_cut_stops_at_the_first_child_past_the_window(width, depth, threshold):
     game = ProbeTree(width)
-    plain = search(game, (), depth=depth, window=(threshold - 1, threshold + 1))
-    cut = search(game, (), depth=depth, window=(threshold - 1, threshold + 1),
-                 selective=Selective(root_cut=True))
+    plain = search(game, (), ExactSearch(depth=depth, window=(threshold - 1, threshold + 1)))
+    cut = search(game, (), SelectiveSearch(hooks=Selective(root_cut=True), depth=depth,
+                                           window=(threshold - 1, threshold + 1)))
     # The root's children in order, each searched with the window the earlier ones left:
     # the first one at or past beta ends the search and is the move.
     first = next((index for index, (_, value) in enumerate(plain.root_values)
@@ -150,17 +143,17 @@ def test_root_cut_stops_at_the_first_child_past_the_window(width, depth, thresho
 
 def test_root_cut_needs_a_win_to_stop_and_helps_a_null_window_test():
     game = ProbeTree(4)
-    exact = search(game, (), depth=5)
+    exact = search(game, (), ExactSearch(depth=5))
     below = exact.value - 1      # some move reaches exact.value > below: a cut is due
-    plain = search(game, (), depth=5, window=(below - 1, below + 1))
-    cut = search(game, (), depth=5, window=(below - 1, below + 1),
-                 selective=Selective(root_cut=True))
+    plain = search(game, (), ExactSearch(depth=5, window=(below - 1, below + 1)))
+    cut = search(game, (), SelectiveSearch(hooks=Selective(root_cut=True), depth=5,
+                                           window=(below - 1, below + 1)))
     assert cut.value >= below + 1 and len(cut.root_values) < 4
     assert cut.stats.nodes < plain.stats.nodes
     # No move reaches a bound above the true value: the root searches every move.
     above = exact.value + 1
-    none = search(game, (), depth=5, window=(above - 1, above + 1),
-                  selective=Selective(root_cut=True))
+    none = search(game, (), SelectiveSearch(hooks=Selective(root_cut=True), depth=5,
+                                            window=(above - 1, above + 1)))
     assert len(none.root_values) == 4 and none.value <= above - 1
 
 
@@ -193,13 +186,14 @@ def probcut_reference(game, path, d, limit, alpha, beta, left, plies, margin):
                           (3, 6, 2, 2, 0), (3, 5, 2, 1, -2)])
 def test_probcut_follows_its_contract(width, depth, left, plies, margin):
     game = ProbeTree(width)
-    found = search(game, (), depth=depth, selective=Selective(probcut=(left, plies, margin)))
+    found = search(game, (), SelectiveSearch(hooks=Selective(probcut=(left, plies, margin)),
+                                             depth=depth))
     expected, best = reference_root(width, lambda index, alpha: probcut_reference(
         game, (index,), 1, depth, alpha, INF, left, plies, margin))
     assert found.root_values == expected
     assert (found.action, found.value) == best
     # Shallow searches cut in this tree (else the comparison above proves little).
-    plain = search(game, (), depth=depth)
+    plain = search(game, (), ExactSearch(depth=depth))
     assert found.stats.nodes != plain.stats.nodes
 
 
@@ -207,8 +201,8 @@ def test_probcut_beyond_every_value_only_costs_positions():
     # No shallow search can reach a margin wider than the range of values: the answers
     # stay those of the plain search, and the shallow searches are extra positions.
     game = ProbeTree(3)
-    plain = search(game, (), depth=6)
-    probed = search(game, (), depth=6, selective=Selective(probcut=(3, 2, 100)))
+    plain = search(game, (), ExactSearch(depth=6))
+    probed = search(game, (), SelectiveSearch(hooks=Selective(probcut=(3, 2, 100)), depth=6))
     assert (probed.root_values, probed.value, probed.action) == (
         plain.root_values, plain.value, plain.action)
     assert probed.stats.nodes > plain.stats.nodes
@@ -228,20 +222,19 @@ def test_a_probe_leaves_the_deeper_table_entry_of_an_earlier_iteration():
                 shallower.append((iteration.depth, key, seen[key], entry[0]))
             seen[key] = entry[0]
 
-    kept = iterative_deepening(game, (), max_depth=7, table=table,
-                               selective=Selective(probcut=(3, 2, 0)), on_iteration=check)
+    kept = iterative_deepening(game, (), SelectiveSearch(hooks=Selective(probcut=(3, 2, 0)),
+                                                         depth=7, table=table), on_iteration=check)
     assert seen and not shallower
     # Every iteration completed, with cuts (else the check proves little).
     assert kept.depth == 7 and kept.stats.cutoffs > 0
 
 
-def test_probcut_is_off_without_pruning_and_refuses_a_tracer():
+def test_probcut_is_off_without_pruning():
     game = ProbeTree(3)
-    plain = search(game, (), prune=False, depth=4)
-    same = search(game, (), prune=False, depth=4, selective=Selective(probcut=(2, 1, 0)))
+    plain = search(game, (), ExactSearch(prune=False, depth=4))
+    same = search(game, (), SelectiveSearch(hooks=Selective(probcut=(2, 1, 0)), prune=False,
+                                            depth=4))
     assert (same.root_values, same.stats.nodes) == (plain.root_values, plain.stats.nodes)
-    with pytest.raises(ValueError, match="cannot be traced"):
-        search(game, (), depth=4, selective=Selective(probcut=(2, 1, 0)), tracer=Tracer())
 
 
 def leaf_range(game, path, limit):
@@ -274,14 +267,15 @@ def bounds_reference(game, path, d, limit, alpha, beta, bounds):
 def test_static_bounds_follow_their_contract_and_keep_the_answer(width, depth, window):
     game = ProbeTree(width)
     bounds = lambda path: leaf_range(game, path, depth)   # noqa: E731
-    found = search(game, (), depth=depth, window=window, selective=Selective(bounds=bounds))
+    found = search(game, (), SelectiveSearch(hooks=Selective(bounds=bounds), depth=depth,
+                                             window=window))
     expected, best = reference_root(width, lambda index, alpha: bounds_reference(
         game, (index,), 1, depth, max(alpha, window[0]), window[1], bounds))
     assert found.root_values == expected
     assert (found.action, found.value) == best
     # True bounds never change the answer, only the work: the same exact value inside
     # the window, or a bound on the same side of it.
-    plain = search(game, (), depth=depth, window=window)
+    plain = search(game, (), ExactSearch(depth=depth, window=window))
     low, high = window
     if low < plain.value < high:
         assert (found.action, found.value) == (plain.action, plain.value)
@@ -293,20 +287,15 @@ def test_static_bounds_follow_their_contract_and_keep_the_answer(width, depth, w
 
 def test_static_bounds_that_lie_change_the_answer_and_need_pruning():
     game = ProbeTree(3)
-    plain = search(game, (), depth=5)
+    plain = search(game, (), ExactSearch(depth=5))
     # A bound claiming every subtree is worth at most -100 cuts everything at once.
-    lying = search(game, (), depth=5, window=(-50, 50),
-                   selective=Selective(bounds=lambda path: (-200, -100)))
+    lying = search(game, (), SelectiveSearch(hooks=Selective(bounds=lambda path: (-200, -100)),
+                                             depth=5, window=(-50, 50)))
     assert lying.value == -100 and lying.stats.nodes == 4
     assert plain.value != -100
     # Without pruning (the grader's minimax) bounds are ignored.
-    plain = search(game, (), prune=False, depth=5)
-    same = search(game, (), prune=False, depth=5,
-                  selective=Selective(bounds=lambda path: (-200, -100)))
+    plain = search(game, (), ExactSearch(prune=False, depth=5))
+    same = search(game, (), SelectiveSearch(hooks=Selective(bounds=lambda path: (-200, -100)),
+                                            prune=False, depth=5))
     assert (same.root_values, same.stats.nodes) == (plain.root_values, plain.stats.nodes)
 
-
-def test_static_bounds_refuse_a_tracer():
-    with pytest.raises(ValueError, match="cannot be traced"):
-        search(ProbeTree(3), (), depth=4, selective=Selective(bounds=lambda path: (-INF, INF)),
-               tracer=Tracer())

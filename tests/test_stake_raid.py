@@ -17,7 +17,7 @@ from engine.games.stake_raid import (EMPTY, MAX, MIN, OCCUPIED, RAID, StakeRaid,
 from engine.games.stake_raid import move_name
 from engine.games.stake_raid_files import Problem, output_text, parse_input
 from engine.games.stake_raid_files import position as setup
-from engine.search import search
+from engine.search import ExactSearch, search
 from golden import program_cases
 
 
@@ -103,7 +103,7 @@ def positions(draw, max_size=4):
 def decide(n, mode, player, depth, values, board):
     problem = parse_input(problem_text(n, mode, player, depth, values, board))
     game, state = setup(problem)
-    result = search(game, state, prune=mode == "ALPHABETA", depth=depth)
+    result = search(game, state, ExactSearch(prune=mode == "ALPHABETA", depth=depth))
     lines = output_text(problem.size, problem.player, result.action, result.child[0]).split("\n")
     return result.value, lines[0], lines[1:-1]
 
@@ -238,7 +238,7 @@ def test_node_count_of_the_reference_search():
     for flipless_raids, nodes in ((False, 330334), (True, 405858)):
         game = StakeRaid(5, list(range(1, 26)), flipless_raids=flipless_raids)
         state = game.initial_state(bytes(25), MAX)
-        assert search(game, state, prune=False, depth=4).stats.nodes == nodes
+        assert search(game, state, ExactSearch(prune=False, depth=4)).stats.nodes == nodes
 
 
 def test_terminal_only_when_full():

@@ -16,7 +16,7 @@ from engine.games.stake_raid import EMPTY, MAX, MIN, RAID, StakeRaid
 from engine.iterative import iterative_deepening
 from engine.programs.stake_raid import agent as agents
 from engine.programs.stake_raid import homework
-from engine.search import TranspositionTable, search
+from engine.search import ExactSearch, SelectiveSearch, TableSearch, TranspositionTable, search
 from engine.selective import Selective
 
 AGENT = agents.AGENT
@@ -90,10 +90,9 @@ def test_the_horizon_adds_a_share_of_the_gain_but_values_the_last_move_exactly()
         else:
             assert value == state[1] + (best - state[1]) / 2
         # a search to the end of the game stays exact
-        assert iterative_deepening(
-            horizon, state, max_depth=state[0].count(EMPTY), table=TranspositionTable(),
-            selective=Selective(expand=agents.swing_expand(horizon))).value == \
-            search(game, state).value
+        assert iterative_deepening(horizon, state, SelectiveSearch(
+            hooks=Selective(expand=agents.swing_expand(horizon)), depth=state[0].count(EMPTY),
+            table=TranspositionTable())).value == search(game, state).value
 
 
 def test_top_moves_are_the_head_of_the_full_swing_order():
@@ -146,8 +145,8 @@ def test_agent_keeps_the_outcome_of_the_endgame(seed):
     rng = random.Random(seed)
     game, state = random_state(rng, 4, 7, rng.choice((MAX, MIN)))
     action, child = agents.agent(game, state, 60.0)
-    exact = search(game, state, prune=True).value
-    found = search(game, child, prune=True).value
+    exact = search(game, state, ExactSearch(prune=True)).value
+    found = search(game, child, ExactSearch(prune=True)).value
     # a won (drawn) game stays won (drawn); a lost one is played for the best score,
     # exactly (7 empty squares are within ENDGAME_CELLS)
     assert outcome(found, state[2]) == outcome(exact, state[2])
@@ -160,7 +159,7 @@ def test_solve_outcome_proves_what_a_full_search_finds(seed):
     rng = random.Random(seed)
     game, state = random_state(rng, 4, 8, rng.choice((MAX, MIN)))
     game = agents.HorizonGame(game.size, game.values)
-    exact = search(game, state, prune=True, table=TranspositionTable()).value
+    exact = search(game, state, TableSearch(prune=True, table=TranspositionTable())).value
     solved = agents.solve_outcome(game, state, time.process_time() + 60,
                                   time.process_time, TranspositionTable())
     expected = outcome(exact, state[2])
@@ -169,7 +168,8 @@ def test_solve_outcome_proves_what_a_full_search_finds(seed):
     else:
         assert solved[0] == ("win" if expected > 0 else "draw")
         assert solved[2] == game.play(state, solved[1])
-        assert outcome(search(game, solved[2], prune=True, table=TranspositionTable()).value,
+        assert outcome(search(game, solved[2], TableSearch(prune=True,
+                                                           table=TranspositionTable())).value,
                        state[2]) == expected
 
 
@@ -218,14 +218,14 @@ def test_expand_hook_replaces_successors_and_order():
     children are all the search visits."""
     rng = random.Random(8)
     game, state = random_state(rng, 4, 9)
-    plain = search(game, state, prune=True, depth=4)
+    plain = search(game, state, ExactSearch(prune=True, depth=4))
     calls = []
 
     def same(node, hint, depth):
         calls.append(depth)
         return game.successors(node)
 
-    hooked = search(game, state, prune=True, depth=4, selective=Selective(expand=same))
+    hooked = search(game, state, SelectiveSearch(hooks=Selective(expand=same), prune=True, depth=4))
     assert (hooked.value, hooked.action, hooked.stats.nodes) == \
         (plain.value, plain.action, plain.stats.nodes)
     assert calls and min(calls) == 0
@@ -233,7 +233,8 @@ def test_expand_hook_replaces_successors_and_order():
     def first_two(node, hint, depth):
         return game.successors(node)[:2]
 
-    pruned = search(game, state, prune=True, depth=4, selective=Selective(expand=first_two))
+    pruned = search(game, state, SelectiveSearch(hooks=Selective(expand=first_two), prune=True,
+                                                 depth=4))
     assert pruned.action in [a for a, _ in game.successors(state)[:2]]
     assert pruned.stats.nodes < plain.stats.nodes
 
@@ -281,8 +282,8 @@ def fixed_depth_positions(seed, count, depth, **options):
         game, state = random_state(rng, 6, ENDGAME_CELLS + 14)
         horizon = agents.HorizonGame(game.size, game.values)
         selective = Selective(expand=agents.swing_expand(horizon, beam=8), **options)
-        result = iterative_deepening(horizon, state, max_depth=depth,
-                                     table=BoundedTable(10 ** 5), selective=selective)
+        result = iterative_deepening(horizon, state, SelectiveSearch(hooks=selective, depth=depth,
+                                                                     table=BoundedTable(10 ** 5)))
         assert result.depth == depth
         assert result.action in [a for a, _ in game.successors(state)]
         nodes += result.stats.nodes
@@ -299,14 +300,14 @@ def selectivity(monkeypatch, game, state, **settings):
     the deepening (which is replaced by a stub that records it and stops the agent)."""
     seen = {}
 
-    def deepening(*args, **options):
-        seen.update(options)
+    def deepening(game, state, options, **rest):
+        seen["options"] = options
         raise StopIteration
 
     monkeypatch.setattr(agents, "iterative_deepening", deepening)
     with pytest.raises(StopIteration):
         agents.agent(game, state, 30.0, settings=AGENT.but(**settings))
-    return seen["selective"]
+    return seen["options"].hooks
 
 
 def test_the_agent_passes_its_reductions_to_the_search(monkeypatch):

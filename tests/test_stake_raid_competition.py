@@ -10,7 +10,7 @@ from engine.programs.stake_raid.player import (FINISH, FINISH_FRACTION, SAFETY, 
                                             BoundedTable, competition_move, greedy_move,
                                             move_budget, moves_left, order_by_score,
                                             table_for)
-from engine.search import search
+from engine.search import ExactSearch, search
 
 
 class FakeClock:
@@ -110,8 +110,8 @@ def test_with_ample_time_it_plays_a_perfect_move_on_small_boards():
         game, state = random_state(rng, rng.randint(2, 3), fill=0.4)
         empties = state[0].count(EMPTY)
         move = competition_move(game, state, 1e6, clock=FakeClock(step=0.0))
-        exact = search(game, state, prune=True, depth=empties).value
-        reply = search(game, move.child, prune=True, depth=empties).value
+        exact = search(game, state, ExactSearch(prune=True, depth=empties)).value
+        reply = search(game, move.child, ExactSearch(prune=True, depth=empties)).value
         assert reply == exact
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import take_stones_oracle as oracle
 from engine.games.take_stones import TakeStones, union_lists
 from engine.programs.take_stones import program
-from engine.search import EVALUATED, TERMINAL, search
+from engine.search import EVALUATED, TERMINAL, ExactSearch, search
 from engine.trace import Tracer
 from golden import program_cases
 
@@ -123,8 +123,8 @@ def test_states_with_one_subtree_key_differ_only_in_varying_stones(data, n, eval
     assert game.subtree_key(other) == game.subtree_key(state)
     assert game.varying_stones(other) == varying
     depth = data.draw(st.integers(1, 4)) if evaluations else None
-    first = search(game, state, depth=depth, window=(-1000, 1000))
-    second = search(game, other, depth=depth, window=(-1000, 1000))
+    first = search(game, state, ExactSearch(depth=depth, window=(-1000, 1000)))
+    second = search(game, other, ExactSearch(depth=depth, window=(-1000, 1000)))
     assert (first.value, first.action, first.stats.nodes, first.stats.evaluations) == (
         second.value, second.action, second.stats.nodes, second.stats.evaluations)
 
@@ -318,7 +318,8 @@ def test_fixtures_cover_every_evaluation_branch_and_both_sides():
             state = game.replay_history(taken)
         except (program.InvalidInput, ValueError):
             continue
-        search(game, state, depth=depth or n + 1, window=(-1000, 1000), tracer=Sides(game))
+        search(game, state, ExactSearch(depth=depth or n + 1, window=(-1000, 1000),
+                                        tracer=Sides(game)))
     assert values == {0, 5, -5, 6, -6, 7, -7}
     assert leaf_sides == {True, False} and terminal_sides == {True, False}
 

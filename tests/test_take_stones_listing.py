@@ -13,7 +13,7 @@ import take_stones_oracle as oracle
 from engine.games.take_stones import TakeStones
 from engine.programs.take_stones.program import BoundedMemo
 from engine.programs.take_stones.listing import RecordLayout, RecordListing, TextListing
-from engine.search import search
+from engine.search import ExactSearch, search
 
 VALUES = (-1000, 1000, -100, 100)     # every alpha and beta of a search to the end
 LARGEST_N = 79                        # records fit up to here (2-bit lanes)
@@ -85,8 +85,8 @@ def trace(listing_class, n, available, last, max_to_move, budget, max_segment, f
                    flush_chars=flush)
     listing = (RecordListing(game, RecordLayout(n, VALUES), **options) if merged
                else TextListing(game, **options))
-    search(game, state, prune=True, window=(-1000, 1000), tracer=listing, memo=memo,
-           memo_key=game.subtree_key if merged else None)
+    search(game, state, ExactSearch(prune=True, window=(-1000, 1000), tracer=listing, memo=memo,
+                                    memo_key=game.subtree_key if merged else None))
     listing.flush()
     return b"".join(written).decode()
 

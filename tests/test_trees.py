@@ -14,7 +14,7 @@ from engine.games.explicit_tree import (ExplicitTree, TreeSyntaxError, node_at, 
                                         path_text)
 from engine.programs import hillclimb
 from engine.programs.tree import TreeAnswer, format_json
-from engine.search import INF, search
+from engine.search import INF, ExactSearch, search
 from engine.trace import Tracer
 from golden import REPO, program_cases
 
@@ -121,7 +121,7 @@ def test_random_trees_alphabeta_agrees_with_minimax(text, min_root):
 
     game = CountingTree(root, min_root)
     windows = WindowTracer()
-    search(game, (), prune=True, tracer=windows)
+    search(game, (), ExactSearch(prune=True, tracer=windows))
     pruned = answer.pruned
     for leaf in game.evaluated:                  # a pruned leaf is never evaluated
         assert not any(leaf[:len(top)] == top for top in pruned)
@@ -345,7 +345,7 @@ def recorded_listing(adapter, args, board):
     from engine.searchtree import SearchTreeRecorder
     game, state, options, _ = adapter.parse(args)
     recorder = SearchTreeRecorder(game)
-    search(game, state, tracer=recorder, **options)
+    search(game, state, ExactSearch(tracer=recorder, **options))
 
     def post_order(node):
         for child in node.children:

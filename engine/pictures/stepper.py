@@ -36,7 +36,7 @@ import json
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import UsageError
-from ..search import INF, INTERIOR, SearchResult, search
+from ..search import INF, INTERIOR, ExactSearch, SearchResult, search
 from ..trace import Tracer
 from .stepper_assets import BODY, SCRIPT, STYLE
 from .svg import attribute, text as escape
@@ -300,7 +300,7 @@ def record(game: Any, state: Any, *, prune: bool = True, depth: Optional[int] = 
     tracer = StepTracer(game.is_maxs_turn, max_nodes)
     # Only a given window is passed on: search's own default stays the one source of it.
     extra: Dict[str, Any] = {} if window is None else {"window": window}
-    result = search(game, state, prune=prune, depth=depth, tracer=tracer, **extra)
+    result = search(game, state, ExactSearch(prune=prune, depth=depth, tracer=tracer, **extra))
     return Recording(tracer, result, prune, board=board, label=label, child=child, move=move,
                      expand=expand, given=given, title=title, caption=caption)
 

@@ -41,7 +41,7 @@ from .. import registry
 from ..pictures.stepper import Recording
 from ..pictures.trees import render_dot, render_svg, search_figure
 from ..errors import UsageError
-from ..search import search
+from ..search import ExactSearch, search
 from ..searchtree import SearchTreeRecorder
 from ..commandline import parse_positive_int, run_program, write_atomically
 
@@ -358,7 +358,7 @@ def run(argv: List[str]) -> int:
         if svg is None:
             return 0
     recorder = SearchTreeRecorder(game, max_nodes=max_nodes)
-    result = search(game, state, tracer=recorder, **options)
+    result = search(game, state, ExactSearch(tracer=recorder, **options))
     move = adapter.board(result.child) if result.child is not None else None
     lines = [caption, f"value {result.value}; visited {recorder.visited} nodes"
              + (f"; chosen: {'/'.join(move)}" if move else "")]

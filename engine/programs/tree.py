@@ -45,7 +45,7 @@ from typing import Any, Dict, List, Optional, Tuple, cast
 
 from ..errors import UsageError
 from ..games.explicit_tree import ExplicitTree, TreeNode, node_at, parse_tree, path_text
-from ..search import INF, search
+from ..search import INF, ExactSearch, search
 from ..searchtree import SearchTreeRecorder
 from ..commandline import run_program, write_atomically
 
@@ -144,8 +144,8 @@ class TreeAnswer:
         self.prune = prune
         self.game = ExplicitTree(root, min_root)
         self.recorder = SearchTreeRecorder(self.game)
-        self.result = search(self.game, self.game.initial_state(), prune=prune,
-                             tracer=self.recorder)
+        self.result = search(self.game, self.game.initial_state(),
+                             ExactSearch(prune=prune, tracer=self.recorder))
         self.visited = self.recorder.nodes()
         # Tops of pruned branches, in visit order (= pre-order of the whole tree).
         self.pruned = sorted(node.state + (action,) for node in self.visited

@@ -14,7 +14,7 @@ from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Seque
 from ...games.stake_raid import RAID, StakeRaid, State, action_cell, is_raid, move_name
 from ...games.stake_raid_files import (FileFormatError, Problem, input_text, parse_input,
                                        parse_output, position)
-from ...search import search
+from ...search import ExactSearch, search
 from ..case import Case, Outcome
 from ..detect import Plan, is_file, needs, ours
 from ..diagnose import fail, judge_text
@@ -211,7 +211,7 @@ def raid_decides(candidate: Candidate) -> bool:
         return False
     game, state = position(problem)
     return not game.is_terminal(state) and is_raid(
-        search(game, state, depth=depth).action)
+        search(game, state, ExactSearch(depth=depth)).action)
 
 
 RAID_CHECK_NODES = 20000
@@ -350,8 +350,8 @@ def _stake_raid_difference(case: Case, expected: bytes, actual: bytes) -> Tuple[
                 "has no depth to value the two moves at)")
     child = game.play(state, action)
     want_child = game.play(state, want[0])
-    want_value = search(game, want_child, prune=True, depth=depth - 1).value
-    got_value = search(game, child, prune=True, depth=depth - 1).value
+    want_value = search(game, want_child, ExactSearch(depth=depth - 1)).value
+    got_value = search(game, child, ExactSearch(depth=depth - 1)).value
     head = f"wrong move: expected {want_name}, got {got_name}"
     if want_value == got_value:
         flipless = is_raid(action) and child[0] == game.play(state, action - RAID)[0]

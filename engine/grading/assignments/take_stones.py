@@ -12,7 +12,7 @@ from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Seque
 
 from ...errors import SearchTimeout
 from ...games.take_stones import TakeStones
-from ...search import TimeLimit, search
+from ...search import ExactSearch, TableSearch, TimeLimit, search
 from ..case import Case, Outcome
 from ..detect import Plan, is_file, needs, ours
 from ..diagnose import judge_text
@@ -58,9 +58,10 @@ def take_stones_nodes(n: int, taken: Sequence[int], depth: int) -> Optional[int]
     limit = depth or n + 1
     try:
         # The "clock" counts its readings: the time limit is a budget of nodes.
-        result = search(game, state, prune=True, depth=limit, window=(-1000, 1000),
-                        time_limit=TimeLimit(TAKE_STONES_MAX_NODES // check_every + 1,
-                                             clock, check_every))
+        result = search(game, state, TableSearch(
+            depth=limit, window=(-1000, 1000),
+            time_limit=TimeLimit(TAKE_STONES_MAX_NODES // check_every + 1, clock,
+                                 check_every)))
     except SearchTimeout:
         return None
     if result.stats.nodes > TAKE_STONES_MAX_NODES:
@@ -340,8 +341,8 @@ def _take_stones_value(n: int, taken: Sequence[int], depth: int, stone: int) -> 
     child = game.result(state, stone)
     limit = depth or n + 1
     # The memo only saves time (values do not depend on it): big cases repeat subtrees.
-    return search(game, child, prune=True, depth=limit - 1, window=(-1000, 1000),
-                  memo={}).value
+    return search(game, child, ExactSearch(depth=limit - 1, window=(-1000, 1000),
+                                           memo={})).value
 
 
 def _take_stones_difference(case: Case, expected: bytes, actual: bytes) -> Tuple[str, str]:

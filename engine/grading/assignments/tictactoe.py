@@ -11,7 +11,7 @@ from random import Random
 from typing import Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ...games.tictactoe import TicTacToe, winner
-from ...search import search
+from ...search import ExactSearch, search
 from ..case import Case, Outcome
 from ..detect import script_or_java_or_make
 from ..diagnose import (VISITED_LINE, fail, judge_text, last_of_equal_bounds,
@@ -257,15 +257,15 @@ def _tictactoe_value(board: str, ply: Optional[int]) -> float:
     """The minimax value (x's view) of ``board`` as the assignment's search sees a root
     child: to the end, or cut off ``ply - 1`` plies below it."""
     game = TicTacToe(evaluate_terminals=ply is not None)
-    return search(game, board, prune=True, depth=None if ply is None else ply - 1,
-                  memo={}).value
+    return search(game, board, ExactSearch(depth=None if ply is None else ply - 1,
+                                           memo={})).value
 
 
 def _bounded_tie(board: str, ply: Optional[int], got: str) -> bool:
     """Whether ``got`` is the move alpha-beta's root chooses from ``board`` when it keeps
     the LAST of equal values: the tie-break slip, seen through pruning's bounds."""
     game = TicTacToe(evaluate_terminals=ply is not None)
-    result = search(game, board, prune=True, depth=ply, memo={})
+    result = search(game, board, ExactSearch(depth=ply, memo={}))
     chosen = last_of_equal_bounds(result.root_values, game.is_maxs_turn(board))
     return chosen is not None and game.result(board, chosen[0]) == got
 

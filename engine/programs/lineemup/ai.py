@@ -20,7 +20,7 @@ from typing import Callable, Dict, NamedTuple, Optional
 
 from ...games.line_em_up import WIN, LineEmUp, State
 from ...iterative import Iteration, iterative_deepening
-from ...search import TimeLimit, TranspositionTable
+from ...search import TableSearch, TimeLimit, TranspositionTable
 from ...trace import RecursionDepthTracer
 
 
@@ -116,10 +116,11 @@ class AIPlayer:
             gc.disable()
         try:
             outcome = iterative_deepening(
-                self.game, state, max_depth=self.depth,
-                time_limit=TimeLimit(start + self.seconds - self.margin, clock),
-                table=TranspositionTable(), order=self.game.order_moves,
-                tracer_factory=tracer_factory, prune=self.alphabeta, stop_when=_decided)
+                self.game, state, TableSearch(
+                    prune=self.alphabeta, depth=self.depth, order=self.game.order_moves,
+                    table=TranspositionTable(),
+                    time_limit=TimeLimit(start + self.seconds - self.margin, clock)),
+                tracer_for=tracer_factory, stop_when=_decided)
         finally:
             if collecting:
                 gc.enable()

@@ -41,7 +41,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 from ...errors import UsageError
 from ...commandline import read_text_file
 from ...games.nqueens import make_game
-from ...search import TranspositionTable, search
+from ...search import TableSearch, TranspositionTable, search
 
 EXACT_LIMIT = 12          # exact values are computed up to this N (N = 12: about 2 s)
 QUESTIONS = {             # question -> (variation, cut-off, sizes asked for)
@@ -97,9 +97,9 @@ class Solver:
             game = make_game(variation, size, symmetry=True)
             root = game.initial_state()
             table = TranspositionTable()
-            options: Dict[str, Any] = dict(prune=True, table=table, order=game.solver_order)
-            value = search(game, root, **options).value
-            values = {action[1]: search(game, game.result(root, action), **options).value
+            options = TableSearch(table=table, order=game.solver_order)
+            value = search(game, root, options).value
+            values = {action[1]: search(game, game.result(root, action), options).value
                       for action in game.actions(root)}
             self.cache[key] = (value, values)
         return self.cache[key]

@@ -49,7 +49,9 @@ from typing import (Any, Callable, Dict, Hashable, Iterable, Iterator, List, NoR
 
 from ...errors import UsageError
 from ...games.nqueens import VARIATIONS, Action, AnySquare, ColumnByColumn, State, make_game
-from ...search import INF, TableEntry, TimeLimit, TranspositionTable, search
+from ...entries import TableEntry
+from ...search import (INF, ExactSearch, TableSearch, TimeLimit, TranspositionTable,
+                        search)
 from . import chart as nqueens_chart, check as nqueens_check
 from ...commandline import run_program, write_atomically
 
@@ -182,7 +184,7 @@ def best_opening(variation: str, size: int, prune: bool,
     """(value, best opening action, CPU seconds) of the empty board of ``size``."""
     game = make_game(variation, size)
     started = time.process_time()
-    result = search(game, game.initial_state(), prune=prune, depth=cutoff)
+    result = search(game, game.initial_state(), ExactSearch(prune=prune, depth=cutoff))
     return result.value, result.action, time.process_time() - started
 
 
@@ -249,7 +251,7 @@ class GameRecord:
 
 def ai_move(game: NQueens, state: State, prune: bool, depth: Optional[int]) -> Action:
     """The move the assignment's minimax / alpha-beta player makes (first best, top first)."""
-    return search(game, state, prune=prune, depth=depth).action
+    return search(game, state, ExactSearch(prune=prune, depth=depth)).action
 
 
 def play_quietly(game: NQueens, first: Tuple[bool, Optional[int]],
@@ -483,12 +485,12 @@ def solve_size(variation: str, size: int, clock: Optional[ProgressClock] = None,
     """
     game = make_game(variation, size, symmetry=True)
     table = BoundedTable(table_entries, game.key_weight)
-    options: Dict[str, Any] = dict(prune=True, table=table, order=game.solver_order)
-    if clock is not None:
-        options.update(time_limit=TimeLimit(INF, clock, clock.check_every))
+    options = TableSearch(table=table, order=game.solver_order,
+                          time_limit=(TimeLimit(INF, clock, clock.check_every)
+                                      if clock is not None else None))
     root = game.initial_state()
     started = time.process_time()
-    result = search(game, root, **options)
+    result = search(game, root, options)
     best, nodes = result.value, result.stats.nodes
     if clock is not None and clock.stream is not None:
         clock.stream.write(f"nqueens solve: {clock.label}: value {best} after "
@@ -508,7 +510,7 @@ def solve_size(variation: str, size: int, clock: Optional[ProgressClock] = None,
             optimal.update(members)
             continue
         child = game.result(root, representative)
-        test = search(game, child, window=(-INF, best), **options)
+        test = search(game, child, options.but(window=(-INF, best)))
         nodes += test.stats.nodes
         if test.value >= best:
             optimal.update(members)

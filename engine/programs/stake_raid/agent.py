@@ -36,7 +36,7 @@ from ...errors import SearchTimeout
 from ...games.stake_raid import (EMPTY, MAX, MIN, NEIGHBOURHOODS, RAID, StakeRaid, State,
                                   code_table)
 from ...iterative import Iteration, iterative_deepening
-from ...search import TimeLimit, TranspositionTable, search
+from ...search import ExactSearch, SelectiveSearch, TimeLimit, TranspositionTable, search
 from ...selective import Selective
 from .player import (FINISH, FINISH_FRACTION, BoundedTable, competition_move, greedy_move,
                      move_budget, moves_left, usable_seconds)
@@ -47,8 +47,6 @@ from .player import (FINISH, FINISH_FRACTION, BoundedTable, competition_move, gr
 Move = Tuple[int, State]
 Strategy = Callable[..., Move]
 Expand = Callable[[State, Optional[int], int], Iterator[Move]]
-
-DEFAULT_STRATEGY = "agent"
 
 # Memory for the agent's transposition table (bytes, as BoundedTable estimates them; the
 # real cost is higher, about 460 bytes an entry on 12x12), chosen so that the longest
@@ -231,7 +229,7 @@ def fixed_depth(depth: int) -> Strategy:
     """A strategy: the grader's ALPHABETA at ``depth`` (no clock at all)."""
     def play(game: StakeRaid, state: State, seconds_left: float = 0.0,
              clock: Callable[[], float] = time.process_time, spent: float = 0.0) -> Move:
-        result = search(game, state, prune=True, depth=depth)
+        result = search(game, state, ExactSearch(depth=depth))
         return result.action, result.child
     play.__doc__ = f"ALPHABETA at depth {depth}."
     return play
@@ -429,8 +427,9 @@ def agent(game: StakeRaid, state: State, seconds_left: float,
         return greedy_move(game, state)
     max_depth = empty if settings.max_depth is None else min(settings.max_depth, empty)
     result = iterative_deepening(
-        game, state, max_depth=max_depth, time_limit=TimeLimit(started + allowed, clock),
-        table=table, selective=agent_selectivity(game, settings, empty),
+        game, state, SelectiveSearch(hooks=agent_selectivity(game, settings, empty),
+                                     depth=max_depth, table=table,
+                                     time_limit=TimeLimit(started + allowed, clock)),
         on_iteration=on_iteration,
         stop_when=(_unlikely_to_finish(started, allowed * settings.overrun, clock)
                    if settings.overrun else None))
@@ -480,10 +479,10 @@ def solve_outcome(game: StakeRaid, state: State, deadline: float, clock: Callabl
     if clock() >= deadline:
         return None
     try:
-        result = search(game, state, prune=True, depth=state[0].count(EMPTY),
-                        window=(-1, 1), table=table, time_limit=TimeLimit(deadline, clock),
-                        selective=Selective(expand=solve_expand(game), root_cut=True,
-                                            bounds=game.score_bounds))
+        result = search(game, state, SelectiveSearch(
+            hooks=Selective(expand=solve_expand(game), root_cut=True, bounds=game.score_bounds),
+            depth=state[0].count(EMPTY), window=(-1, 1), table=table,
+            time_limit=TimeLimit(deadline, clock)))
     except SearchTimeout:
         return None
     value = result.value if state[2] == MAX else -result.value

@@ -26,22 +26,36 @@ ALPHABETA ignore the strategy.
 Bad input: one line on stderr naming the line, exit code 2, output file untouched.
 """
 
+from __future__ import annotations
+
 import gc
 import os
 import sys
 import time
-from typing import Callable, List, Optional, Tuple, cast
 
+from ...commandline import run_program, write_atomically
 from ...errors import UsageError
 from ...games.stake_raid import move_name  # noqa: F401  (re-exported for tests)
 # The file format is read and written by engine.games.stake_raid_files, for homework.py,
 # the kit's judge and the tournament alike.
 from ...games.stake_raid_files import (Problem, output_text, parse_input,  # noqa: F401
                                        position)
-from ...search import search
-from ...commandline import run_program, write_atomically
-from ...iterative import Iteration
-from .agent import DEFAULT_STRATEGY, STRATEGIES, Move
+from ...search import ExactSearch, search
+
+# A grader's MINIMAX or ALPHABETA case imports only what that mode uses: the agent (its
+# dataclasses, its tables) is imported when COMPETITION plays or a strategy is named,
+# and typing (about 10 ms) never: the type names are for mypy. tests/test_startup.py
+# pins the modules such a case imports.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, List, Optional, Tuple
+
+    from ...iterative import Iteration
+    from .agent import Move
+
+# The strategy COMPETITION plays unless one is named (agent.STRATEGIES has them all).
+DEFAULT_STRATEGY = "agent"
+
 
 def choose(problem: Problem, clock: Callable[[], float] = time.process_time,
            strategy: str = DEFAULT_STRATEGY) -> Move:
@@ -49,6 +63,7 @@ def choose(problem: Problem, clock: Callable[[], float] = time.process_time,
     the strategy named ``strategy``."""
     game, state = position(problem)
     if problem.mode == "COMPETITION":
+        from .agent import STRATEGIES
         # The line-4 time also pays for this run's start-up, already spent (CPU clock).
         def report(iteration: Iteration) -> None:
             print(f"homework.py: depth {iteration.depth}: "
@@ -70,8 +85,8 @@ def choose(problem: Problem, clock: Callable[[], float] = time.process_time,
             return play(game, state, problem.limit, clock=clock, spent=clock(),
                         on_iteration=report, **extra)
         return play(game, state, problem.limit, clock=clock, spent=clock())
-    result = search(game, state, prune=problem.mode == "ALPHABETA",
-                    depth=cast(int, problem.limit))      # DEPTH: an int but in COMPETITION
+    result = search(game, state, ExactSearch(prune=problem.mode == "ALPHABETA",
+                                             depth=int(problem.limit)))  # DEPTH: an int
     return result.action, result.child
 
 
@@ -80,7 +95,8 @@ STRATEGY_VARIABLE = "STAKE_RAID_STRATEGY"
 
 def pick_strategy(argv: List[str]) -> Tuple[str, List[str]]:
     """(strategy name, remaining argv): ``--strategy NAME`` first in ``argv``, else the
-    STAKE_RAID_STRATEGY environment variable, else the default; UsageError if unknown."""
+    STAKE_RAID_STRATEGY environment variable, else the default; UsageError if unknown
+    (a named strategy is checked against agent.STRATEGIES, whatever the mode)."""
     name = os.environ.get(STRATEGY_VARIABLE) or DEFAULT_STRATEGY
     where = f"the {STRATEGY_VARIABLE} environment variable"
     if argv[:1] == ["--strategy"]:
@@ -89,6 +105,9 @@ def pick_strategy(argv: List[str]) -> Tuple[str, List[str]]:
         name, argv, where = argv[1], argv[2:], "--strategy"
     elif argv[:1] and argv[0].startswith("--strategy="):
         name, argv, where = argv[0].partition("=")[2], argv[1:], "--strategy"
+    if name == DEFAULT_STRATEGY:
+        return name, argv
+    from .agent import STRATEGIES
     if name not in STRATEGIES:
         raise UsageError(f"{where}: unknown strategy {name!r}; known: "
                          f"{', '.join(STRATEGIES)}")

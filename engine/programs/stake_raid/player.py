@@ -18,8 +18,9 @@ import time
 from typing import Any, Callable, Hashable, List, NamedTuple, Optional, Tuple
 
 from ...games.stake_raid import EMPTY, MAX, StakeRaid, State
+from ...entries import TableEntry
 from ...iterative import iterative_deepening
-from ...search import TableEntry, TimeLimit, TranspositionTable
+from ...search import TableSearch, TimeLimit, TranspositionTable
 
 # CPU seconds one run of homework.py costs besides its search (interpreter start,
 # imports, parsing, writing output.txt, exit): reserved for every move still to come.
@@ -153,10 +154,10 @@ def competition_move(game: StakeRaid, state: State, seconds_left: float,
         action, child = greedy_move(game, state)
         return CompetitionMove(action, child, 1, budget, clock() - started, 0)
     result = iterative_deepening(
-        game, state, max_depth=state[0].count(EMPTY),
-        time_limit=TimeLimit(started + allowed, clock),
-        table=table_for(len(state[0])) if table is None else table,
-        order=order_by_score, on_iteration=on_iteration)
+        game, state, TableSearch(depth=state[0].count(EMPTY), order=order_by_score,
+                                 table=table_for(len(state[0])) if table is None else table,
+                                 time_limit=TimeLimit(started + allowed, clock)),
+        on_iteration=on_iteration)
     if result.action is None:
         action, child = greedy_move(game, state)
         depth = 1
