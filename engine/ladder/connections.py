@@ -31,7 +31,10 @@ from ..grading.printable import printable
 # h11 as uvicorn uses it (reached through uvicorn, whose names mypy.ini leaves unchecked).
 h11: Any = h11_impl.h11
 
-LINGER_SECONDS = 2.0        # how long a cut connection's last bytes are read and dropped
+# A closed connection's last bytes are read and dropped until the client has been quiet
+# for LINGER_SECONDS, or for LINGER_LIMIT seconds in all.
+LINGER_SECONDS = 2.0
+LINGER_LIMIT = 30.0
 
 Network = Union[ipaddress.IPv4Network, ipaddress.IPv6Network]
 
@@ -177,7 +180,7 @@ class LingeringClose:
     answer it was sent (a 413 or a 408) before reading it. So, while the client may
     still be sending, a close ends our side only (FIN after the answer), what still
     comes is read and dropped, and the socket is closed when the client closes its side
-    or :data:`LINGER_SECONDS` later."""
+    or has been quiet for :data:`LINGER_SECONDS` (:data:`LINGER_LIMIT` at most)."""
 
     def __init__(self, transport: Any, protocol: "GuardedProtocol") -> None:
         self._transport = transport
@@ -223,7 +226,7 @@ class GuardedProtocol(h11_impl.H11Protocol):
         self.phase = "head"
         self.charged = 0.0
         self.body_bytes = 0
-        self.looked = time.monotonic()
+        self.looked = self.lingering_since = time.monotonic()
         self.watch: Any = None
 
     def connection_made(self, transport: Any) -> None:
@@ -247,7 +250,10 @@ class GuardedProtocol(h11_impl.H11Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self.admitted is None or self.phase == "cut":    # refused, or lingering
+        if self.phase == "cut":             # lingering: dropped, the client not quiet
+            self.looked = time.monotonic()
+            return
+        if self.admitted is None:           # refused
             return
         super().data_received(data)
         self.follow(len(data))
@@ -319,11 +325,21 @@ class GuardedProtocol(h11_impl.H11Protocol):
 
     def linger(self) -> None:
         """The connection is lingering (see :class:`LingeringClose`): what comes is
-        dropped, and it is closed for good in :data:`LINGER_SECONDS`."""
+        dropped, and it is closed for good once the client is quiet."""
         self.phase = "cut"
+        self.looked = self.lingering_since = time.monotonic()
         if self.watch is not None:
             self.watch.cancel()
-        self.watch = self.loop.call_later(LINGER_SECONDS, self.transport.close_now)
+        self.watch = self.loop.call_later(self.book.limits.tick_seconds, self.look_quiet)
+
+    def look_quiet(self) -> None:
+        """Close a lingering connection whose client has been quiet for
+        :data:`LINGER_SECONDS`, or that has lingered :data:`LINGER_LIMIT` seconds."""
+        now = time.monotonic()
+        if now - self.looked > LINGER_SECONDS or now - self.lingering_since > LINGER_LIMIT:
+            self.transport.close_now()
+            return
+        self.watch = self.loop.call_later(self.book.limits.tick_seconds, self.look_quiet)
 
     def shutdown(self) -> None:
         if self.phase == "cut":
