@@ -55,7 +55,7 @@ class Limits(NamedTuple):
     body_seconds: float = 300.0         # the whole request body (8 MB at 28 KB/s)
     body_grace_seconds: float = 10.0    # before the rate floor applies
     body_bytes_per_second: int = 4096   # the body's average rate, past the grace
-    per_address: int = 16               # open connections per client address
+    per_address: int = 64               # open connections per client address
     total: int = 1024                   # open connections in all
     keep_alive_seconds: float = 5.0     # an idle kept-alive connection
     head_bytes: int = 16 * 1024         # the request head's size (h11 refuses past it)

@@ -32,6 +32,9 @@ from .lifelines import Named, dying_with_me, named_in, parent_death_signal, rear
 from .ownership import give_tree
 
 STOP_PATIENCE = 30.0
+# Open connections per client address: enough for a lab's browsers behind one address
+# (each keeps one or two open while it polls), far too few to lock anyone out.
+PER_ADDRESS = 64
 
 
 def add_arguments(commands: Any) -> None:
@@ -48,6 +51,11 @@ def add_arguments(commands: Any) -> None:
         parser.add_argument("--trust-proxy", type=addresses, default=[], metavar="IP[,IP...]",
                             help="believe X-Forwarded-For and X-Forwarded-Proto from these "
                                  "addresses or networks only (default: from none)")
+        parser.add_argument("--per-address", type=positive(int), default=PER_ADDRESS,
+                            metavar="N",
+                            help="open connections per client address (default "
+                                 f"{PER_ADDRESS}; a class behind one NAT address without "
+                                 "a proxy may need more)")
     serve.add_argument("--workers", type=int, default=1, metavar="N",
                        help="local workers (default 1; 0 for none)")
     serve.set_defaults(run=run_serve)
@@ -215,6 +223,7 @@ def run_serve(options: argparse.Namespace) -> int:
     arguments = ["--host", options.host, "--port", str(options.port)]
     if options.trust_proxy:
         arguments += ["--trust-proxy", ",".join(options.trust_proxy)]
+    arguments += ["--per-address", str(options.per_address)]
     if os.geteuid() == 0:
         uid, gid = _web_user(options.user)
         give_data_to(settings, uid, gid)
@@ -281,11 +290,13 @@ def run_web(options: argparse.Namespace) -> int:
     module = store_module()
     web = web_module()
     from . import guard
+    from .connections import Limits
     store = module.Store(settings)
     listener = None if options.socket_fd is None else socket.socket(fileno=options.socket_fd)
     try:
         server = guard.server(web.make_app(store), options.host, options.port, sock=listener,
-                              trust_proxy=options.trust_proxy)
+                              trust_proxy=options.trust_proxy,
+                              limits=Limits(per_address=options.per_address))
     except guard.PortTaken as error:
         raise UsageError(str(error)) from None
     try:
