@@ -144,3 +144,63 @@ def test_a_workers_settings_size_its_cache_to_the_whole_class_from_the_start(lad
     settings = client.get("/api/work/settings",
                           headers={"Authorization": f"Bearer {local}"}).json()
     assert settings["class_size"] == 4
+
+
+def finish_waiting_games(client, worker, store, count):
+    """Lease and finish ``count`` games (X stakes the first empty square, O too); the
+    records' game ids."""
+    from test_ladder_web import record_for
+    done = []
+    for _ in range(count):
+        lease = work(client, worker, "/api/work/lease", {"built": []}).json()
+        assert lease["kind"] == "game", lease
+        game = lease["game"]
+        assert work(client, worker, f"/api/work/games/{game['id']}",
+                    {"lease": lease["lease"],
+                     "record": record_for(store, game, None)}).status_code == 200
+        done.append(game["id"])
+    return done
+
+
+def challenge(client, token, opponent):
+    return client.post("/api/challenges", json={"opponent": opponent},
+                       headers={"Authorization": f"Bearer {token}"})
+
+
+@pytest.mark.parametrize("mode", ["unrated", "rated"])
+def test_a_challenge_is_a_pair_against_a_named_player_rated_as_the_instructor_set(
+        ladder, mode):
+    folder, store, client, tokens, local = ladder
+    store.settings["challenges"] = mode
+    assert challenge(client, tokens["ann"], "ben").status_code == 409   # nothing plays yet
+    send(client, tokens["ann"], AGENTS["ann"])
+    send(client, tokens["ben"], AGENTS["ben"])
+    build_everything(client, local)
+    assert challenge(client, tokens["ann"], "ann").status_code == 409   # not oneself
+    assert challenge(client, tokens["ann"], "nobody").status_code == 409
+    answer = challenge(client, tokens["ann"], "ben")
+    assert answer.status_code == 201
+    pair = answer.json()["pair"]
+    # The challenge's two games come first (they were queued before the scheduler's).
+    games = finish_waiting_games(client, local, store, 2)
+    records = [client.get(f"/api/games/{game}").json() for game in games]
+    assert {(r["x"], r["o"]) for r in records} == {("ann", "ben"), ("ben", "ann")}
+    assert all(r["pair"] == pair and r["kind"] == "challenge" for r in records)
+    assert all(r["rated"] == (mode == "rated") for r in records)
+    store.standings.refresh()
+    rated_games = {row["name"]: row["games"] for row in store.standings.snapshot().rows}
+    assert rated_games.get("ann", 0) == (2 if mode == "rated" else 0)
+
+
+def test_challenges_are_limited_an_hour_and_can_be_off(ladder):
+    folder, store, client, tokens, local = ladder
+    send(client, tokens["ann"], AGENTS["ann"])
+    send(client, tokens["ben"], AGENTS["ben"])
+    build_everything(client, local)
+    store.settings["challenges_per_hour"] = 2
+    assert [challenge(client, tokens["ann"], "ben").status_code for _ in range(3)] == \
+        [201, 201, 409]
+    assert "2 challenges an hour" in challenge(client, tokens["ann"], "ben").json()["error"]
+    assert challenge(client, tokens["ben"], "ours:agent").status_code == 201  # ben's own
+    store.settings["challenges"] = "off"
+    assert "off" in challenge(client, tokens["ben"], "ann").json()["error"]

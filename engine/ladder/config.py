@@ -29,7 +29,7 @@ DATA = "data"
 UPLOADS = "uploads"
 DEFAULTS = {"seed": 1, "lease": 60.0, "upload_mb": 8, "placement_pairs": 2,
             "memory_mb": 1024, "isolation": "auto", "uploads_per_minute": 10,
-            "requests_per_minute": 600}
+            "requests_per_minute": 600, "challenges": "unrated", "challenges_per_hour": 4}
 
 
 def say(text: str) -> None:

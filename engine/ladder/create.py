@@ -39,6 +39,10 @@ def add_arguments(commands: Any) -> None:
     init.add_argument("--upload-mb", type=positive(int), default=None, metavar="MB",
                       help="the largest upload (default 8)")
     init.add_argument("--db", metavar="URL", help="postgresql://... (default: SQLite in DIR)")
+    init.add_argument("--challenges", choices=("rated", "unrated", "off"), default="unrated",
+                      help="whether a student may ask for a pair against a named "
+                           "classmate or anchor, and whether those games count in the "
+                           "ratings (default unrated)")
     init.set_defaults(run=command)
 
 
@@ -80,7 +84,7 @@ def _make_ladder(options: argparse.Namespace, folder: str, rules: Any, sizes: Se
     os.chmod(os.path.join(folder, config.DATA), 0o700)
     settings = dict(config.DEFAULTS, game=rules.name, time=options.time,
                     sizes=[size if isinstance(size, int) else str(size) for size in sizes],
-                    seed=options.seed, db=options.db)
+                    seed=options.seed, db=options.db, challenges=options.challenges)
     if options.lease:
         settings["lease"] = options.lease
     if options.upload_mb:

@@ -12,8 +12,8 @@ Privacy: the detail of a forfeit (the end of the player's stderr, sandbox paths)
 kept apart from the public record, which carries the moves, the result and the reason.
 
 Scheduling (engine.ladder.scheduler) adds colour-swapped pairs when fewer than
-:data:`POOL` games wait; a worker is given, among the waiting games, one whose players it
-has built already when there is one (fewer builds per game).
+:data:`POOL` games wait; a worker is given, among the waiting games, a challenge first,
+then one whose players it has built already when there is one (fewer builds per game).
 """
 
 import json
@@ -286,6 +286,8 @@ class Games:
                 break
         if not waiting:
             return None
+        # A challenge a student asked for goes before the scheduler's games.
+        waiting.sort(key=lambda game: (game.kind != CHALLENGE, game.id))
         ready = built | staff
         for game in waiting:
             if game.x_sub in ready and game.o_sub in ready:
