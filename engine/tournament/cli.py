@@ -428,8 +428,10 @@ def run_tournament(options: argparse.Namespace) -> int:
                 results.save(options.json, document(False))
 
         def on_failure(spec: GameSpec, error: BaseException) -> None:
+            # The error's words may quote an entrant's file names: shown, never obeyed.
             print(f"tournament: game {spec.id} could not be refereed (an error of the "
-                  f"kit's: {type(error).__name__}: {error}); --resume plays it",
+                  f"kit's: {type(error).__name__}: {printable(str(error))}); --resume "
+                  "plays it",
                   file=sys.stderr, flush=True)
 
         while True:
