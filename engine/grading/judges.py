@@ -17,7 +17,7 @@ from typing import (Callable, Hashable, Iterable, Iterator, List, NamedTuple, Op
                     Sequence, Tuple, runtime_checkable)
 
 from .. import registry
-from ..errors import UsageError
+from ..errors import EngineError, UsageError
 from .case import Case, Outcome
 from .casespace import Candidate, Category, Stratum
 from .plan import Plan
@@ -156,7 +156,7 @@ class GradedAssignment(NamedTuple):
         return self.facts.reference_main()
 
 
-class JudgeError(TypeError):
+class JudgeError(EngineError, TypeError):
     """A judge module that lacks part of the :class:`Judge` contract (our bug)."""
 
 

@@ -46,6 +46,7 @@ from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequenc
 from .detect import detect
 from .judges import GradedAssignment
 from .untrusted_files import open_folder, read_regular, write_new
+from ..errors import EngineError
 
 LAYOUTS = ("auto", "single", "folders", "canvas", "blackboard", "moodle", "gradescope",
            "classroom")
@@ -75,7 +76,7 @@ class Student(NamedTuple):
     ids: Tuple[str, ...] = ()
 
 
-class Ambiguous(ValueError):
+class Ambiguous(EngineError, ValueError):
     """A folder that reads as one submission and as a class folder (the message says
     both and the flag that picks one)."""
 

@@ -21,6 +21,7 @@ import stat
 import tempfile
 import threading
 from typing import Iterable, Optional
+from ..errors import EngineError
 
 BASE = 3_500_000
 BLOCK = 100_000
@@ -28,7 +29,7 @@ BLOCKS = 10_000
 FOLDER_NAME = "engine-grading-uids"
 
 
-class LeaseError(OSError):
+class LeaseError(EngineError, OSError):
     """No block could be leased (every block taken, or no safe folder for the locks)."""
 
 

@@ -35,6 +35,7 @@ import stat
 import struct
 from typing import (Any, Callable, Collection, Iterable, List, NamedTuple, Optional, Tuple,
                     Union)
+from ..errors import EngineError
 
 # O_PATH (010000000 on Linux): PyPy's os module does not name it.
 O_PATH = getattr(os, "O_PATH", 0o10000000)
@@ -50,7 +51,7 @@ class Bounds(NamedTuple):
     bytes: int = 256 * 1024 * 1024
 
 
-class TooLarge(Exception):
+class TooLarge(EngineError):
     """A folder went past its :class:`Bounds`; the message says which bound, in words."""
 
 

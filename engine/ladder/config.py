@@ -20,6 +20,7 @@ import sys
 from typing import Any, Dict
 
 from ..grading.results import write_atomically
+from ..errors import EngineError
 
 SETTINGS = "ladder.json"
 TOKENS = "tokens.csv"
@@ -37,7 +38,7 @@ def say(text: str) -> None:
     print(f"ladder: {text}", file=sys.stderr, flush=True)
 
 
-class LadderError(ValueError):
+class LadderError(EngineError, ValueError):
     """A ladder folder that cannot be used (the message says why, in one line)."""
 
 

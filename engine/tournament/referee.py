@@ -36,6 +36,7 @@ from ..grading.untrusted_files import (lstat_beneath, open_folder, read_regular,
                                       remove_beneath, write_new)
 from .entrants import NEWGAME_CPU, NEWGAME_WALL, Built
 from .games import O_SIDE, X_SIDE, Board, Rules
+from ..errors import EngineError
 
 # Wall-time slack of a player per game, on top of twice its clock (see wall_budget).
 GRACE_SECONDS = 10.0
@@ -48,7 +49,7 @@ STDERR_LINES, STDERR_BYTES = 15, 2000
 REASONS = ("timeout", "crash", "no output", "garbled output", "illegal move")
 
 
-class GameAborted(Exception):
+class GameAborted(EngineError):
     """The game was stopped from outside (Ctrl-C): it has no result."""
 
 
