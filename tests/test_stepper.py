@@ -14,7 +14,6 @@ import pytest
 from engine.games.explicit_tree import ExplicitTree, node_at, parse_tree
 from engine.games.tictactoe import TicTacToe
 from engine.pictures import stepper
-from engine.pictures.stepper_assets import SCRIPT
 from engine.programs.tree import TreeAnswer, format_json, random_tree_text
 from golden import REPO
 
@@ -156,7 +155,10 @@ def test_hostile_student_trace_is_data_only():
                                                                      key=str))
     assert html.count("<script") == 2 and "alert(1)</script>" not in html
     assert "<img" not in html
-    digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+    # The policy's hash is that of the script the page holds, which is the asset's bytes.
+    script = re.findall(r"<script>(.*?)</script>", html, re.S)
+    assert script == [(REPO / "engine" / "pictures" / "assets" / "stepper.js").read_text()]
+    digest = base64.b64encode(hashlib.sha256(script[0].encode()).digest()).decode()
     assert f"script-src 'sha256-{digest}'" in html and "default-src 'none'" in html
     assert page_data(html)["against"]["student"].startswith("<script>")
 

@@ -3,7 +3,8 @@
 Nothing here searches. :func:`record` runs THE search (:func:`engine.search.search`) with
 a :class:`StepTracer` attached and keeps every event the tracer hook reports (``enter``,
 ``pruned``, ``leave``) as numbered *steps*; :func:`render` embeds those steps as JSON in a
-self-contained page whose script only replays them (engine/pictures/stepper_assets.py).
+self-contained page whose script only replays them (engine/pictures/assets/: the page's
+skeleton stepper.html, its style stepper.css and its script stepper.js).
 
 Steps: step 0 is "before the search", steps 1..E are the tracer's events in the order the
 search made them, step E+1 is "search finished". A node's window while it is open is
@@ -30,16 +31,13 @@ and the script writes it with ``textContent``. A Content-Security-Policy lets on
 own script run (its sha256 is the whole ``script-src``) and fetches nothing.
 """
 
-import base64
-import hashlib
 import json
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import UsageError
+from ..markup import XML, Markup, asset, script_hash
 from ..search import INF, INTERIOR, ExactSearch, SearchResult, search
 from ..trace import Tracer
-from .stepper_assets import BODY, SCRIPT, STYLE
-from .svg import attribute, text as escape
 
 __all__ = ["StepTracer", "Recording", "TooManyNodes", "record", "compare_visited",
            "compare_lines", "compare_move", "render", "embedded_json", "MAX_NODES"]
@@ -444,10 +442,17 @@ def embedded_json(value: Any) -> str:
     return text
 
 
-CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
-       "form-action 'none'; script-src 'sha256-"
-       + base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
-       + "'")
+def page_script() -> str:
+    """The page's script (assets/stepper.js), byte for byte what its ``<script>`` element
+    holds: the page's Content-Security-Policy lets exactly this text run."""
+    return asset(__name__.rpartition(".")[0], "stepper.js")
+
+
+def content_security_policy() -> str:
+    """The page's policy: only our own script runs (its sha256 is the whole
+    ``script-src``), inline styles apply, nothing is fetched."""
+    return ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+            "form-action 'none'; script-src " + script_hash(page_script()))
 
 
 def render(recording: Recording, *, against: Optional[Dict[str, Any]] = None,
@@ -462,13 +467,8 @@ def render(recording: Recording, *, against: Optional[Dict[str, Any]] = None,
     """
     if against is not None:
         recording.against = dict(against, move=move)
-    data = embedded_json(recording.data())
-    title = recording.title or "Search stepper"
-    return "".join([
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n",
-        f'<meta http-equiv="Content-Security-Policy" content="{attribute(CSP)}">\n',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
-        f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n",
-        "<body>\n", BODY,
-        f'<script type="application/json" id="stepper-data">{data}</script>\n',
-        f"<script>{SCRIPT}</script>\n</body></html>\n"])
+    package = __name__.rpartition(".")[0]
+    return XML.fill(asset(package, "stepper.html"), csp=content_security_policy(),
+                    title=recording.title or "Search stepper",
+                    style=asset(package, "stepper.css"),
+                    data=Markup(embedded_json(recording.data())), script=page_script())

@@ -19,12 +19,14 @@ Layout: leaves take consecutive columns left to right, a parent is centred over 
 first and last child; each depth is one row. Simple, and never overlaps.
 """
 
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, cast
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple,
+                    cast)
 
 from ..games.explicit_tree import TreeNode
 from ..search import SearchResult
 from ..searchtree import SearchNode, SearchTreeRecorder
-from .svg import number, text as escape
+from ..markup import XML, Attribute, Markup, asset
+from .svg import number
 
 MAX_COLOUR, MAX_FILL = "#1f5fa8", "#dbe9f6"
 MIN_COLOUR, MIN_FILL = "#c0392b", "#f9dedb"
@@ -131,22 +133,8 @@ def layout(figure: Figure) -> Tuple[float, float, float]:
 
 
 # --- SVG ------------------------------------------------------------------------------
-STYLE = """
-text { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; }
-.value { font-size: 13px; font-weight: bold; text-anchor: middle; dominant-baseline: central; }
-.bounds { font-size: 10px; fill: #333; }
-.label { font-size: 12px; font-weight: bold; text-anchor: middle; fill: #222; }
-.note { font-size: 10px; text-anchor: middle; fill: #666; font-style: italic; }
-.caption { font-size: 13px; fill: #222; }
-.warning { font-size: 13px; fill: #c0392b; font-weight: bold; }
-.cell { font-size: 10px; text-anchor: middle; dominant-baseline: central; font-family: DejaVu Sans Mono, monospace; }
-.edge { stroke: #555; stroke-width: 1.3; fill: none; }
-.edge.best { stroke: #f39c12; stroke-width: 4; }
-.edge.pruned { stroke: #a8a8a8; stroke-dasharray: 6 4; }
-.edge.unvisited { stroke: #c8c8c8; stroke-dasharray: 2 3; }
-.cut { font-size: 12px; fill: #a8a8a8; text-anchor: middle; dominant-baseline: central; }
-.legend { font-size: 11px; fill: #333; }
-"""  # noqa: E501 (CSS written out as it goes into the SVG files, which goldens hold)
+# The document's skeleton and style are files: assets/tree.svg and assets/tree.css.
+ASSETS = __name__.rpartition(".")[0]
 
 
 def _polygon(points: Iterable[Tuple[float, float]]) -> str:
@@ -180,69 +168,80 @@ def _triangle(x: float, y: float, w: float, h: float, up: bool) -> List[Tuple[fl
     return [(x - w / 2, y - h / 2), (x + w / 2, y - h / 2), (x, y + h / 2)]
 
 
-def _svg_node(node: FigureNode, out: List[str]) -> None:
+def _lines(lines: Iterable[Markup], **attributes: Attribute) -> Markup:
+    """A group whose elements stand one a line, between its own lines."""
+    return XML.element("g", "\n", *((line, Markup("\n")) for line in lines), **attributes)
+
+
+def _text(content: str, x: float, y: float, kind: str, **attributes: Attribute) -> Markup:
+    return XML.element("text", content, class_=kind, x=number(x), y=number(y), **attributes)
+
+
+def _board(node: FigureNode, rows: Sequence[str], stroke: str, text_colour: str
+           ) -> Iterator[Markup]:
+    """A board node's frame contents: the side to move as a small triangle left of the
+    frame (up MAX, down MIN), then a square and a mark per cell."""
+    x, y = node.x, node.y
+    w, h = shape_size(node)
+    marker = _triangle(x - w / 2 - 8, y - h / 2 + 6, 10, 9, node.role == "max")
+    yield XML.element("polygon", class_="role", points=_polygon(marker), fill=stroke)
+    left, top = x - w / 2 + 4, y - h / 2 + 4
+    for r, row in enumerate(rows):
+        for c, mark in enumerate(row):
+            cx, cy = left + c * CELL, top + r * CELL
+            yield XML.element("rect", x=number(cx), y=number(cy), width=CELL, height=CELL,
+                              fill="none", stroke="#bbb", stroke_width="0.5")
+            if mark not in "-. ":
+                colour = text_colour if node.status != "visited" else (
+                    MAX_COLOUR if mark == "x" else MIN_COLOUR)
+                yield _text(mark, cx + CELL / 2, cy + CELL / 2, "cell", fill=colour)
+
+
+def _shape(node: FigureNode) -> Iterator[Markup]:
+    """The node's shape (a framed board, a leaf's square or a triangle) and its value."""
     x, y = node.x, node.y
     w, h = shape_size(node)
     stroke, fill = _colours(node)
-    width = 3 if node.best else 1.5
     text_colour = GREY if node.status != "visited" else "#111"
-    dashed = ' stroke-dasharray="4 3"' if node.status != "visited" else ""
-    out.append("<g>")
-    if node.tooltip:
-        out.append(f"<title>{escape(node.tooltip)}</title>")
-    style = f'fill="{fill}" stroke="{stroke}" stroke-width="{width}"{dashed}'
+    style: Dict[str, Attribute] = {
+        "fill": fill, "stroke": stroke, "stroke_width": 3 if node.best else 1.5,
+        "stroke_dasharray": "4 3" if node.status != "visited" else None}
     classes = _node_classes(node)
+    value_y = y
     if node.board is not None:
-        out.append(f'<rect class="{classes}" x="{number(x - w / 2)}" y="{number(y - h / 2)}" '
-                   f'width="{w}" height="{h}" rx="3" {style}/>')
-        # The side to move: a small triangle left of the frame (up MAX, down MIN).
-        marker = _triangle(x - w / 2 - 8, y - h / 2 + 6, 10, 9, node.role == "max")
-        out.append(f'<polygon class="role" points="{_polygon(marker)}" fill="{stroke}"/>')
-        rows = node.board
-        left, top = x - w / 2 + 4, y - h / 2 + 4
-        for r, row in enumerate(rows):
-            for c, mark in enumerate(row):
-                cx, cy = left + c * CELL, top + r * CELL
-                out.append(f'<rect x="{number(cx)}" y="{number(cy)}" width="{CELL}" '
-                           f'height="{CELL}" fill="none" stroke="#bbb" stroke-width="0.5"/>')
-                if mark not in "-. ":
-                    colour = text_colour if node.status != "visited" else (
-                        MAX_COLOUR if mark == "x" else MIN_COLOUR)
-                    out.append(f'<text class="cell" x="{number(cx + CELL / 2)}" '
-                               f'y="{number(cy + CELL / 2)}" fill="{colour}">'
-                               f'{escape(mark)}</text>')
-        if node.value is not None:
-            out.append(f'<text class="value" x="{number(x)}" y="{number(y + h / 2 + 9)}" '
-                       f'fill="{text_colour}">{escape(node.value)}</text>')
+        yield XML.element("rect", class_=classes, x=number(x - w / 2), y=number(y - h / 2),
+                          width=w, height=h, rx="3", **style)
+        yield from _board(node, node.board, stroke, text_colour)
+        value_y = y + h / 2 + 9
+    elif node.leaf:
+        yield XML.element("rect", class_=classes, x=number(x - w / 2), y=number(y - h / 2),
+                          width=w, height=h, **style)
     else:
-        if node.leaf:
-            out.append(f'<rect class="{classes}" x="{number(x - w / 2)}" '
-                       f'y="{number(y - h / 2)}" width="{w}" height="{h}" {style}/>')
-            value_y = y
-        else:
-            points = _triangle(x, y, w, h, node.role == "max")
-            out.append(f'<polygon class="{classes}" points="{_polygon(points)}" {style}/>')
-            value_y = y + (5 if node.role == "max" else -5)   # the triangle's wide part
-        if node.value is not None:
-            out.append(f'<text class="value" x="{number(x)}" y="{number(value_y)}" '
-                       f'fill="{text_colour}">{escape(node.value)}</text>')
+        points = _triangle(x, y, w, h, node.role == "max")
+        yield XML.element("polygon", class_=classes, points=_polygon(points), **style)
+        value_y = y + (5 if node.role == "max" else -5)   # the triangle's wide part
+    if node.value is not None:
+        yield _text(node.value, x, value_y, "value", fill=text_colour)
+
+
+def _svg_node(node: FigureNode) -> Iterator[Markup]:
+    """The node's elements: hover text, shape and value, label, final bounds, note."""
+    x, y = node.x, node.y
+    w, h = shape_size(node)
+    if node.tooltip:
+        yield XML.element("title", node.tooltip)
+    yield from _shape(node)
     if node.label:
-        out.append(f'<text class="label" x="{number(x)}" y="{number(y - h / 2 - 5)}">'
-                   f'{escape(node.label)}</text>')
+        yield _text(node.label, x, y - h / 2 - 5, "label")
     if node.alpha is not None:
-        bx = x + w / 2 + 4
-        out.append(f'<text class="bounds" x="{number(bx)}" y="{number(y - 2)}">'
-                   f'\u03b1 {escape(node.alpha)}</text>')
-        out.append(f'<text class="bounds" x="{number(bx)}" y="{number(y + 10)}">'
-                   f'\u03b2 {escape(cast(str, node.beta))}</text>')   # set with alpha
+        yield _text(f"\u03b1 {node.alpha}", x + w / 2 + 4, y - 2, "bounds")
+        yield _text(f"\u03b2 {node.beta}", x + w / 2 + 4, y + 10, "bounds")  # set with alpha
     if node.note:
-        below = y + h / 2 + (24 if node.board is not None else 13)
-        out.append(f'<text class="note" x="{number(x)}" y="{number(below)}">'
-                   f'{escape(node.note)}</text>')
-    out.append("</g>")
+        yield _text(node.note, x, y + h / 2 + (24 if node.board is not None else 13), "note")
 
 
-def _svg_edges(node: FigureNode, out: List[str]) -> None:
+def _svg_edges(node: FigureNode) -> Iterator[Markup]:
+    """Every edge below ``node``, pre-order: a line, and a cross on a cut one."""
     _, parent_h = shape_size(node)
     for child in node.children:
         _, child_h = shape_size(child)
@@ -256,67 +255,56 @@ def _svg_edges(node: FigureNode, out: List[str]) -> None:
             kind = "edge best"
         else:
             kind = "edge"
-        out.append(f'<line class="{kind}" x1="{number(x1)}" y1="{number(y1)}" '
-                   f'x2="{number(x2)}" y2="{number(y2)}"/>')
+        yield XML.element("line", class_=kind, x1=number(x1), y1=number(y1), x2=number(x2),
+                          y2=number(y2))
         if child.status == "pruned":
             # A scissors-like cross on the cut edge.
-            out.append(f'<text class="cut" x="{number((x1 + x2) / 2)}" '
-                       f'y="{number((y1 + y2) / 2)}">\u2715</text>')
-        _svg_edges(child, out)
+            yield _text("\u2715", (x1 + x2) / 2, (y1 + y2) / 2, "cut")
+        yield from _svg_edges(child)
 
 
 def render_svg(figure: Figure) -> str:
     """The figure as a self-contained SVG document (str)."""
-    width, height, top = layout(figure)
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           f'<svg xmlns="http://www.w3.org/2000/svg" width="{number(width)}" '
-           f'height="{number(height)}" viewBox="0 0 {number(width)} {number(height)}">',
-           f"<style>{STYLE}</style>",
-           f'<rect x="0" y="0" width="{number(width)}" height="{number(height)}" fill="#ffffff"/>']
+    width, height, _ = layout(figure)
+    body = [XML.element("rect", x="0", y="0", width=number(width), height=number(height),
+                        fill="#ffffff")]
     y = MARGIN
-    for line in figure.caption:
-        out.append(f'<text class="caption" x="{MARGIN}" y="{y}">{escape(line)}</text>')
+    for line, kind in [(line, "caption") for line in figure.caption] + [
+            (line, "warning") for line in figure.warnings]:
+        body.append(_text(line, MARGIN, y, kind))
         y += LINE
-    for line in figure.warnings:
-        out.append(f'<text class="warning" x="{MARGIN}" y="{y}">{escape(line)}</text>')
-        y += LINE
-    out.append('<g class="edges">')
-    _svg_edges(figure.root, out)
-    out.append("</g>")
-    out.append('<g class="nodes">')
-    for node in figure.nodes():
-        _svg_node(node, out)
-    out.append("</g>")
-    _svg_legend(out, height - 14)
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    body.append(_lines(_svg_edges(figure.root), class_="edges"))
+    body.append(_lines((_lines(_svg_node(node)) for node in figure.nodes()), class_="nodes"))
+    body.append(_svg_legend(height - 14))
+    return XML.fill(asset(ASSETS, "tree.svg"), width=number(width), height=number(height),
+                    style=asset(ASSETS, "tree.css"),
+                    body=XML.join((line, Markup("\n")) for line in body))
 
 
-def _svg_legend(out: List[str], y: float) -> None:
+def _legend_text(x: float, y: float, words: str) -> Markup:
+    return XML.element("text", words, class_="legend", x=x, y=y)
+
+
+def _svg_legend(y: float) -> Markup:
     x = MARGIN
-    items = []
     up = _polygon(_triangle(x + 6, y - 4, 12, 11, True))
-    items.append(f'<polygon class="legend-shape" points="{up}" fill="{MAX_FILL}" '
-                 f'stroke="{MAX_COLOUR}"/><text class="legend" x="{x + 16}" y="{y}">MAX</text>')
-    x += 56
-    down = _polygon(_triangle(x + 6, y - 4, 12, 11, False))
-    items.append(f'<polygon class="legend-shape" points="{down}" fill="{MIN_FILL}" '
-                 f'stroke="{MIN_COLOUR}"/><text class="legend" x="{x + 16}" y="{y}">MIN</text>')
-    x += 54
-    items.append(f'<rect class="legend-shape" x="{x}" y="{y - 10}" width="11" height="11" '
-                 f'fill="{LEAF_FILL}" stroke="{LEAF_COLOUR}"/>'
-                 f'<text class="legend" x="{x + 16}" y="{y}">leaf</text>')
-    x += 52
-    items.append(f'<line x1="{x}" y1="{y - 4}" x2="{x + 26}" y2="{y - 4}" stroke="{GREY}" '
-                 f'stroke-width="1.3" stroke-dasharray="6 4"/>'
-                 f'<text class="legend" x="{x + 32}" y="{y}">pruned</text>')
-    x += 90
-    items.append(f'<line x1="{x}" y1="{y - 4}" x2="{x + 26}" y2="{y - 4}" stroke="{BEST}" '
-                 f'stroke-width="4"/><text class="legend" x="{x + 32}" y="{y}">chosen path'
-                 f'</text>')
-    x += 118
-    items.append(f'<text class="legend" x="{x}" y="{y}">\u03b1/\u03b2: final bounds</text>')
-    out.append('<g class="legend-box">' + "".join(items) + "</g>")
+    down = _polygon(_triangle(x + 62, y - 4, 12, 11, False))
+    dashed = {"stroke": GREY, "stroke_width": "1.3", "stroke_dasharray": "6 4"}
+    return XML.element(
+        "g",
+        XML.element("polygon", class_="legend-shape", points=up, fill=MAX_FILL,
+                    stroke=MAX_COLOUR), _legend_text(x + 16, y, "MAX"),
+        XML.element("polygon", class_="legend-shape", points=down, fill=MIN_FILL,
+                    stroke=MIN_COLOUR), _legend_text(x + 72, y, "MIN"),
+        XML.element("rect", class_="legend-shape", x=x + 110, y=y - 10, width="11",
+                    height="11", fill=LEAF_FILL, stroke=LEAF_COLOUR),
+        _legend_text(x + 126, y, "leaf"),
+        XML.element("line", x1=x + 162, y1=y - 4, x2=x + 188, y2=y - 4, **dashed),
+        _legend_text(x + 194, y, "pruned"),
+        XML.element("line", x1=x + 252, y1=y - 4, x2=x + 278, y2=y - 4, stroke=BEST,
+                    stroke_width="4"), _legend_text(x + 284, y, "chosen path"),
+        _legend_text(x + 370, y, "\u03b1/\u03b2: final bounds"),
+        class_="legend-box")
 
 
 # --- DOT ------------------------------------------------------------------------------

@@ -1,0 +1,181 @@
+"""Markup built one way for the standard-library features: escaped unless marked safe.
+
+Every page and picture the engine writes without the ladder (the stepper, the tree
+pictures, the tournament report, the kit's report) is built here, from two things:
+
+* assets: the page skeletons, styles and scripts are files in ``engine/<package>/assets/``,
+  read with :func:`asset` (importlib.resources; it works from a wheel, a source tree and
+  inside a zip application, on Python 3.8 and PyPy too);
+* a :class:`Dialect`'s builders: :meth:`~Dialect.element` for one element,
+  :meth:`~Dialect.join` for a run of them, :meth:`~Dialect.fill` for an asset's named
+  slots (``{{name}}``).
+
+The rule that makes a forgotten escape impossible: a value is text unless it is
+:class:`Markup`. Builders escape every str they are given (text, attribute values, slot
+values) and pass Markup through untouched; what they return is Markup. Only markup we
+wrote is ever marked by hand: an asset, a JSON blob made safe for a script element.
+
+Two dialects, because the pages' bytes predate this module and stay the same:
+:data:`HTML` escapes ``& < > " '`` everywhere (:func:`html.escape`), :data:`XML` escapes
+``& < >`` in text and ``"`` too in attribute values (the SVG pictures and the stepper
+page). HTML writes its void elements (``<meta>``, ``<input>``) without an end tag; XML
+closes an element given no content at all as ``<rect/>``.
+"""
+
+import base64
+import functools
+import hashlib
+import html
+import re
+from typing import Callable, Iterable, Mapping, Optional, Union
+
+__all__ = ["Markup", "Dialect", "HTML", "XML", "asset", "script_hash"]
+
+
+class Markup(str):
+    """Text that is already markup: builders insert it as it is, never escaped again.
+
+    Concatenating Markup with a str gives a plain str (text again): build with the
+    dialect's builders, which keep the mark."""
+
+    __slots__ = ()
+
+
+# What a builder accepts as content: Markup, text (escaped), numbers (written with str),
+# None (nothing), or an iterable of these (written one after the other).
+Content = Union[str, int, float, None, Iterable]
+# An attribute's value: text (escaped) or Markup, a number, True (the bare name) or
+# None / False (the attribute is left out).
+Attribute = Union[str, int, float, bool, None]
+
+# An escaping function: text in, the same text as markup out.
+Escape = Callable[[str], str]
+
+_SLOT = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
+
+
+def _xml_text(value: str) -> str:
+    return value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+
+
+def _xml_attribute(value: str) -> str:
+    return _xml_text(value).replace('"', "&quot;")
+
+
+def _html_escape(value: str) -> str:
+    return html.escape(value, quote=True)
+
+
+class Dialect:
+    """How one kind of document escapes and closes its elements (see the module docstring).
+
+    ``text``/``attribute``: the escaping of text and of a double-quoted attribute value;
+    ``void``: elements written without an end tag (HTML); ``close_empty``: an element
+    given no content is written ``<tag/>`` (XML)."""
+
+    def __init__(self, text: Escape, attribute: Escape, void: Iterable[str] = (),
+                 close_empty: bool = False) -> None:
+        self._text = text
+        self._attribute = attribute
+        self.void = frozenset(void)
+        self.close_empty = close_empty
+
+    def escape(self, value: Content) -> Markup:
+        """``value`` as markup: Markup as it is, anything else written and escaped."""
+        return self.join((value,))
+
+    def join(self, parts: Iterable[Content], separator: str = "") -> Markup:
+        """The ``parts`` one after the other (``separator``, markup, between them), each
+        escaped unless it is Markup; None parts are skipped, iterables written in turn."""
+        written = []
+        for part in parts:
+            if part is None:
+                continue
+            if isinstance(part, Markup):
+                written.append(str(part))
+            elif isinstance(part, str):
+                written.append(self._text(part))
+            elif isinstance(part, (int, float)):
+                written.append(self._text(str(part)))
+            else:
+                written.append(self.join(part))
+        return Markup(separator.join(written))
+
+    def attributes(self, attributes: Mapping[str, Attribute]) -> str:
+        """`` name="value"`` for each attribute, in order. A Python name maps to the
+        attribute's: a trailing ``_`` is dropped (``class_``), other ``_`` become ``-``
+        (``data_g``, ``stroke_width``)."""
+        written = []
+        for name, value in attributes.items():
+            if value is None or value is False:
+                continue
+            name = name.rstrip("_").replace("_", "-")
+            if value is True:
+                written.append(" " + name)
+            elif isinstance(value, Markup):
+                written.append(f' {name}="{value}"')
+            else:
+                written.append(f' {name}="{self._attribute(str(value))}"')
+        return "".join(written)
+
+    def element(self, tag: str, *content: Content, **attributes: Attribute) -> Markup:
+        """``<tag attributes>content</tag>``, the content escaped unless it is Markup.
+
+        Raises ValueError for content given to a void element."""
+        head = "<" + tag + self.attributes(attributes)
+        if tag in self.void:
+            if content:
+                raise ValueError(f"<{tag}> is a void element: it holds no content")
+            return Markup(head + ">")
+        if not content and self.close_empty:
+            return Markup(head + "/>")
+        return Markup(head + ">" + self.join(content) + "</" + tag + ">")
+
+    def fill(self, template: str, **slots: Content) -> Markup:
+        """``template`` (an asset) with each ``{{name}}`` replaced by ``slots[name]``,
+        escaped unless it is Markup.
+
+        Raises ValueError when a slot of the template is not given or a given one is
+        not in the template (a page and its code must agree)."""
+        named = set(_SLOT.findall(template))
+        if named != set(slots):
+            raise ValueError("template slots and values differ: "
+                             + ", ".join(sorted(named.symmetric_difference(slots))))
+        filled = {name: self.escape(value) for name, value in slots.items()}
+        return Markup(_SLOT.sub(lambda match: filled[match.group(1)], template))
+
+
+HTML = Dialect(_html_escape, _html_escape,
+               void=("area", "base", "br", "col", "embed", "hr", "img", "input", "link",
+                     "meta", "source", "track", "wbr"))
+XML = Dialect(_xml_text, _xml_attribute, close_empty=True)
+
+
+@functools.lru_cache(maxsize=None)
+def asset(package: str, name: str) -> Markup:
+    """The text (UTF-8) of ``assets/<name>`` beside ``package``'s modules, e.g.
+    ``asset("engine.pictures", "stepper.js")``: markup of ours, never escaped.
+
+    Read with importlib.resources (``files()``, Python 3.9+) or, on 3.8, pkgutil, whose
+    loaders read a source tree, an installed package and a zip application alike.
+    Raises OSError (FileNotFoundError) when the file is not there."""
+    try:
+        from importlib.resources import files
+    except ImportError:                      # Python 3.8: no files(); the same bytes
+        return Markup(_read_with_pkgutil(package, name))
+    return Markup((files(package) / "assets" / name).read_bytes().decode("utf-8"))
+
+
+def _read_with_pkgutil(package: str, name: str) -> str:
+    import pkgutil
+    data: Optional[bytes] = pkgutil.get_data(package, "assets/" + name)
+    if data is None:
+        raise FileNotFoundError(f"{package}: assets/{name}")
+    return data.decode("utf-8")
+
+
+def script_hash(script: str) -> str:
+    """The Content-Security-Policy source that lets exactly this inline ``script`` run:
+    ``'sha256-<base64 digest of its UTF-8 bytes>'``."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
