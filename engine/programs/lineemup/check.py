@@ -94,6 +94,11 @@ class Lines:
     def blank(self, what: str = "a blank line") -> None:
         self.expect("", what)
 
+    def blank_then(self, prefix: str) -> bool:
+        """True when the next line is blank and the one after it starts with ``prefix``."""
+        return self.peek() == "" and self.index + 1 < len(self.lines) and \
+            self.lines[self.index + 1].startswith(prefix)
+
     def accept(self, pattern: str) -> Optional[Match[str]]:
         """Match and consume the next line if it fits ``pattern``, else None."""
         line = self.peek()
@@ -323,114 +328,195 @@ class Move:
         self.line, self.side, self.stats = line, side, stats
 
 
-def _read_moves(lines: Lines, report: Report, n: int, s: int, t: float, players: List[Player],
-                cells: Cells) -> None:
-    moves: List[Move] = []            # every move played
-    won_at = None                     # (move number, side, reported) once s in a row
-    # (line, winner or None) of the result line
-    result: Optional[Tuple[int, Optional[str]]] = None
-    abandoned = False
-    time_loss = None                  # side that went over t
-    while True:
-        side = SIDES[len(moves) % 2]
-        announced = None              # cell named by a 'Selected ... move' line
+class _MoveLine:
+    """A move's announcement as read, before its statistics and board.
+
+    ``kind`` is "AI" or "Human" from ``under ... control``, None for a random opening;
+    ``announced`` is (line, side, cell) of a preceding ``Selected ... move`` line, if any.
+    """
+
+    def __init__(self, line: int, number: int, mover: str, kind: Optional[str],
+                 cell: Tuple[int, int], n: int,
+                 announced: Optional[Tuple[int, str, Tuple[int, int]]]) -> None:
+        self.line, self.number, self.mover, self.kind = line, number, mover, kind
+        self.column, self.row = cell
+        self.on_board = self.column < n and self.row < n
+        self.announced = announced
+        self.who = f"move #{number} ({mover})"
+
+    @property
+    def cell_name(self) -> str:
+        return f"{COLUMNS[self.column]}{self.row}"
+
+
+class _MovesReader:
+    """Reads a trace's moves one by one and checks each against the board before it.
+
+    After the last move it holds what :func:`_check_end` judges: the moves, ``won_at``
+    (move number, side, already reported) once a side has s in a row, the result line
+    (line, winner or None), whether the game was abandoned, the side that went over t,
+    and the last board the file showed.
+    """
+
+    def __init__(self, lines: Lines, report: Report, n: int, s: int, t: float,
+                 players: List[Player], cells: Cells) -> None:
+        self.lines, self.report = lines, report
+        self.n, self.s, self.t, self.players = n, s, t, players
+        self.cells = cells
+        self.moves: List[Move] = []
+        self.won_at: Optional[Tuple[int, str, bool]] = None
+        self.result: Optional[Tuple[int, Optional[str]]] = None
+        self.abandoned = False
+        self.time_loss: Optional[str] = None
+
+    def read_all(self) -> None:
+        """Read moves until a result line or an end-of-input block has been consumed."""
+        while not self.read_ending():
+            move = self.read_move_line()
+            self.check_move_line(move)
+            stats, lost_on_time = self.read_move_statistics(move)
+            self.moves.append(Move(move.line, move.mover, stats))
+            if not lost_on_time:      # after a time loss the result line follows
+                self.read_board_after(move)
+
+    def read_ending(self) -> bool:
+        """Consume the result line or the end-of-input block if it comes next; True then."""
+        lines = self.lines
         if lines.accept(r"It's a (?:tie|draw)!"):
-            result = (lines.number - 1, None)
-            break
+            self.result = (lines.number - 1, None)
+            return True
         match = lines.accept(r"The winner is ([XO])!")
         if match:
-            result = (lines.number - 1, match.group(1))
-            break
-        if lines.peek() == "" and lines.index + 1 < len(lines.lines) and \
-                lines.lines[lines.index + 1].startswith("End of input"):
+            self.result = (lines.number - 1, match.group(1))
+            return True
+        if lines.blank_then("End of input"):
             lines.blank()
             lines.expect(r"End of input: the game is abandoned after (\d+) moves\.",
                          "'End of input: the game is abandoned after N moves.'")
-            if not any(player.kind == "H" for player in players):
-                report.add(lines.number - 1, "an AI-vs-AI game cannot end by end of input")
-            abandoned = True
-            break
+            if not any(player.kind == "H" for player in self.players):
+                self.report.add(lines.number - 1,
+                                "an AI-vs-AI game cannot end by end of input")
+            self.abandoned = True
+            return True
+        return False
+
+    def read_move_line(self) -> _MoveLine:
+        """Read a random opening, or a played move with its optional selection lines."""
+        lines = self.lines
+        move_number = len(self.moves) + 1
         opening = lines.accept(r"Player ([XO]) plays the random opening move: " + CELL)
-        if opening is None:
-            out_of_time = lines.accept(r"\*\*\* Out of extra time at depth \d+ \*\*\*")
-            if out_of_time:
-                match = lines.expect(r"Selected (?:random|first ordered) move for ([XO]): "
-                                     + CELL, "'Selected random move for X|O: CELL'")
-                announced = (lines.number - 1, match.group(1),
-                             (COLUMNS.index(match.group(2)), int(match.group(3))))
-            number = lines.number
-            match = lines.expect(r"Player ([XO]) under (AI|Human) control plays: " + CELL,
-                                 "'Player X|O under AI|Human control plays: CELL' or "
-                                 "the result line")
-            mover, kind = match.group(1), match.group(2)
-            column, row = COLUMNS.index(match.group(3)), int(match.group(4))
-        else:
-            number = lines.number - 1
-            mover, kind = opening.group(1), None
-            column, row = COLUMNS.index(opening.group(2)), int(opening.group(3))
-        move_number = len(moves) + 1
-        who = f"move #{move_number} ({mover})"
-        if mover != side:
-            report.add(number, f"move #{move_number} is played by {mover}, but it is "
-                               f"{side}'s turn (sides alternate from X)")
-        player = players[SIDES.index(mover)]
-        if kind is not None and (kind == "AI") != (player.kind == "AI"):
-            report.add(number, f"{who}: played under {kind} control, but the header lists "
-                               f"{'a human' if player.kind == 'H' else 'an AI'} for {mover}")
-        if announced is not None and (announced[1], announced[2]) != (mover, (column, row)):
-            report.add(announced[0], f"{who}: the selected move does not match the move "
-                                     f"played")
-        if won_at is not None and not won_at[2]:   # said once, at the first extra move
-            report.add(number, f"the game went on after {won_at[1]} completed {s} in a row "
-                               f"at move #{won_at[0]}")
-            won_at = (won_at[0], won_at[1], True)
-        on_board = column < n and row < n
-        if not on_board:
-            report.add(number, f"{who}: {COLUMNS[column]}{row} is off the {n}x{n} board")
-        elif cells[(column, row)] != ".":
-            what = {"*": "a bloc", "X": "X's stone", "O": "O's stone"}[cells[(column, row)]]
-            report.add(number, f"{who}: {COLUMNS[column]}{row} is not empty (holds {what})")
-        stats = None
-        if kind == "AI":
-            lines.blank()
-            stats = read_statistics(lines, "", averaged=False)
-            over = stats["time"][1] > t + EPSILON
-            if lines.peek() == "" and lines.index + 1 < len(lines.lines) and \
-                    lines.lines[lines.index + 1].startswith("*** Player"):
-                lines.blank()
-                loss = lines.expect(r"\*\*\* Player ([XO]) took " + SECONDS +
-                                    r", more than t=(" + NUMBER + r")s: ([XO]) loses \*\*\*",
-                                    "'*** Player X took Ts, more than t=Ts: X loses ***'")
-                if not over or loss.group(1) != mover or loss.group(4) != mover:
-                    report.add(lines.number - 1, f"{who}: the time-loss line does not fit "
-                                                 f"the move's time and side")
-                lines.blank()
-                time_loss = mover
-                check_statistics(report, stats, player.depth, None, who)
-                moves.append(Move(number, mover, stats))
-                continue              # the result line follows
-            check_statistics(report, stats, player.depth, t, who)
-        moves.append(Move(number, mover, stats))
+        if opening is not None:
+            return _MoveLine(lines.number - 1, move_number, opening.group(1), None,
+                             _cell(opening, 2), self.n, None)
+        announced = None
+        if lines.accept(r"\*\*\* Out of extra time at depth \d+ \*\*\*"):
+            match = lines.expect(r"Selected (?:random|first ordered) move for ([XO]): "
+                                 + CELL, "'Selected random move for X|O: CELL'")
+            announced = (lines.number - 1, match.group(1), _cell(match, 2))
+        number = lines.number
+        match = lines.expect(r"Player ([XO]) under (AI|Human) control plays: " + CELL,
+                             "'Player X|O under AI|Human control plays: CELL' or "
+                             "the result line")
+        return _MoveLine(number, move_number, match.group(1), match.group(2),
+                         _cell(match, 3), self.n, announced)
+
+    def check_move_line(self, move: _MoveLine) -> None:
+        """Turn order, control kind, selection line, play after a win, the cell's state."""
+        report, side = self.report, SIDES[len(self.moves) % 2]
+        if move.mover != side:
+            report.add(move.line, f"move #{move.number} is played by {move.mover}, but it "
+                                  f"is {side}'s turn (sides alternate from X)")
+        player = self.players[SIDES.index(move.mover)]
+        if move.kind is not None and (move.kind == "AI") != (player.kind == "AI"):
+            listed = "a human" if player.kind == "H" else "an AI"
+            report.add(move.line, f"{move.who}: played under {move.kind} control, but the "
+                                  f"header lists {listed} for {move.mover}")
+        announced = move.announced
+        if announced is not None and \
+                (announced[1], announced[2]) != (move.mover, (move.column, move.row)):
+            report.add(announced[0], f"{move.who}: the selected move does not match the "
+                                     f"move played")
+        if self.won_at is not None and not self.won_at[2]:   # said once, at the first extra
+            report.add(move.line, f"the game went on after {self.won_at[1]} completed "
+                                  f"{self.s} in a row at move #{self.won_at[0]}")
+            self.won_at = (self.won_at[0], self.won_at[1], True)
+        self._check_cell_free(move)
+
+    def _check_cell_free(self, move: _MoveLine) -> None:
+        """The move's cell must be on the board and empty."""
+        if not move.on_board:
+            self.report.add(move.line, f"{move.who}: {move.cell_name} is off the "
+                                       f"{self.n}x{self.n} board")
+            return
+        mark = self.cells[(move.column, move.row)]
+        if mark != ".":
+            what = {"*": "a bloc", "X": "X's stone", "O": "O's stone"}[mark]
+            self.report.add(move.line, f"{move.who}: {move.cell_name} is not empty "
+                                       f"(holds {what})")
+
+    def read_move_statistics(self, move: _MoveLine) -> Tuple[Optional[Stats], bool]:
+        """An AI move's i..v block (None for other moves), and whether the time-loss
+        line followed it (then no board follows: the result line does)."""
+        if move.kind != "AI":
+            return None, False
+        lines = self.lines
+        lines.blank()
+        stats = read_statistics(lines, "", averaged=False)
+        depth = self.players[SIDES.index(move.mover)].depth
+        if not lines.blank_then("*** Player"):
+            check_statistics(self.report, stats, depth, self.t, move.who)
+            return stats, False
+        lines.blank()
+        loss = lines.expect(r"\*\*\* Player ([XO]) took " + SECONDS +
+                            r", more than t=(" + NUMBER + r")s: ([XO]) loses \*\*\*",
+                            "'*** Player X took Ts, more than t=Ts: X loses ***'")
+        over = stats["time"][1] > self.t + EPSILON
+        if not over or loss.group(1) != move.mover or loss.group(4) != move.mover:
+            self.report.add(lines.number - 1, f"{move.who}: the time-loss line does not "
+                                              f"fit the move's time and side")
+        lines.blank()
+        self.time_loss = move.mover
+        check_statistics(self.report, stats, depth, None, move.who)
+        return stats, True
+
+    def read_board_after(self, move: _MoveLine) -> None:
+        """The board after the move must be the previous one plus the move's stone;
+        reading goes on from the board the file shows."""
+        lines, n = self.lines, self.n
         lines.blank()
         lines.blank("a second blank line before the board")
-        board, board_line = read_board(lines, n, move_number)
-        if on_board:
+        board, board_line = read_board(lines, n, move.number)
+        cells = self.cells
+        if move.on_board:
             cells = dict(cells)
-            cells[(column, row)] = mover
+            cells[(move.column, move.row)] = move.mover
         for r in range(n):
             wrong = [c for c in range(n) if board[(c, r)] != cells[(c, r)]]
             if wrong:
                 c = wrong[0]
-                report.add(board_line + 2 + r,
-                           f"board after move #{move_number}: {COLUMNS[c]}{r} shows "
-                           f"{board[(c, r)]!r}, expected {cells[(c, r)]!r} (the previous "
-                           f"board plus {mover} on {COLUMNS[column]}{row})")
+                self.report.add(board_line + 2 + r,
+                                f"board after move #{move.number}: {COLUMNS[c]}{r} shows "
+                                f"{board[(c, r)]!r}, expected {cells[(c, r)]!r} (the "
+                                f"previous board plus {move.mover} on {move.cell_name})")
                 break
-        cells = board                 # go on from what the file shows
-        if won_at is None and on_board and has_line(cells, n, s, column, row, mover):
-            won_at = (move_number, mover, False)
-    _check_end(lines, report, n, s, t, players, cells, moves, won_at, result, abandoned,
-               time_loss)
+        self.cells = board            # go on from what the file shows
+        if self.won_at is None and move.on_board and \
+                has_line(board, n, self.s, move.column, move.row, move.mover):
+            self.won_at = (move.number, move.mover, False)
+
+
+def _cell(match: Match[str], group: int) -> Tuple[int, int]:
+    """The (column, row) of a CELL matched at ``group`` and ``group + 1``."""
+    return COLUMNS.index(match.group(group)), int(match.group(group + 1))
+
+
+def _read_moves(lines: Lines, report: Report, n: int, s: int, t: float, players: List[Player],
+                cells: Cells) -> None:
+    """Read and check every move, then the result and the end-of-game block."""
+    game = _MovesReader(lines, report, n, s, t, players, cells)
+    game.read_all()
+    _check_end(lines, report, n, s, t, players, game.cells, game.moves, game.won_at,
+               game.result, game.abandoned, game.time_loss)
 
 
 def _check_end(lines: Lines, report: Report, n: int, s: int, t: float, players: List[Player],
