@@ -45,7 +45,7 @@ import random
 import re
 import sys
 import time
-from typing import Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple, cast
+from typing import Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple
 
 from ...errors import UsageError
 from ...games.line_em_up import HEURISTIC_NAMES, LineEmUp, State, cell_name
@@ -323,20 +323,10 @@ def play_game(settings: argparse.Namespace, kinds: Sequence[str], heuristics: Se
     ``warn(text)`` shows a refused move. ``clock`` (default: real) is read by the AIs.
     ``opening``: cells played first, whoever is in control (series variety).
     """
-    n, s, blocs, t = settings.n, settings.s, settings.bloc_cells, settings.t
-    games = [LineEmUp(n, s, blocs, heuristic) for heuristic in heuristics]
-    depths = (settings.d1, settings.d2)
-    prunes = (settings.a1, settings.a2)
-    clock = clock or time.perf_counter
-    ais = [AIPlayer(games[i], depths[i], t, prunes[i], clock=clock) if kinds[i] == "AI"
-           else None for i in range(2)]
-    log.add(f"n={n} b={len(blocs)} s={s} t={format_number(t)}\n")
-    log.add("blocs=[" + ", ".join(f"({c},{r})" for c, r in blocs) + "]\n\n")
-    for i in range(2):
-        log.add(f"Player {i + 1}: "
-                f"{player_label(kinds[i], depths[i], prunes[i], heuristics[i])}\n")
-    log.add("\n" + render_board(games[0].initial_state(), n, blocs) + "\n")
-
+    n, blocs, t = settings.n, settings.bloc_cells, settings.t
+    games = [LineEmUp(n, settings.s, blocs, heuristic) for heuristic in heuristics]
+    ais = _ai_players(settings, kinds, games, clock or time.perf_counter)
+    _log_header(log, settings, kinds, heuristics, games[0])
     totals = Totals()
     x = o = 0
     x_to_move = True
@@ -346,35 +336,19 @@ def play_game(settings: argparse.Namespace, kinds: Sequence[str], heuristics: Se
         side = "X" if x_to_move else "O"
         game = games[player]
         state = game.state_from(x, o, x_to_move)
+        ai = ais[player]
         if totals.moves < len(opening):
             cell = opening[totals.moves]
             log.add(f"Player {side} plays the random opening move: {cell_name(cell, n)}\n")
-        elif ais[player] is not None:
-            report = cast(AIPlayer, ais[player]).choose(state)
-            cell = report.action
-            lost_on_time = report.seconds > t
-            if report.depth == 0:
-                log.add(f"*** Out of extra time at depth 1 ***\n"
-                        f"Selected first ordered move for {side}: {cell_name(cell, n)}\n")
-            log.add(f"Player {side} under AI control plays: {cell_name(cell, n)}\n\n")
-            log.add("\n".join(statistics_lines(report.seconds, report.evaluations,
-                                               report.evaluations_by_depth,
-                                               report.average_depth,
-                                               report.recursion_depth, "")) + "\n")
-            totals.add_ai_move(report)
-            if lost_on_time:
-                totals.moves += 1
-                log.add(f"\n*** Player {side} took {format_seconds(report.seconds)}, more "
-                        f"than t={format_number(t)}s: {side} loses ***\n\n")
+        elif ai is not None:
+            cell = _ai_move(log, ai, state, side, n, t, totals)
+            if cell is None:
                 return _finish(log, "O" if side == "X" else "X", totals, "time")
         else:
             # A human player comes with read_move and warn (the caller's contract).
-            cell = _human_move(game, state, side, n, read_move, warn)  # type: ignore[arg-type]
+            cell = _human_turn(log, game, state, side, totals, read_move, warn)  # type: ignore[arg-type]
             if cell is None:
-                log.add(f"\nEnd of input: the game is abandoned after {totals.moves} "
-                        f"moves.\n")
                 return Outcome(None, "abandoned", totals)
-            log.add(f"Player {side} under Human control plays: {cell_name(cell, n)}\n")
         totals.moves += 1
         after = game.result(state, cell)
         x, o = after[0], after[1]
@@ -383,6 +357,64 @@ def play_game(settings: argparse.Namespace, kinds: Sequence[str], heuristics: Se
         if after[3] is not None:
             winner = None if after[3] == 0 else ("X" if after[3] > 0 else "O")
             return _finish(log, winner, totals, "line" if winner else "draw")
+
+
+def _ai_players(settings: argparse.Namespace, kinds: Sequence[str], games: List[LineEmUp],
+                clock: Callable[[], float]) -> List[Optional[AIPlayer]]:
+    """Player 1's and player 2's AI (None for a human), with their depth, t and pruning."""
+    depths = (settings.d1, settings.d2)
+    prunes = (settings.a1, settings.a2)
+    return [AIPlayer(games[i], depths[i], settings.t, prunes[i], clock=clock)
+            if kinds[i] == "AI" else None for i in range(2)]
+
+
+def _log_header(log: GameLog, settings: argparse.Namespace, kinds: Sequence[str],
+                heuristics: Sequence[str], game: LineEmUp) -> None:
+    """The trace's parameters, blocs, players and initial board (course layout)."""
+    n, blocs = settings.n, settings.bloc_cells
+    depths = (settings.d1, settings.d2)
+    prunes = (settings.a1, settings.a2)
+    log.add(f"n={n} b={len(blocs)} s={settings.s} t={format_number(settings.t)}\n")
+    log.add("blocs=[" + ", ".join(f"({c},{r})" for c, r in blocs) + "]\n\n")
+    for i in range(2):
+        log.add(f"Player {i + 1}: "
+                f"{player_label(kinds[i], depths[i], prunes[i], heuristics[i])}\n")
+    log.add("\n" + render_board(game.initial_state(), n, blocs) + "\n")
+
+
+def _ai_move(log: GameLog, ai: AIPlayer, state: State, side: str, n: int, t: float,
+             totals: Totals) -> Optional[int]:
+    """Let the AI choose and log its move and statistics; return its cell, or None when
+    it took more than t (the time-loss line is logged and the move counted)."""
+    report = ai.choose(state)
+    cell = report.action
+    if report.depth == 0:
+        log.add(f"*** Out of extra time at depth 1 ***\n"
+                f"Selected first ordered move for {side}: {cell_name(cell, n)}\n")
+    log.add(f"Player {side} under AI control plays: {cell_name(cell, n)}\n\n")
+    log.add("\n".join(statistics_lines(report.seconds, report.evaluations,
+                                       report.evaluations_by_depth, report.average_depth,
+                                       report.recursion_depth, "")) + "\n")
+    totals.add_ai_move(report)
+    if report.seconds > t:
+        totals.moves += 1
+        log.add(f"\n*** Player {side} took {format_seconds(report.seconds)}, more "
+                f"than t={format_number(t)}s: {side} loses ***\n\n")
+        return None
+    return cell
+
+
+def _human_turn(log: GameLog, game: LineEmUp, state: State, side: str, totals: Totals,
+                read_move: Callable[[str], Optional[str]],
+                warn: Callable[[str], Any]) -> Optional[int]:
+    """The human's legal cell, logged; None at end of input (the abandon line logged)."""
+    n = game.n
+    cell = _human_move(game, state, side, n, read_move, warn)
+    if cell is None:
+        log.add(f"\nEnd of input: the game is abandoned after {totals.moves} moves.\n")
+        return None
+    log.add(f"Player {side} under Human control plays: {cell_name(cell, n)}\n")
+    return cell
 
 
 def _finish(log: GameLog, winner: Optional[str], totals: Totals, reason: str) -> Outcome:
