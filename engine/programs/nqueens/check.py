@@ -36,7 +36,7 @@ Prints the problems, then one summary line per question; exit 1 when there are p
 """
 
 import re
-from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, List, Match, Optional, Sequence, TextIO, Tuple
 
 from ...errors import UsageError
 from ...commandline import read_text_file
@@ -130,51 +130,64 @@ def read_tables(text: str,
         scenario = SCENARIO_ROW.fullmatch(line)
         heading = HEADING.search(line) if not (row or scenario) else None
         if heading is not None:
-            question = f"Q{heading.group(1)}"
-            if question == "Q8":
-                current = None
-                continue
-            lowered = line.lower()
-            name = ("alphabeta" if re.search(r"alpha[\s-]*beta", lowered) else
-                    "minimax" if "minimax" in lowered else None)
-            if question == "Q9":
-                current = Table("Q9", number, "1a", None, name)
-            elif question in QUESTIONS:
-                variation, cutoff, _ = QUESTIONS[question]
-                if question == "Q7":
-                    q7_count += 1
-                    variation = "1a" if q7_count == 1 else "1b"
-                named = re.search(r"\b(1a|1b)\b", lowered)
-                if named:
-                    variation = named.group(1)
-                depth = re.search(r"cut[\s-]*off\D{0,3}(\d+)", lowered)
-                if depth:
-                    cutoff = int(depth.group(1))
-                elif "full depth" in lowered:
-                    cutoff = None
-                current = Table(question, number, variation, cutoff, name)
-            else:
-                current = None
-                continue
-            tables.append(current)
+            named = f"Q{heading.group(1)}"
+            if named == "Q7":
+                q7_count += 1
+            current = _table_of_heading(named, number, line, q7_count)
+            if current is not None:
+                tables.append(current)
             continue
-        if current is None:
-            if row or scenario:
-                problems.append((number, "a table row before any question heading "
-                                         "(Q1 ... Q9)"))
-            continue
-        if current.question == "Q9":
-            if scenario:
-                current.rows.append((number,) + tuple(int(g) for g in scenario.groups()))
-            elif line.lstrip()[:1].isdigit():
-                problems.append((number, f"{current.question}: cannot read this row: "
-                                         f"expected 'N  Cut-off P1  Cut-off P2  1W, 0L'"))
-        elif row:
-            current.rows.append((number, row))
-        elif line.lstrip().lstrip("|").lstrip()[:1].isdigit():
-            problems.append((number, f"{current.question}: cannot read this row: expected "
-                                     f"'Size  Value  Opening  [Time]'"))
+        problem = _take_row(current, number, line, row, scenario)
+        if problem is not None:
+            problems.append((number, problem))
     return tables, problems
+
+
+def _table_of_heading(question: str, number: int, line: str, q7_count: int) -> Optional[Table]:
+    """The table a heading of ``question`` at line ``number`` starts (None for Q8, which
+    has no table): its settings are the question's own unless the heading names them.
+    ``q7_count``: the Q7 headings so far, this one included (1a first, then 1b)."""
+    if question != "Q9" and question not in QUESTIONS:
+        return None
+    lowered = line.lower()
+    name = ("alphabeta" if re.search(r"alpha[\s-]*beta", lowered) else
+            "minimax" if "minimax" in lowered else None)
+    if question == "Q9":
+        return Table("Q9", number, "1a", None, name)
+    variation, cutoff, _ = QUESTIONS[question]
+    if question == "Q7":
+        variation = "1a" if q7_count == 1 else "1b"
+    named = re.search(r"\b(1a|1b)\b", lowered)
+    if named:
+        variation = named.group(1)
+    depth = re.search(r"cut[\s-]*off\D{0,3}(\d+)", lowered)
+    if depth:
+        cutoff = int(depth.group(1))
+    elif "full depth" in lowered:
+        cutoff = None
+    return Table(question, number, variation, cutoff, name)
+
+
+def _take_row(current: Optional[Table], number: int, line: str, row: Optional[Match[str]],
+              scenario: Optional[Match[str]]) -> Optional[str]:
+    """Add a non-heading line's row to ``current``; return the problem with the line, if
+    any (a row outside any table, or a line that starts like a row but cannot be read)."""
+    if current is None:
+        if row or scenario:
+            return "a table row before any question heading (Q1 ... Q9)"
+        return None
+    if current.question == "Q9":
+        if scenario:
+            current.rows.append((number,) + tuple(int(g) for g in scenario.groups()))
+        elif line.lstrip()[:1].isdigit():
+            return (f"{current.question}: cannot read this row: "
+                    f"expected 'N  Cut-off P1  Cut-off P2  1W, 0L'")
+    elif row:
+        current.rows.append((number, row))
+    elif line.lstrip().lstrip("|").lstrip()[:1].isdigit():
+        return (f"{current.question}: cannot read this row: expected "
+                f"'Size  Value  Opening  [Time]'")
+    return None
 
 
 class Checker:
