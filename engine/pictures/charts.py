@@ -296,6 +296,24 @@ class BarChart(Chart):
     def draw_plot(self, out: List[str], plot: Plot) -> None:
         x0, y0, x1, y1 = plot
         count = len(self.categories)
+        axis = self._value_axis(y0, y1)
+        _y_ticks(out, axis, x0, x1)
+        slot = (x1 - x0) / max(count, 1)
+        bars = 1 if self.stacked else len(self.series)
+        bar_width = min(46.0, slot * 0.8 / bars)
+        size = self._category_font_size(slot)
+        for index, lines in enumerate(self.categories):
+            centre = x0 + slot * (index + 0.5)
+            for number, line in enumerate(lines):
+                out.append(f'<text class="category" x="{fmt(centre)}" '
+                           f'y="{fmt(y1 + 18 + number * CATEGORY_LINE)}" '
+                           f'style="font-size: {fmt(size)}px">{escape(line)}</text>')
+            self._draw_bars(out, axis, index, centre, bar_width)
+            self._draw_markers(out, axis, index, centre, bars * bar_width / 2 + 6)
+
+    def _value_axis(self, y0: float, y1: float) -> Union[LinearAxis, LogAxis]:
+        """The y axis from ``y1`` (bottom) to ``y0``, spanning the bars and the markers."""
+        count = len(self.categories)
         if self.stacked:
             tops = [sum(one.values[i] or 0 for one in self.series) for i in range(count)]
         else:
@@ -304,60 +322,58 @@ class BarChart(Chart):
         high = max(tops or [1]) or 1
         if self.log_y:
             positive = [v for v in tops if v > 0] or [1]
-            axis: Union[LinearAxis, LogAxis] = LogAxis(min(positive), max(positive), y1, y0)
-        else:
-            # Headroom above the highest bar for its value label and the markers.
-            whole = all(float(v).is_integer() for v in tops)
-            room = 1.06 if self.value_labels or self.markers else 1.0
-            axis = LinearAxis(0, high * room, y1, y0, integers=whole)
-        _y_ticks(out, axis, x0, x1)
-        slot = (x1 - x0) / max(count, 1)
-        bars = 1 if self.stacked else len(self.series)
-        bar_width = min(46.0, slot * 0.8 / bars)
-        # Category labels must not run into their neighbours: with many categories the
-        # font shrinks so that the longest line fits its slot (a glyph of the sans font
-        # is about 0.6 em wide), down to 7 px.
+            return LogAxis(min(positive), max(positive), y1, y0)
+        # Headroom above the highest bar for its value label and the markers.
+        whole = all(float(v).is_integer() for v in tops)
+        room = 1.06 if self.value_labels or self.markers else 1.0
+        return LinearAxis(0, high * room, y1, y0, integers=whole)
+
+    def _category_font_size(self, slot: float) -> float:
+        """Category labels must not run into their neighbours: with many categories the
+        font shrinks so that the longest line fits its slot (a glyph of the sans font
+        is about 0.6 em wide), down to 7 px."""
         longest = max(len(line) for lines in self.categories for line in lines)
-        size = max(7.0, min(11.0, (slot - 6) / (0.6 * max(longest, 1))))
-        for index, lines in enumerate(self.categories):
-            centre = x0 + slot * (index + 0.5)
-            for number, line in enumerate(lines):
-                out.append(f'<text class="category" x="{fmt(centre)}" '
-                           f'y="{fmt(y1 + 18 + number * CATEGORY_LINE)}" '
-                           f'style="font-size: {fmt(size)}px">{escape(line)}</text>')
-            base = axis.position(_base(axis))
-            stacked_top = 0.0
-            # Grouped bars: the series with a value here share the slot, centred.
-            present = [one for one in self.series if one.values[index] is not None]
-            for number, one in enumerate(present):
-                value = one.values[index]
-                if self.stacked:
-                    left = centre - bar_width / 2
-                    bottom = axis.position(stacked_top) if stacked_top else base
-                    stacked_top += value
-                    top = axis.position(stacked_top)
-                else:
-                    left = centre - len(present) * bar_width / 2 + number * bar_width
-                    bottom = base
-                    top = axis.position(value) if value > 0 or not self.log_y else base
-                out.append(f'<rect class="bar" x="{fmt(left + 1)}" y="{fmt(min(top, bottom))}" '
-                           f'width="{fmt(bar_width - 2)}" height="{fmt(abs(bottom - top))}" '
-                           f'fill="{one.colour}" data-series="{attribute(one.name)}" '
-                           f'data-x="{index}" data-y="{value}"><title>'
-                           f'{escape(one.name)}: {escape(tick_text(value))}</title></rect>')
-                if self.value_labels and not self.stacked:
-                    out.append(f'<text class="label" x="{fmt(left + bar_width / 2)}" '
-                               f'y="{fmt(top - 3)}">{escape(tick_text(value))}</text>')
-            for name, values, colour, dash in self.markers:
-                value = values[index]
-                if value is None:
-                    continue
-                y = axis.position(value)
-                half = bars * bar_width / 2 + 6
-                out.append(f'<line class="marker" x1="{fmt(centre - half)}" y1="{fmt(y)}" '
-                           f'x2="{fmt(centre + half)}" y2="{fmt(y)}" stroke="{colour}" '
-                           f'stroke-width="2" stroke-dasharray="{dash}" data-series='
-                           f'"{attribute(name)}" data-x="{index}" data-y="{value}"/>')
+        return max(7.0, min(11.0, (slot - 6) / (0.6 * max(longest, 1))))
+
+    def _draw_bars(self, out: List[str], axis: Union[LinearAxis, LogAxis], index: int,
+                   centre: float, bar_width: float) -> None:
+        """The bars of category ``index``, stacked or side by side around ``centre``."""
+        base = axis.position(_base(axis))
+        stacked_top = 0.0
+        # Grouped bars: the series with a value here share the slot, centred.
+        present = [one for one in self.series if one.values[index] is not None]
+        for number, one in enumerate(present):
+            value = one.values[index]
+            if self.stacked:
+                left = centre - bar_width / 2
+                bottom = axis.position(stacked_top) if stacked_top else base
+                stacked_top += value
+                top = axis.position(stacked_top)
+            else:
+                left = centre - len(present) * bar_width / 2 + number * bar_width
+                bottom = base
+                top = axis.position(value) if value > 0 or not self.log_y else base
+            out.append(f'<rect class="bar" x="{fmt(left + 1)}" y="{fmt(min(top, bottom))}" '
+                       f'width="{fmt(bar_width - 2)}" height="{fmt(abs(bottom - top))}" '
+                       f'fill="{one.colour}" data-series="{attribute(one.name)}" '
+                       f'data-x="{index}" data-y="{value}"><title>'
+                       f'{escape(one.name)}: {escape(tick_text(value))}</title></rect>')
+            if self.value_labels and not self.stacked:
+                out.append(f'<text class="label" x="{fmt(left + bar_width / 2)}" '
+                           f'y="{fmt(top - 3)}">{escape(tick_text(value))}</text>')
+
+    def _draw_markers(self, out: List[str], axis: Union[LinearAxis, LogAxis], index: int,
+                      centre: float, half: float) -> None:
+        """The markers' dashed lines across category ``index``, ``half`` wide each side."""
+        for name, values, colour, dash in self.markers:
+            value = values[index]
+            if value is None:
+                continue
+            y = axis.position(value)
+            out.append(f'<line class="marker" x1="{fmt(centre - half)}" y1="{fmt(y)}" '
+                       f'x2="{fmt(centre + half)}" y2="{fmt(y)}" stroke="{colour}" '
+                       f'stroke-width="2" stroke-dasharray="{dash}" data-series='
+                       f'"{attribute(name)}" data-x="{index}" data-y="{value}"/>')
 
 
 def _base(axis: Union[LinearAxis, LogAxis]) -> float:
