@@ -106,57 +106,68 @@ def parse_tree(text: str) -> TreeNode:
     root = None
     while True:
         reader.skip_space()
-        start = reader.position
         char = reader.peek()
         if char == ")":
-            if not stack:
-                reader.fail("')' without a matching '('")
-            node, opened = stack.pop()
-            if not node.children:
-                reader.fail("empty node '()': an interior node needs at least one child",
-                            opened)
-            reader.position += 1
-            finished = node
+            _close_node(reader, stack)
         else:
-            if root is not None and not stack:
-                reader.fail(f"unexpected {_describe(char)} after the end of the tree")
-            if not char:
-                if stack:
-                    line, column = reader.where(stack[-1][1])
-                    reader.fail(f"end of input: '(' at line {line}, column {column} "
-                                "is never closed")
-                reader.fail("empty input: expected a tree such as ((3 12 8) (2 4 6))")
-            label = _read_label(reader)
-            if label is not None:
-                reader.skip_space()
-                char = reader.peek()
-            if char == "(":
-                node = TreeNode(label, children=[])
+            if not char or (root is not None and not stack):
+                _refuse_end(reader, stack, root is not None)
+            node = _read_node_head(reader)
+            if stack:
+                stack[-1][0].children.append(node)
+            elif root is None:
+                root = node
+            if node.children is not None:     # at its '(': its children follow
                 stack.append((node, reader.position))
                 reader.position += 1
-                if stack[:-1]:
-                    stack[-2][0].children.append(node)
-                elif root is None:
-                    root = node
                 continue
-            if char and (char in DIGITS or char in "+-"):
-                finished = TreeNode(label, value=_read_integer(reader))
-                if stack:
-                    stack[-1][0].children.append(finished)
-                elif root is None:
-                    root = finished
-            else:
-                if label is not None:
-                    reader.fail(f"expected a number or '(' after label {label!r}, "
-                                f"found {_describe(char)}")
-                reader.fail(f"expected a number, '(' or a label, found {_describe(char)}",
-                            start)
         if not stack and root is not None:
             reader.skip_space()
             if reader.peek():
                 reader.fail(f"unexpected {_describe(reader.peek())} after the end of "
                             "the tree")
             return root
+
+
+def _close_node(reader: _Reader, stack: List[Tuple[Any, int]]) -> None:
+    """Consume the ``)`` at the cursor, closing the innermost open node (which must
+    have a child)."""
+    if not stack:
+        reader.fail("')' without a matching '('")
+    node, opened = stack.pop()
+    if not node.children:
+        reader.fail("empty node '()': an interior node needs at least one child", opened)
+    reader.position += 1
+
+
+def _refuse_end(reader: _Reader, stack: List[Tuple[Any, int]], have_root: bool) -> NoReturn:
+    """Fail where no node may start: after a whole tree (``have_root`` and no open node)
+    or at the end of the input."""
+    char = reader.peek()
+    if have_root and not stack:
+        reader.fail(f"unexpected {_describe(char)} after the end of the tree")
+    if stack:
+        line, column = reader.where(stack[-1][1])
+        reader.fail(f"end of input: '(' at line {line}, column {column} is never closed")
+    reader.fail("empty input: expected a tree such as ((3 12 8) (2 4 6))")
+
+
+def _read_node_head(reader: _Reader) -> TreeNode:
+    """The node starting at the cursor: a leaf (read whole), or an interior node with
+    no children yet and the cursor left on its ``(``."""
+    start = reader.position
+    label = _read_label(reader)
+    if label is not None:
+        reader.skip_space()
+    char = reader.peek()
+    if char == "(":
+        return TreeNode(label, children=[])
+    if char and (char in DIGITS or char in "+-"):
+        return TreeNode(label, value=_read_integer(reader))
+    if label is not None:
+        reader.fail(f"expected a number or '(' after label {label!r}, "
+                    f"found {_describe(char)}")
+    reader.fail(f"expected a number, '(' or a label, found {_describe(char)}", start)
 
 
 def _read_label(reader: _Reader) -> Optional[str]:
