@@ -15,7 +15,7 @@ child after a cut), a node it visits and the submission skips, or the same nodes
 listed parents-first ("pre-order").
 """
 
-from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 # A node's moves from the root (whatever ``move`` names them).
 Path = Tuple[Any, ...]
@@ -193,6 +193,8 @@ def _matches(want: Sequence[Node], got: Sequence[Node]) -> int:
 def _first_divergence(want: Sequence[Node], got: Sequence[Node],
                       show_path: Callable[[Path], str], line_of: Callable[[int], int],
                       what: str) -> Tuple[str, str]:
+    """(reason, detail) naming the first listed node where ``got`` leaves ``want``, or
+    how their lengths differ when one listing is the start of the other."""
     wanted = {node.path: node for node in want}
     found = {node.path: node for node in got}
     for index, (w, g) in enumerate(zip(want, got)):
@@ -200,43 +202,9 @@ def _first_divergence(want: Sequence[Node], got: Sequence[Node],
             continue
         at = f"{what} line {line_of(index)}"
         if w.path == g.path:
-            if w.shown == g.shown:
-                return (f"first difference at node reached by {show_path(w.path)}",
-                        f"{at}: the node reached by {show_path(w.path)} should be listed "
-                        f"as {w.key!r}, the listing has {g.key!r}")
-            got_shown = g.shown
-            if w.shown.startswith("value ") and got_shown.startswith("value "):
-                got_shown = got_shown[len("value "):]      # "expected value 1, got 0"
-            return (f"first difference at node reached by {show_path(w.path)}: "
-                    f"expected {w.shown}, got {got_shown}",
-                    f"{at}: the node reached by {show_path(w.path)} should have "
-                    f"{w.shown}, the listing has {g.shown}" + _lineage(w, show_path))
+            return _same_node_differs(w, g, at, show_path)
         if g.path not in wanted:
-            # The deepest ancestor of the listed node that the expected search lists
-            # too (or the root): the listing went on where the expected search stopped.
-            depth = len(g.path) - 1
-            while depth and g.path[:depth] not in wanted:
-                depth -= 1
-            ancestor = g.path[:depth]
-            children = ([n for n in want if n.depth == 1] if not depth
-                        else wanted[ancestor].children)
-            where = ("the root" if not depth
-                     else f"the node reached by {show_path(ancestor)}")
-            first_extra = g.path[:depth + 1]
-            if children:
-                return (f"visits a node the expected search prunes: "
-                        f"{show_path(first_extra)}",
-                        f"{at}: the listing visits the node reached by "
-                        f"{show_path(g.path)}, but the expected search stops at {where} "
-                        f"after its child {children[-1].path[-1]} (a cut: the later "
-                        "children are neither visited nor listed), so it never reaches "
-                        f"{show_path(first_extra)}. Expected here: the node reached by "
-                        f"{show_path(w.path)} with {w.shown}.")
-            return (f"lists a node the expected search never reaches: {show_path(g.path)}",
-                    f"{at}: expected the node reached by {show_path(w.path)} with "
-                    f"{w.shown}, got the node reached by {show_path(g.path)} with "
-                    f"{g.shown}; the expected search treats {where} as a leaf (a cut-off "
-                    "or the end of the game)")
+            return _node_not_expected(want, wanted, w, g, at, show_path)
         if w.path not in found:
             return (f"skips a node the expected search visits: {show_path(w.path)}",
                     f"{at}: expected the node reached by {show_path(w.path)} with "
@@ -246,6 +214,60 @@ def _first_divergence(want: Sequence[Node], got: Sequence[Node],
                 f"{show_path(g.path)}",
                 f"{at}: expected the node reached by {show_path(w.path)}, got the node "
                 f"reached by {show_path(g.path)} (children visited in another order?)")
+    return _length_divergence(want, got, show_path, line_of, what)
+
+
+def _same_node_differs(w: Node, g: Node, at: str,
+                       show_path: Callable[[Path], str]) -> Tuple[str, str]:
+    """The expected node ``w`` is listed at its place as ``g`` with other text."""
+    if w.shown == g.shown:
+        return (f"first difference at node reached by {show_path(w.path)}",
+                f"{at}: the node reached by {show_path(w.path)} should be listed "
+                f"as {w.key!r}, the listing has {g.key!r}")
+    got_shown = g.shown
+    if w.shown.startswith("value ") and got_shown.startswith("value "):
+        got_shown = got_shown[len("value "):]      # "expected value 1, got 0"
+    return (f"first difference at node reached by {show_path(w.path)}: "
+            f"expected {w.shown}, got {got_shown}",
+            f"{at}: the node reached by {show_path(w.path)} should have "
+            f"{w.shown}, the listing has {g.shown}" + _lineage(w, show_path))
+
+
+def _node_not_expected(want: Sequence[Node], wanted: Dict[Path, Node], w: Node, g: Node,
+                       at: str, show_path: Callable[[Path], str]) -> Tuple[str, str]:
+    """The listed node ``g`` (where ``w`` was expected) is none the expected search
+    lists: a child past a cut, or a node below what it treats as a leaf."""
+    # The deepest ancestor of the listed node that the expected search lists
+    # too (or the root): the listing went on where the expected search stopped.
+    depth = len(g.path) - 1
+    while depth and g.path[:depth] not in wanted:
+        depth -= 1
+    ancestor = g.path[:depth]
+    children = ([n for n in want if n.depth == 1] if not depth
+                else wanted[ancestor].children)
+    where = ("the root" if not depth
+             else f"the node reached by {show_path(ancestor)}")
+    first_extra = g.path[:depth + 1]
+    if children:
+        return (f"visits a node the expected search prunes: "
+                f"{show_path(first_extra)}",
+                f"{at}: the listing visits the node reached by "
+                f"{show_path(g.path)}, but the expected search stops at {where} "
+                f"after its child {children[-1].path[-1]} (a cut: the later "
+                "children are neither visited nor listed), so it never reaches "
+                f"{show_path(first_extra)}. Expected here: the node reached by "
+                f"{show_path(w.path)} with {w.shown}.")
+    return (f"lists a node the expected search never reaches: {show_path(g.path)}",
+            f"{at}: expected the node reached by {show_path(w.path)} with "
+            f"{w.shown}, got the node reached by {show_path(g.path)} with "
+            f"{g.shown}; the expected search treats {where} as a leaf (a cut-off "
+            "or the end of the game)")
+
+
+def _length_divergence(want: Sequence[Node], got: Sequence[Node],
+                       show_path: Callable[[Path], str], line_of: Callable[[int], int],
+                       what: str) -> Tuple[str, str]:
+    """(reason, detail) when one listing is the start of the other, or the same nodes."""
     if len(got) > len(want):
         extra = got[len(want)]
         return (f"extra nodes after the expected listing: {show_path(extra.path)} ...",
