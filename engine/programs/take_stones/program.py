@@ -39,6 +39,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, List, Optional, TextIO, Tuple, Union
 
+    from ...search import SearchResult
+
 USAGE = "usage: TakeStones n k s1 .. sk depth"
 INVALID = "Invalid input"
 # The assignment's initial bounds: v starts at -1000 (Max) / 1000 (Min), and so do alpha/beta.
@@ -198,19 +200,7 @@ def run(argv: List[str], fast_exit: bool = False) -> int:
     try:
         n, taken, depth = parse_arguments(argv)
         limit = depth or n + 1
-        # A node on the cut-off is evaluated only if `limit` more stones can be taken.
-        # If none can be, the search has no cut-off, and the memo keys need neither the
-        # depth nor the stones evaluations read: many more subtrees share a key.
-        evaluations = limit <= n - len(taken)
-        # With evaluations the key must keep the stones they read, nearly all of them:
-        # merging would cost the split's reachability searches and save little.
-        # Without evaluations every alpha and beta is a bound or a won or lost game.
-        layout = (RecordLayout(n, (*BOUNDS, -WIN, WIN))
-                  if MERGE_SUBTREES and not evaluations else None)
-        if layout is not None and not layout.fits:
-            layout = None
-        merging = layout is not None
-        game = TakeStones(n, evaluations=evaluations, split=merging)
+        game, layout, evaluations = _game_for(n, len(taken), limit)
         try:
             state = game.replay_history(taken)
         except ValueError as error:
@@ -229,10 +219,48 @@ def run(argv: List[str], fast_exit: bool = False) -> int:
     memo = BoundedMemo(MEMO_BUDGET)
     progress = Progress(out)
     listing = make_listing(game, layout, progress.write, memo)
-    # A subtree's text depends only on (state, depth left, alpha, beta), and its shape
-    # and values only on (game.subtree_key(state), depth left, alpha, beta): the memo
-    # keeps each distinct subtree once, and the listing adapts it to every state it is
-    # replayed for, byte-identical to the full search.
+    options = ExactSearch(depth=limit if evaluations else None, window=BOUNDS,
+                          tracer=listing, memo=memo,
+                          memo_key=game.subtree_key if layout is not None else None)
+    result = _search_without_collector(game, state, options, memo, fast_exit)
+    listing.flush()
+    progress.done()
+    _write_next_move(progress, listing, game, state, result)
+    out.flush()
+    if fast_exit:
+        sys.stderr.flush()
+        os._exit(0)
+    return 0
+
+
+def _game_for(n: int, taken: int, limit: int
+              ) -> Tuple[TakeStones, Optional[RecordLayout], bool]:
+    """(game, record layout or None, whether the cut-off evaluates) for ``n`` stones of
+    which ``taken`` are gone, searched ``limit`` plies deep."""
+    # A node on the cut-off is evaluated only if `limit` more stones can be taken.
+    # If none can be, the search has no cut-off, and the memo keys need neither the
+    # depth nor the stones evaluations read: many more subtrees share a key.
+    evaluations = limit <= n - taken
+    # With evaluations the key must keep the stones they read, nearly all of them:
+    # merging would cost the split's reachability searches and save little.
+    # Without evaluations every alpha and beta is a bound or a won or lost game.
+    layout = (RecordLayout(n, (*BOUNDS, -WIN, WIN))
+              if MERGE_SUBTREES and not evaluations else None)
+    if layout is not None and not layout.fits:
+        layout = None
+    game = TakeStones(n, evaluations=evaluations, split=layout is not None)
+    return game, layout, evaluations
+
+
+def _search_without_collector(game: TakeStones, state: int, options: ExactSearch,
+                              memo: BoundedMemo, fast_exit: bool) -> SearchResult:
+    """The search's result, run with CPython's cyclic collector off.
+
+    A subtree's text depends only on (state, depth left, alpha, beta), and its shape
+    and values only on (game.subtree_key(state), depth left, alpha, beta): the memo
+    keeps each distinct subtree once, and the listing adapts it to every state it is
+    replayed for, byte-identical to the full search.
+    """
     # The memo's many small tuples make no cycles, so CPython's collections are pure
     # waste here; PyPy needs its collector to give the emptied memo's memory back.
     # The memo is emptied before collections resume: everything made while they were
@@ -244,15 +272,17 @@ def run(argv: List[str], fast_exit: bool = False) -> int:
     if collecting:
         gc.disable()
     try:
-        result = search(game, state, ExactSearch(
-            depth=limit if evaluations else None, window=BOUNDS, tracer=listing, memo=memo,
-            memo_key=game.subtree_key if merging else None))
+        return search(game, state, options)
     finally:
         if collecting and not fast_exit:
             memo.clear()
             gc.enable()
-    listing.flush()
-    progress.done()
+
+
+def _write_next_move(progress: Progress, listing: Union[RecordListing, TextListing],
+                     game: TakeStones, state: int, result: SearchResult) -> None:
+    """NEXT MOVE, the stone and the stones left after it; "Invalid input" (and the
+    reason on stderr) when the player to move has no legal stone."""
     if result.action is None:
         progress.write_bytes(INVALID.encode() + b"\n")
         print(f"TakeStones: the game is already over: the player to move "
@@ -261,11 +291,6 @@ def run(argv: List[str], fast_exit: bool = False) -> int:
     else:
         progress.write_bytes(f"NEXT MOVE\n{result.action}\n"
                              f"{listing.stones_line(result.child)}\n".encode())
-    out.flush()
-    if fast_exit:
-        sys.stderr.flush()
-        os._exit(0)
-    return 0
 
 
 def main(argv: Optional[List[str]] = None, fast_exit: bool = False) -> int:
