@@ -135,94 +135,38 @@ class Recording:
         self.states = [node["state"] for node in tracer.nodes]
         self.against: Optional[Dict[str, Any]] = None
         visited = tracer.nodes
-        parent = [node["parent"] for node in visited]
-        is_max = [node["max"] for node in visited]
-        pruned_at = [-1] * len(visited)
-        kids: List[List[int]] = [[] for _ in visited]
-        for ident, node in enumerate(visited):
-            if node["parent"] >= 0:
-                kids[node["parent"]].append(ident)
-        # The children a cut skipped (and, with ``expand``, what lies below them): they
-        # come after the visited children of their parent, in move order.
-        for ident, node in enumerate(visited):
-            if not node["skipped"]:
-                continue
-            queue = [(ident, node["state"], a, node["cut"], node["max"])
-                     for a in node["skipped"]]
-            while queue:
-                up, up_state, action, cut, up_max = queue.pop(0)
-                state = child(up_state, action) if child is not None else None
-                new = len(parent)
-                parent.append(up)
-                is_max.append(not up_max)
-                pruned_at.append(cut)
-                self.states.append(state)
-                kids.append([])
-                kids[up].append(new)
-                if expand is not None and state is not None:
-                    queue.extend((new, state, a, cut, not up_max) for a in expand(state))
-        self.kids = kids
-        self.parent = parent
-        total = len(parent)
-        count = len(visited)
-
-        def visited_field(name: str, convert: Callable[[Any], Any] = lambda x: x) -> List[Any]:
-            return [convert(node[name]) for node in visited] + [None] * (total - count)
-
-        bound = json_bound if prune else (lambda _: None)
-        self.columns = {
-            "parent": parent,
-            "max": [1 if m else 0 for m in is_max],
-            "enter": [node["enter"] for node in visited] + [-1] * (total - count),
-            "leave": [node["leave"] for node in visited] + [-1] * (total - count),
-            "cut": [node["cut"] for node in visited] + [-1] * (total - count),
-            "pruned": pruned_at,
-            "value": visited_field("value"),
-            "kind": "".join(KIND_CODES.get(node["kind"], "i") for node in visited)
-            + "-" * (total - count),
-            "alpha_in": visited_field("alpha_in", bound),
-            "beta_in": visited_field("beta_in", bound),
-            "alpha": visited_field("alpha", bound),
-            "beta": visited_field("beta", bound),
-        }
-        # The window a parent has once this child returned: the next visited sibling's
-        # entry window, or (after the last visited child, or a cut) the parent's final one.
-        after_alpha: List[Any] = [None] * total
-        after_beta: List[Any] = [None] * total
-        for ident in range(count):
-            children = [c for c in kids[ident] if c < count]
-            for position, c in enumerate(children):
-                if position + 1 < len(children):
-                    nxt = visited[children[position + 1]]
-                    after_alpha[c], after_beta[c] = bound(nxt["alpha_in"]), bound(nxt["beta_in"])
-                else:
-                    after_alpha[c] = bound(visited[ident]["alpha"])
-                    after_beta[c] = bound(visited[ident]["beta"])
-        self.columns["after_alpha"] = after_alpha
-        self.columns["after_beta"] = after_beta
-        if label is not None:
-            self.columns["label"] = [label(s) if s is not None else None for s in self.states]
-        if move is not None:
-            # A node named by the moves that reach it ("x@0, o@4"), as the grading kit's
-            # diagnoses name it: parents come before their children in node order.
-            moves = [""] * total
-            for ident in range(1, total):
-                up = parent[ident]
-                state, up_state = self.states[ident], self.states[up]
-                step = move(up_state, state) if None not in (state, up_state) else None
-                moves[ident] = (moves[up] + ", " if moves[up] else "") + (step or "?")
-            self.columns["moves"] = moves
-        if given is not None:
-            # Numbers that are part of the problem (an explicit tree's leaves), drawn
-            # even where the search never looked: not search results.
-            self.columns["given"] = [given(s) if s is not None else None for s in self.states]
-        if board is not None:
-            self.columns["board"] = ["/".join(board(s)) if s is not None else None
-                                     for s in self.states]
-        self.visited_count = count
+        tree = _Tree(visited)
+        tree.add_skipped(visited, self.states, child, expand)
+        self.kids = tree.kids
+        self.parent = tree.parent
+        bound: Callable[[Any], Any] = json_bound if prune else (lambda _: None)
+        self.columns = _search_columns(visited, tree, bound)
+        self.columns["after_alpha"], self.columns["after_beta"] = \
+            _windows_after_children(visited, tree.kids, bound)
+        self._add_state_columns(label, move, given, board)
+        self.visited_count = len(visited)
         self.actions = [node["action"] for node in visited]
         self.chosen = self._chosen_path()
         self.quiz = False
+
+    def _add_state_columns(self, label: Optional[Callable[[Any], Any]],
+                           move: Optional[Callable[[Any, Any], Optional[str]]],
+                           given: Optional[Callable[[Any], Any]],
+                           board: Optional[Callable[[Any], Sequence[str]]]) -> None:
+        """The columns drawn from the nodes' states, for the callbacks given: ``label``,
+        ``moves``, ``given``, ``board`` (None where a node has no state)."""
+        states = self.states
+        if label is not None:
+            self.columns["label"] = [label(s) if s is not None else None for s in states]
+        if move is not None:
+            self.columns["moves"] = _move_names(states, self.parent, move)
+        if given is not None:
+            # Numbers that are part of the problem (an explicit tree's leaves), drawn
+            # even where the search never looked: not search results.
+            self.columns["given"] = [given(s) if s is not None else None for s in states]
+        if board is not None:
+            self.columns["board"] = ["/".join(board(s)) if s is not None else None
+                                     for s in states]
 
     # --- facts about the recorded tree (used by the page and by tests) -------------------
     def path(self, ident: int) -> str:
@@ -269,6 +213,105 @@ class Recording:
         data["against"] = self.against
         data["quiz"] = self.quiz
         return data
+
+
+class _Tree:
+    """The recorded tree's shape: ``parent`` and ``kids`` per node id, whether each node
+    is MAX, and the step of the cut that skipped it (-1 for visited nodes)."""
+
+    def __init__(self, visited: List[Dict[str, Any]]) -> None:
+        self.parent: List[int] = [node["parent"] for node in visited]
+        self.is_max: List[bool] = [node["max"] for node in visited]
+        self.pruned_at = [-1] * len(visited)
+        self.kids: List[List[int]] = [[] for _ in visited]
+        for ident, node in enumerate(visited):
+            if node["parent"] >= 0:
+                self.kids[node["parent"]].append(ident)
+
+    def add_skipped(self, visited: List[Dict[str, Any]], states: List[Any],
+                    child: Optional[Callable[[Any, Any], Any]],
+                    expand: Optional[Callable[[Any], Iterable[Any]]]) -> None:
+        """Add the children a cut skipped (and, with ``expand``, what lies below them)
+        after the visited children of their parent, in move order, appending their
+        states (None without ``child``) to ``states``."""
+        for ident, node in enumerate(visited):
+            if not node["skipped"]:
+                continue
+            queue = [(ident, node["state"], a, node["cut"], node["max"])
+                     for a in node["skipped"]]
+            while queue:
+                up, up_state, action, cut, up_max = queue.pop(0)
+                state = child(up_state, action) if child is not None else None
+                new = len(self.parent)
+                self.parent.append(up)
+                self.is_max.append(not up_max)
+                self.pruned_at.append(cut)
+                states.append(state)
+                self.kids.append([])
+                self.kids[up].append(new)
+                if expand is not None and state is not None:
+                    queue.extend((new, state, a, cut, not up_max) for a in expand(state))
+
+
+def _search_columns(visited: List[Dict[str, Any]], tree: _Tree,
+                    bound: Callable[[Any], Any]) -> Dict[str, Any]:
+    """The columns of what the search did, per node id; nodes it never visited get -1
+    steps, no value, kind "-" and no bounds. ``bound`` writes a window's bound."""
+    total = len(tree.parent)
+    count = len(visited)
+
+    def visited_field(name: str, convert: Callable[[Any], Any] = lambda x: x) -> List[Any]:
+        return [convert(node[name]) for node in visited] + [None] * (total - count)
+
+    return {
+        "parent": tree.parent,
+        "max": [1 if m else 0 for m in tree.is_max],
+        "enter": [node["enter"] for node in visited] + [-1] * (total - count),
+        "leave": [node["leave"] for node in visited] + [-1] * (total - count),
+        "cut": [node["cut"] for node in visited] + [-1] * (total - count),
+        "pruned": tree.pruned_at,
+        "value": visited_field("value"),
+        "kind": "".join(KIND_CODES.get(node["kind"], "i") for node in visited)
+        + "-" * (total - count),
+        "alpha_in": visited_field("alpha_in", bound),
+        "beta_in": visited_field("beta_in", bound),
+        "alpha": visited_field("alpha", bound),
+        "beta": visited_field("beta", bound),
+    }
+
+
+def _windows_after_children(visited: List[Dict[str, Any]], kids: List[List[int]],
+                            bound: Callable[[Any], Any]) -> Tuple[List[Any], List[Any]]:
+    """(alpha, beta) per node id: the window its parent has once this child returned,
+    i.e. the next visited sibling's entry window, or (after the last visited child, or
+    a cut) the parent's final one; None for nodes never visited."""
+    count = len(visited)
+    after_alpha: List[Any] = [None] * len(kids)
+    after_beta: List[Any] = [None] * len(kids)
+    for ident in range(count):
+        children = [c for c in kids[ident] if c < count]
+        for position, c in enumerate(children):
+            if position + 1 < len(children):
+                nxt = visited[children[position + 1]]
+                after_alpha[c], after_beta[c] = bound(nxt["alpha_in"]), bound(nxt["beta_in"])
+            else:
+                after_alpha[c] = bound(visited[ident]["alpha"])
+                after_beta[c] = bound(visited[ident]["beta"])
+    return after_alpha, after_beta
+
+
+def _move_names(states: List[Any], parent: List[int],
+                move: Callable[[Any, Any], Optional[str]]) -> List[str]:
+    """Each node named by the moves that reach it ("x@0, o@4"), as the grading kit's
+    diagnoses name it ("?" for a move ``move`` cannot name); parents come before their
+    children in node order."""
+    moves = [""] * len(parent)
+    for ident in range(1, len(parent)):
+        up = parent[ident]
+        state, up_state = states[ident], states[up]
+        step = move(up_state, state) if None not in (state, up_state) else None
+        moves[ident] = (moves[up] + ", " if moves[up] else "") + (step or "?")
+    return moves
 
 
 def record(game: Any, state: Any, *, prune: bool = True, depth: Optional[int] = None,
