@@ -36,16 +36,14 @@ browser when a game is opened. Measured: a 2,000-game Stake/Raid document (sizes
 8, 10; 112,500 moves; 3.7 MB of JSON) gives a 4.2 MB page, rendered in about 7 s.
 """
 
-import base64
-import hashlib
 import json
 import math
 import re
-from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple,
-                    Union)
-from html import escape as _html_escape
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional,
+                    Sequence, Tuple, Union)
 
 from ..grading.printable import printable
+from ..markup import HTML, XML, Content, Markup, asset, script_hash
 from .games import GAMES, LineEmUpRules, positions
 from .results import placing_rank
 
@@ -97,14 +95,14 @@ def _cut(text: object, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _h(value: object, limit: Optional[int] = None, newlines: bool = False) -> str:
+def _h(value: object, limit: Optional[int] = None, newlines: bool = False) -> Markup:
     """``value`` as HTML text: cut to ``limit`` characters, controls shown, escaped."""
     if value is None:
-        return ""
+        return Markup()
     text = str(value)
     if limit is not None:
         text = _cut(text, limit)
-    return _html_escape(printable(text, newlines))
+    return HTML.escape(printable(text, newlines))
 
 
 def _text(value: object, limit: int) -> str:
@@ -118,7 +116,7 @@ _FILTER_WORDS = {"allowlist": "seccomp allowlist", "denylist": "seccomp denylist
 
 def _syscall_filters(entrants: Iterable[object]) -> str:
     """Which seccomp filter the entrants' moves ran under (their ``seccomp``, from the
-    games), as HTML: e.g. "seccomp allowlist (3 entrants), seccomp denylist (1
+    games), as text: e.g. "seccomp allowlist (3 entrants), seccomp denylist (1
     entrant)"; "" when no entrant says (no game played, or an older document)."""
     counts: Dict[str, int] = {}
     for entrant in entrants:
@@ -131,8 +129,9 @@ def _syscall_filters(entrants: Iterable[object]) -> str:
                      for word in _FILTER_WORDS if word in counts)
 
 
-def _missing(text: str = "?") -> str:
-    return f'<span class="missing" title="missing or unreadable in the document">{text}</span>'
+def _missing(text: Content = "?") -> Markup:
+    return HTML.element("span", text, class_="missing",
+                        title="missing or unreadable in the document")
 
 
 def _tail(text: object, limit: int = DETAIL_TAIL) -> Tuple[str, str]:
@@ -178,9 +177,19 @@ def _fixed(value: object, digits: int = 1, signed: bool = False) -> str:
     return _minus(f"{number:{'+' if signed else ''}.{digits}f}")
 
 
-def _num_cell(value: object, text: Optional[str] = None) -> str:
-    shown = _plain(value) if text is None else text
-    return f'<td class="n">{shown}</td>'
+def _num_cell(value: object, text: Optional[str] = None) -> Markup:
+    return HTML.element("td", _plain(value) if text is None else text, class_="n")
+
+
+def _cell(content: Content, kind: Optional[str] = None) -> Markup:
+    return HTML.element("td", content, class_=kind)
+
+
+def _head_row(labels: Iterable[Content], numeric: Iterable[Content] = ()) -> Markup:
+    """A table's head: a ``th`` per label, then a right-aligned one per ``numeric``."""
+    return HTML.element("thead", HTML.element(
+        "tr", *(HTML.element("th", label) for label in labels),
+        *(HTML.element("th", label, class_="n") for label in numeric)))
 
 
 # --- the page -----------------------------------------------------------------------------
@@ -196,33 +205,33 @@ def render(document: Any) -> str:
         Nothing for a malformed document: what cannot be read is marked on the page.
     """
     view = _Tournament(document)
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
-             f"<title>{_h(view.title)} tournament</title>",
-             f"<style>{STYLE}</style></head><body><main>"]
-    parts.append(_guarded("header", _header, view))
-    parts.append('<nav><a href="#standings">Standings</a><a href="#crosstable">Crosstable</a>'
-                 + ('<a href="#pentanomial">Pairs</a>' if view.pentanomial else "")
-                 + ('<a href="#knockout">Knockout</a>' if view.knockout else "")
-                 + '<a href="#forfeits">Forfeits</a><a href="#games">Games</a></nav>')
-    for name, section in (("standings", _standings), ("crosstable", _crosstable),
-                          ("pentanomial", _pentanomial), ("knockout", _knockout),
-                          ("forfeits", _forfeits), ("games", _games)):
-        parts.append(_guarded(name, section, view))
-    parts.append(f"</main><script>{SCRIPT}</script></body></html>")
-    return "\n".join(parts) + "\n"
+    nav = [("standings", "Standings", True), ("crosstable", "Crosstable", True),
+           ("pentanomial", "Pairs", bool(view.pentanomial)),
+           ("knockout", "Knockout", bool(view.knockout)), ("forfeits", "Forfeits", True),
+           ("games", "Games", True)]
+    sections = {name: _guarded(name, section, view) for name, section in (
+        ("standings", _standings), ("crosstable", _crosstable),
+        ("pentanomial", _pentanomial), ("knockout", _knockout), ("forfeits", _forfeits),
+        ("games", _games))}
+    return HTML.fill(asset(ASSETS, "report.html"), csp=Markup(CSP), title=_h(view.title),
+                     style=asset(ASSETS, "report.css"), replay_style=Markup(BOARD_STYLE),
+                     print_style=asset(ASSETS, "report-print.css"),
+                     header=_guarded("header", _header, view),
+                     nav=HTML.element("nav", *(HTML.element("a", label, href="#" + name)
+                                               for name, label, shown in nav if shown)),
+                     script=Markup(SCRIPT), **sections)
 
 
-def _guarded(name: str, section: Callable[["_Tournament"], str], view: "_Tournament") -> str:
+def _guarded(name: str, section: Callable[["_Tournament"], Markup], view: "_Tournament"
+             ) -> Markup:
     """A section's HTML, or a note saying it could not be drawn: a document edited by
     hand must never cost the reader the rest of the page."""
     try:
         return section(view)
     except Exception as error:    # noqa: BLE001 -- any malformation, shown not raised
-        return (f'<section id="{name}"><h2>{name.capitalize()}</h2>'
-                f'<p class="broken">This section could not be drawn from the document '
-                f"({_h(type(error).__name__)}: {_h(error, 200)}).</p></section>")
+        return HTML.element("section", HTML.element("h2", name.capitalize()), HTML.element(
+            "p", "This section could not be drawn from the document (",
+            _h(type(error).__name__), ": ", _h(error, 200), ").", class_="broken"), id=name)
 
 
 class _Tournament:
@@ -347,87 +356,109 @@ def _size_text(game: Optional[str], size: object, short: bool = False) -> str:
     return _text(size, WORD_CHARS)
 
 
-def _header(view: "_Tournament") -> str:
+def _header(view: "_Tournament") -> Markup:
     doc = view.doc
-    rows = []
+    rows: List[Tuple[str, Content]] = []
     game = doc.get("game")
     if view.rules is None:
-        rows.append(("game", f'{_missing("unknown")} {_h(game, WORD_CHARS)}'))
+        rows.append(("game", (_missing("unknown"), " ", _h(game, WORD_CHARS))))
     fmt = doc.get("format")
     extras = [f"{label} {_plain(doc.get(key))}" for key, label in _FORMAT_PARAMETERS
               if _number(doc.get(key)) is not None]
-    rows.append(("format", (_h(fmt, WORD_CHARS) if fmt is not None else _missing())
-                 + (f' <span class="muted">({", ".join(extras)})</span>' if extras else "")))
+    rows.append(("format", (_h(fmt, WORD_CHARS) if fmt is not None else _missing(),
+                            (" ", _muted(f"({', '.join(extras)})")) if extras else None)))
     seconds = _number(doc.get("time"))
     rows.append(("time control", f"{_plain(seconds)} s of CPU per player per game"
                  if seconds is not None else _missing()))
     sizes = doc.get("sizes")
-    rows.append(("board sizes", _html_escape(", ".join(_size_text(game, s) for s in sizes))
+    rows.append(("board sizes", ", ".join(_size_text(game, s) for s in sizes)
                  if isinstance(sizes, list) else _missing()))
     seed = doc.get("seed")
     rows.append(("seed", _h(seed, WORD_CHARS) if seed is not None else _missing()))
     isolation = doc.get("isolation")
-    rows.append(("isolation", f"<code>{_h(isolation, PATH_CHARS)}</code>"
+    rows.append(("isolation", HTML.element("code", _h(isolation, PATH_CHARS))
                  if isolation else _missing("not recorded")))
     filters = _syscall_filters(view.ranked + view.eliminated)
     if filters:
         rows.append(("system calls", filters))
     if doc.get("shard"):
         rows.append(("shard", _h(doc.get("shard"), WORD_CHARS)))
-    played = len(view.games)
-    if doc.get("complete") is True:
-        status = f'<span class="ok">complete</span>: {played:,} games'
-    else:
-        status = f'<span class="warn">incomplete: {played:,} games played so far</span>'
-    rows.append(("status", status))
-    entrants = f"{len(view.ranked) + len(view.eliminated)}"
-    if view.eliminated:
-        entrants += f" ({len(view.eliminated)} eliminated: the build failed or went over a cap)"
-    if view.malformed_entrants:
-        entrants += f' {_missing(f"+ {view.malformed_entrants} unreadable")}'
-    rows.append(("entrants", entrants))
-    meta = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in rows)
-    return (f'<header><h1>{_h(view.title)} tournament</h1><dl class="meta">{meta}</dl>'
-            + _sprt(doc.get("sprt")) + "</header>")
+    rows.append(("status", _status(doc.get("complete") is True, len(view.games))))
+    rows.append(("entrants", _entrant_count(view)))
+    meta = ((HTML.element("dt", label), HTML.element("dd", value)) for label, value in rows)
+    return HTML.element("header", HTML.element("h1", _h(view.title), " tournament"),
+                        HTML.element("dl", meta, class_="meta"), _sprt(doc.get("sprt")))
 
 
-def _sprt(sprt: object) -> str:
+def _muted(text: Content) -> Markup:
+    return HTML.element("span", text, class_="muted")
+
+
+def _status(complete: bool, played: int) -> Markup:
+    if complete:
+        return HTML.join((HTML.element("span", "complete", class_="ok"),
+                          f": {played:,} games"))
+    return HTML.element("span", f"incomplete: {played:,} games played so far", class_="warn")
+
+
+def _entrant_count(view: "_Tournament") -> Markup:
+    eliminated = len(view.eliminated)
+    return HTML.join((
+        f"{len(view.ranked) + eliminated}",
+        f" ({eliminated} eliminated: the build failed or went over a cap)"
+        if eliminated else None,
+        (" ", _missing(f"+ {view.malformed_entrants} unreadable"))
+        if view.malformed_entrants else None))
+
+
+def _sprt(sprt: object) -> Markup:
     if sprt is None:
-        return ""
+        return Markup()
+    title = HTML.element("b", "SPRT")
     if not isinstance(sprt, dict):
-        return f'<div class="sprt"><b>SPRT</b> {_missing("unreadable")}</div>'
+        return HTML.element("div", title, " ", _missing("unreadable"), class_="sprt")
     llr, lower, upper = (_number(sprt.get(k)) for k in ("llr", "lower", "upper"))
-    decision = sprt.get("decision")
     first, second = (_h(sprt.get(k), NAME_CHARS) if _key(sprt.get(k)) is not None
                      else _missing() for k in ("a", "b"))
-    if decision == "H1":
-        verdict = f'<span class="ok">H1 accepted</span>: {first} is stronger than {second}'
-    elif decision == "H0":
-        verdict = f'<span class="ok">H0 accepted</span>: {first} is not stronger than {second}'
-    elif decision is None:
-        verdict = '<span class="warn">no decision yet</span>'
-    else:
-        verdict = _missing(_h(decision, WORD_CHARS))
     hypotheses = (f"H0: Elo ≤ {_plain(sprt.get('elo0'))}, H1: Elo ≥ {_plain(sprt.get('elo1'))}"
                   f", α = {_plain(sprt.get('alpha'), 3)}, β = {_plain(sprt.get('beta'), 3)}")
-    bar = ""
+    bar = None
     if llr is not None and lower is not None and upper is not None and lower < upper:
         low, high = min(lower, llr), max(upper, llr)
         bar = _llr_bar(llr, lower, upper, low, high)
-    return (f'<div class="sprt"><b>SPRT</b> {first} vs {second} · {hypotheses}<br>'
-            f"LLR <b>{_fixed(llr, 2)}</b> (bounds {_fixed(lower, 2)} … {_fixed(upper, 2)}) "
-            f"{bar} after {_plain(sprt.get('pairs'))} pairs · {verdict}</div>")
+    return HTML.element(
+        "div", title, " ", first, " vs ", second, " · ", hypotheses, HTML.element("br"),
+        "LLR ", HTML.element("b", _fixed(llr, 2)),
+        f" (bounds {_fixed(lower, 2)} … {_fixed(upper, 2)}) ", bar,
+        f" after {_plain(sprt.get('pairs'))} pairs · ",
+        _verdict(sprt.get("decision"), first, second), class_="sprt")
+
+
+def _verdict(decision: object, first: Markup, second: Markup) -> Markup:
+    """What an SPRT decided, in words."""
+    if decision == "H1":
+        return HTML.join((HTML.element("span", "H1 accepted", class_="ok"), ": ", first,
+                          " is stronger than ", second))
+    if decision == "H0":
+        return HTML.join((HTML.element("span", "H0 accepted", class_="ok"), ": ", first,
+                          " is not stronger than ", second))
+    if decision is None:
+        return HTML.element("span", "no decision yet", class_="warn")
+    return _missing(_h(decision, WORD_CHARS))
 
 
 def _llr_bar(llr: float, lower: float, upper: float, low: float, high: float,
-             width: int = 220) -> str:
+             width: int = 220) -> Markup:
     def x(value: float) -> float:
         return 4 + (value - low) / (high - low) * (width - 8)
-    return (f'<svg class="llr" width="{width}" height="16" viewBox="0 0 {width} 16">'
-            f"<title>LLR {llr:.2f} between {lower:.2f} and {upper:.2f}</title>"
-            f'<rect class="track" x="{x(lower):.1f}" y="5" width="{x(upper) - x(lower):.1f}" '
-            f'height="6" rx="3"/><line class="zero" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="2" '
-            f'y2="14"/><circle class="pt" cx="{x(llr):.1f}" cy="8" r="4.5"/></svg>')
+    return XML.element(
+        "svg", XML.element("title", f"LLR {llr:.2f} between {lower:.2f} and {upper:.2f}"),
+        XML.element("rect", class_="track", x=f"{x(lower):.1f}", y="5",
+                    width=f"{x(upper) - x(lower):.1f}", height="6", rx="3"),
+        XML.element("line", class_="zero", x1=f"{x(0):.1f}", x2=f"{x(0):.1f}", y1="2",
+                    y2="14"),
+        XML.element("circle", class_="pt", cx=f"{x(llr):.1f}", cy="8", r="4.5"),
+        class_="llr", width=width, height="16", viewBox=f"0 0 {width} 16")
 
 
 # --- standings --------------------------------------------------------------------------
@@ -456,99 +487,115 @@ def _rating_scale(ranked: Iterable[Dict[str, Any]]) -> Tuple[float, float]:
     return low - pad, high + pad
 
 
-def _rating_bar(entrant: Dict[str, Any], scale: Tuple[float, float], width: int = 170) -> str:
+def _rating_bar(entrant: Dict[str, Any], scale: Tuple[float, float], width: int = 170
+                ) -> Optional[Markup]:
     rating = _number(entrant.get("rating"))
     if rating is None:
-        return ""
+        return None
     low, high = scale
 
     def x(value: float) -> float:
         return max(0.0, min(width, (value - low) / (high - low) * width))
     lower, upper = _number(entrant.get("rating_low")), _number(entrant.get("rating_high"))
-    interval = ""
-    if lower is not None and upper is not None and lower <= upper:
-        interval = (f'<rect class="ci" x="{x(lower):.1f}" y="4" '
-                    f'width="{max(x(upper) - x(lower), 1):.1f}" height="8" rx="4"/>')
+    interval = None
     title = f"rating {rating:.0f}"
-    if interval:
+    if lower is not None and upper is not None and lower <= upper:
+        interval = XML.element("rect", class_="ci", x=f"{x(lower):.1f}", y="4",
+                               width=f"{max(x(upper) - x(lower), 1):.1f}", height="8",
+                               rx="4")
         title += f", 95% interval {lower:.0f} … {upper:.0f}"
-    return (f'<svg class="rbar" width="{width}" height="16" viewBox="0 0 {width} 16" '
-            f'data-rating="{rating:.1f}"><title>{_minus(title)}</title>'
-            f'<line class="axis" x1="0" x2="{width}" y1="8" y2="8"/>'
-            f'<line class="zero" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="1" y2="15"/>{interval}'
-            f'<circle class="pt" cx="{x(rating):.1f}" cy="8" r="3.5"/></svg>')
+    return XML.element(
+        "svg", XML.element("title", _minus(title)),
+        XML.element("line", class_="axis", x1="0", x2=width, y1="8", y2="8"),
+        XML.element("line", class_="zero", x1=f"{x(0):.1f}", x2=f"{x(0):.1f}", y1="1",
+                    y2="15"), interval,
+        XML.element("circle", class_="pt", cx=f"{x(rating):.1f}", cy="8", r="3.5"),
+        class_="rbar", width=width, height="16", viewBox=f"0 0 {width} 16",
+        data_rating=f"{rating:.1f}")
 
 
-def _forfeit_counts(value: object) -> str:
+def _forfeit_counts(value: object) -> Content:
     if value is None or value == {}:
         return "—"
     if not isinstance(value, dict):
         return _missing()
-    shown = ", ".join(f"{_h(reason, WORD_CHARS)} {_plain(count)}"
-                      for reason, count in list(value.items())[:8])
-    return shown + (" …" if len(value) > 8 else "")
+    shown = HTML.join((HTML.join((_h(reason, WORD_CHARS), " ", _plain(count)))
+                       for reason, count in list(value.items())[:8]), ", ")
+    return HTML.join((shown, " …" if len(value) > 8 else None))
 
 
-def _entrant_name(entrant: Dict[str, Any]) -> str:
+def _entrant_name(entrant: Dict[str, Any]) -> Markup:
     name = entrant.get("name")
-    html = _h(name, NAME_CHARS) if _key(name) is not None else _missing("(no name)")
-    title = f' title="{_h(entrant.get("path"), PATH_CHARS)}"' if entrant.get("path") else ""
-    staff = ' <span class="badge">staff</span>' if entrant.get("staff") is True else ""
-    return f"<span{title}>{html}</span>{staff}"
+    shown = _h(name, NAME_CHARS) if _key(name) is not None else _missing("(no name)")
+    path = _h(entrant.get("path"), PATH_CHARS) if entrant.get("path") else None
+    staff = (" ", HTML.element("span", "staff", class_="badge")) \
+        if entrant.get("staff") is True else None
+    return HTML.join((HTML.element("span", shown, title=path), staff))
 
 
-def _standings(view: "_Tournament") -> str:
+def _standings(view: "_Tournament") -> Markup:
     ranked = view.ranked
     knockout = view.doc.get("format") == "knockout" or any(e.get("placing") for e in ranked)
     byes = any(_number(e.get("byes")) for e in ranked) or view.doc.get("format") in (
         "swiss", "knockout")
     scale = _rating_scale(ranked)
-    head = ["#", "name", "kind", "points", "games", "W", "D", "L",
-            '<span title="opponents beaten: more than half the points against them">'
-            'beat</span>', "forfeits", "rating",
-            f'95% interval <span class="muted">({_fixed(scale[0], 0)} … '
-            f"{_fixed(scale[1], 0)})</span>", "CPU / game", "margin"]
+    head: List[Content] = [
+        "#", "name", "kind", "points", "games", "W", "D", "L",
+        HTML.element("span", "beat",
+                     title="opponents beaten: more than half the points against them"),
+        "forfeits", "rating",
+        HTML.join(("95% interval ", _muted(f"({_fixed(scale[0], 0)} … "
+                                            f"{_fixed(scale[1], 0)})"))),
+        "CPU / game", "margin"]
     head += ["byes"] if byes else []
     head += ["knockout"] if knockout else []
-    parts = ['<section id="standings"><h2>Standings</h2>',
-             '<table class="standings"><thead><tr>'
-             + "".join(f"<th>{label}</th>" for label in head) + "</tr></thead><tbody>"]
-    for place, entrant in zip(_places(ranked), ranked):
-        cells = [f'<td class="n">{place}</td>', f'<td class="name">{_entrant_name(entrant)}</td>',
-                 f'<td>{_h(entrant.get("kind"), WORD_CHARS)}</td>',
-                 f'<td class="n pts">{_plain(entrant.get("points"))}</td>',
-                 _num_cell(entrant.get("games")), _num_cell(entrant.get("wins")),
-                 _num_cell(entrant.get("draws")), _num_cell(entrant.get("losses")),
-                 _num_cell(entrant.get("beaten")),
-                 f'<td class="small">{_forfeit_counts(entrant.get("forfeits"))}</td>',
-                 _num_cell(None, _fixed(entrant.get("rating"), 0, signed=True)),
-                 f'<td class="bar">{_rating_bar(entrant, scale)}</td>',
-                 _num_cell(None, _fixed(entrant.get("cpu_per_game"), 1)
-                           + (" s" if _number(entrant.get("cpu_per_game")) is not None else "")),
-                 _num_cell(None, _fixed(entrant.get("margin"), 1, signed=True))]
-        if byes:
-            cells.append(_num_cell(entrant.get("byes")))
-        if knockout:
-            placing = entrant.get("placing")
-            cells.append(f'<td>{_h(placing, WORD_CHARS) if placing else "—"}</td>')
-        parts.append('<tr data-entrant>' + "".join(cells) + "</tr>")
+    rows = [HTML.element("tr", _standing_cells(entrant, place, scale, byes, knockout),
+                         data_entrant=True)
+            for place, entrant in zip(_places(ranked), ranked)]
     if not ranked:
-        parts.append(f'<tr><td colspan="{len(head)}" class="muted">No entrant played.</td></tr>')
-    parts.append("</tbody></table>")
-    if view.eliminated:
-        parts.append('<h3>Eliminated: the build failed or went over a cap</h3>'
-                     '<table class="eliminated"><thead>'
-                     "<tr><th>name</th><th>kind</th><th>folder</th><th>build error</th></tr>"
-                     "</thead><tbody>")
-        for entrant in view.eliminated:
-            parts.append(f'<tr data-entrant><td class="name">{_entrant_name(entrant)}</td>'
-                         f'<td>{_h(entrant.get("kind"), WORD_CHARS)}</td>'
-                         f'<td><code>{_h(entrant.get("path"), PATH_CHARS)}</code></td>'
-                         f'<td><pre>{_h(_head_tail(entrant.get("build_error")), None, True)}'
-                         "</pre></td></tr>")
-        parts.append("</tbody></table>")
-    parts.append("</section>")
-    return "".join(parts)
+        rows.append(HTML.element("tr", HTML.element("td", "No entrant played.",
+                                                    colspan=len(head), class_="muted")))
+    return HTML.element(
+        "section", HTML.element("h2", "Standings"),
+        HTML.element("table", _head_row(head), HTML.element("tbody", rows),
+                     class_="standings"),
+        _eliminated(view.eliminated) if view.eliminated else None, id="standings")
+
+
+def _standing_cells(entrant: Dict[str, Any], place: int, scale: Tuple[float, float],
+                    byes: bool, knockout: bool) -> Iterator[Markup]:
+    """The cells of an entrant's row of the standings."""
+    yield _cell(place, "n")
+    yield _cell(_entrant_name(entrant), "name")
+    yield _cell(_h(entrant.get("kind"), WORD_CHARS))
+    yield _cell(_plain(entrant.get("points")), "n pts")
+    for key in ("games", "wins", "draws", "losses", "beaten"):
+        yield _num_cell(entrant.get(key))
+    yield _cell(_forfeit_counts(entrant.get("forfeits")), "small")
+    yield _num_cell(None, _fixed(entrant.get("rating"), 0, signed=True))
+    yield _cell(_rating_bar(entrant, scale), "bar")
+    yield _num_cell(None, _fixed(entrant.get("cpu_per_game"), 1)
+                    + (" s" if _number(entrant.get("cpu_per_game")) is not None else ""))
+    yield _num_cell(None, _fixed(entrant.get("margin"), 1, signed=True))
+    if byes:
+        yield _num_cell(entrant.get("byes"))
+    if knockout:
+        placing = entrant.get("placing")
+        yield _cell(_h(placing, WORD_CHARS) if placing else "—")
+
+
+def _eliminated(entrants: Iterable[Dict[str, Any]]) -> Markup:
+    """The entrants whose build failed or went over a cap, with the build's error."""
+    rows = (HTML.element("tr", _cell(_entrant_name(entrant), "name"),
+                         _cell(_h(entrant.get("kind"), WORD_CHARS)),
+                         _cell(HTML.element("code", _h(entrant.get("path"), PATH_CHARS))),
+                         _cell(HTML.element("pre", _h(_head_tail(entrant.get("build_error")),
+                                                      None, True))), data_entrant=True)
+            for entrant in entrants)
+    return HTML.join((
+        HTML.element("h3", "Eliminated: the build failed or went over a cap"),
+        HTML.element("table", _head_row(("name", "kind", "folder", "build error")),
+                     HTML.element("tbody", rows), class_="eliminated")))
 
 
 # --- crosstable and pairs ---------------------------------------------------------------
@@ -562,7 +609,7 @@ def _result(record: Dict[str, Any]) -> Optional[str]:
     return result if isinstance(result, str) and result in _POINTS else None
 
 
-def _crosstable(view: "_Tournament") -> str:
+def _crosstable(view: "_Tournament") -> Markup:
     names = view.names
     index = {name: i for i, name in enumerate(names)}
     points: Dict[Tuple[str, str], float] = {}
@@ -578,84 +625,87 @@ def _crosstable(view: "_Tournament") -> str:
         for me, them, got in ((x, o, _POINTS[result][0]), (o, x, _POINTS[result][1])):
             points[me, them] = points.get((me, them), 0.0) + got
             games[me, them] = games.get((me, them), 0) + 1
-    parts = ['<section id="crosstable"><h2>Crosstable</h2>',
-             '<p class="muted">Points of the row against the column, over the games they '
-             "played (how many games).</p>"]
+    intro = HTML.element("p", "Points of the row against the column, over the games they "
+                         "played (how many games).", class_="muted")
     if not names:
-        return "".join(parts) + '<p class="muted">No entrants.</p></section>'
-    parts.append('<div class="scroll"><table class="cross"><thead><tr><th></th>'
-                 + "".join(f'<th class="n" title="{_h(name, NAME_CHARS)}">{i + 1}</th>'
-                           for i, name in enumerate(names)) + "</tr></thead><tbody>")
-    for i, row in enumerate(names):
-        cells = [f'<th class="name">{i + 1}. {_h(row, NAME_CHARS)}</th>']
-        for column in names:
-            if row == column:
-                cells.append('<td class="diag"></td>')
-            elif (row, column) not in games:
-                cells.append("<td></td>")
-            else:
-                got, count = points[row, column], games[row, column]
-                tone = "win" if got * 2 > count else "loss" if got * 2 < count else "even"
-                cells.append(f'<td class="n {tone}" title="{count} games">{_plain(got)}'
-                             f"<small> ({count})</small></td>")
-        parts.append("<tr>" + "".join(cells) + "</tr>")
-    parts.append("</tbody></table></div></section>")
-    return "".join(parts)
+        return HTML.element("section", HTML.element("h2", "Crosstable"), intro,
+                            HTML.element("p", "No entrants.", class_="muted"), id="crosstable")
+    head = HTML.element("thead", HTML.element("tr", HTML.element("th"), (
+        HTML.element("th", i + 1, class_="n", title=_h(name, NAME_CHARS))
+        for i, name in enumerate(names))))
+    rows = (HTML.element("tr", HTML.element("th", f"{i + 1}. ", _h(row, NAME_CHARS),
+                                            class_="name"),
+                         (_cross_cell(row, column, points, games) for column in names))
+            for i, row in enumerate(names))
+    return HTML.element("section", HTML.element("h2", "Crosstable"), intro, HTML.element(
+        "div", HTML.element("table", head, HTML.element("tbody", rows), class_="cross"),
+        class_="scroll"), id="crosstable")
 
 
-def _pentanomial(view: "_Tournament") -> str:
+def _cross_cell(row: str, column: str, points: Dict[Tuple[str, str], float],
+                games: Dict[Tuple[str, str], int]) -> Markup:
+    """The points of ``row`` against ``column`` over their games (how many games)."""
+    if row == column:
+        return _cell(None, "diag")
+    if (row, column) not in games:
+        return _cell(None)
+    got, count = points[row, column], games[row, column]
+    tone = "win" if got * 2 > count else "loss" if got * 2 < count else "even"
+    return HTML.element("td", _plain(got), HTML.element("small", f" ({count})"),
+                        class_=f"n {tone}", title=f"{count} games")
+
+
+def _pentanomial(view: "_Tournament") -> Markup:
     if not view.pentanomial:
-        return ""
-    labels = ("0", "½", "1", "1½", "2")
-    parts = ['<section id="pentanomial"><h2>Colour-swapped pairs</h2>',
-             '<p class="muted">How many pairs of games (one with each colour) A scored 0, ½, 1, '
-             "1½ or 2 points in against B.</p>",
-             '<table class="penta"><thead><tr><th>A</th><th>B</th>'
-             + "".join(f'<th class="n">{label}</th>' for label in labels)
-             + '<th class="n">pairs</th><th class="n">A\'s score</th></tr></thead><tbody>']
+        return Markup()
+    rows = []
     for entry in view.pentanomial:
         entry = _dict(entry)
         counts = _list(entry.get("counts"))
         numbers = [number for number in map(_number, counts) if number is not None]
         valid = len(counts) == 5 and len(numbers) == 5
-        cells = "".join(_num_cell(c) for c in counts[:5]) if valid else (
-            f'<td colspan="5">{_missing("unreadable counts")}</td>')
+        cells = HTML.join(_num_cell(c) for c in counts[:5]) if valid else (
+            HTML.element("td", _missing("unreadable counts"), colspan="5"))
         total = sum(numbers) if valid else None
         score = "—"
         if valid and total:
             score = f"{sum(c * k / 2 for k, c in enumerate(numbers)) / total / 2:.0%}"
-        parts.append(f'<tr><td>{_h(entry.get("a"), NAME_CHARS)}</td>'
-                     f'<td>{_h(entry.get("b"), NAME_CHARS)}</td>{cells}'
-                     f"{_num_cell(total)}{_num_cell(None, score)}</tr>")
-    parts.append("</tbody></table></section>")
-    return "".join(parts)
+        rows.append(HTML.element("tr", _cell(_h(entry.get("a"), NAME_CHARS)),
+                                 _cell(_h(entry.get("b"), NAME_CHARS)), cells,
+                                 _num_cell(total), _num_cell(None, score)))
+    return HTML.element(
+        "section", HTML.element("h2", "Colour-swapped pairs"),
+        HTML.element("p", "How many pairs of games (one with each colour) A scored 0, ½, 1, "
+                     "1½ or 2 points in against B.", class_="muted"),
+        HTML.element("table", _head_row(("A", "B"), ("0", "½", "1", "1½", "2", "pairs",
+                                                     Markup("A's score"))),
+                     HTML.element("tbody", rows), class_="penta"), id="pentanomial")
 
 
 # --- knockout ---------------------------------------------------------------------------
 
-def _knockout(view: "_Tournament") -> str:
+def _knockout(view: "_Tournament") -> Markup:
     if not view.knockout:
-        return ""
+        return Markup()
     rounds = [_dict(r) for r in view.knockout]
-    parts = ['<section id="knockout"><h2>Knockout</h2><div class="bracket">']
+    shown = []
     for position, entry in enumerate(rounds):
         matches = _list(entry.get("matches"))
         last = position == len(rounds) - 1 and len(matches) == 1
         number = entry.get("round") if entry.get("round") is not None else position + 1
-        label = "Final" if last and position else f"Round {_h(number, WORD_CHARS)}"
-        parts.append(f'<div class="round"><h3>{label}</h3>')
-        for match in matches:
-            parts.append(_match(_dict(match)))
+        label = "Final" if last and position else HTML.join(("Round ",
+                                                             _h(number, WORD_CHARS)))
         byes = _list(entry.get("byes"))
-        if byes:
-            parts.append('<div class="byes">bye: '
-                         + ", ".join(_h(name, NAME_CHARS) for name in byes) + "</div>")
-        parts.append("</div>")
-    parts.append("</div></section>")
-    return "".join(parts)
+        shown.append(HTML.element(
+            "div", HTML.element("h3", label), (_match(_dict(match)) for match in matches),
+            HTML.element("div", "bye: ", HTML.join((_h(name, NAME_CHARS) for name in byes),
+                                                   ", "), class_="byes") if byes else None,
+            class_="round"))
+    return HTML.element("section", HTML.element("h2", "Knockout"),
+                        HTML.element("div", shown, class_="bracket"), id="knockout")
 
 
-def _match(match: Dict[str, Any]) -> str:
+def _match(match: Dict[str, Any]) -> Markup:
     winner = _key(match.get("winner"))
     points = _list(match.get("points"))
     lines = []
@@ -663,24 +713,27 @@ def _match(match: Dict[str, Any]) -> str:
         name = _key(match.get(side))
         won = name is not None and name == winner
         got = _plain(points[i]) if i < len(points) else "—"
-        lines.append(f'<div class="{"won" if won else "lost"}"><span>{"✓ " if won else ""}'
-                     f"{_h(name, NAME_CHARS) if name is not None else _missing()}</span>"
-                     f"<b>{got}</b></div>")
+        lines.append(HTML.element(
+            "div", HTML.element("span", "✓ " if won else "",
+                                _h(name, NAME_CHARS) if name is not None else _missing()),
+            HTML.element("b", got), class_="won" if won else "lost"))
     margin = _number(match.get("margin"))
-    foot = f'<div class="foot">margin {_plain(margin)}</div>' if margin is not None else ""
-    if winner is None:
-        foot += '<div class="foot">no winner yet</div>'
-    return '<div class="match">' + "".join(lines) + foot + "</div>"
+    return HTML.element(
+        "div", lines,
+        HTML.element("div", f"margin {_plain(margin)}", class_="foot")
+        if margin is not None else None,
+        HTML.element("div", "no winner yet", class_="foot") if winner is None else None,
+        class_="match")
 
 
 # --- forfeits ---------------------------------------------------------------------------
 
-def _side_name(record: Dict[str, Any], side: str) -> str:
+def _side_name(record: Dict[str, Any], side: str) -> Markup:
     name = record.get(side)
     return _h(name, NAME_CHARS) if _key(name) is not None else _missing()
 
 
-def _forfeits(view: "_Tournament") -> str:
+def _forfeits(view: "_Tournament") -> Markup:
     rows = []
     for index, record in enumerate(view.games):
         record = _dict(record)
@@ -689,22 +742,23 @@ def _forfeits(view: "_Tournament") -> str:
             continue
         forfeit = _dict(forfeit)
         side = forfeit.get("player")
-        who = (f"{_side_name(record, side)} ({side.upper()})" if side in ("x", "o")
-               else _missing())
+        who = (HTML.join((_side_name(record, side), f" ({side.upper()})"))
+               if side in ("x", "o") else _missing())
         note, detail = _tail(forfeit.get("detail") or "")
-        shown = _h(detail, None, True)
-        if note:
-            shown = f'<span class="muted">{_h(note, None, True)}</span>{shown}'
-        rows.append(f'<tr><td><a href="#game-{index}">game {_h(record.get("id"), WORD_CHARS)}'
-                    f'</a></td><td class="n">{_h(view.round_of(index, record), WORD_CHARS)}</td>'
-                    f"<td>{who}</td><td>{_h(forfeit.get('reason'), WORD_CHARS)}</td>"
-                    f"<td><pre>{shown}</pre></td></tr>")
-    head = '<section id="forfeits"><h2>Forfeits</h2>'
+        rows.append(HTML.element(
+            "tr", _cell(HTML.element("a", "game ", _h(record.get("id"), WORD_CHARS),
+                                     href=f"#game-{index}")),
+            _cell(_h(view.round_of(index, record), WORD_CHARS), "n"), _cell(who),
+            _cell(_h(forfeit.get("reason"), WORD_CHARS)),
+            _cell(HTML.element("pre", _muted(_h(note, None, True)) if note else None,
+                               _h(detail, None, True)))))
     if not rows:
-        return head + '<p class="muted">No game was forfeited.</p></section>'
-    return (head + '<table class="forfeits"><thead><tr><th>game</th><th>round</th>'
-            "<th>player</th><th>reason</th><th>detail (the end of its stderr)</th></tr>"
-            "</thead><tbody>" + "".join(rows) + "</tbody></table></section>")
+        shown = HTML.element("p", "No game was forfeited.", class_="muted")
+    else:
+        shown = HTML.element("table", _head_row(
+            ("game", "round", "player", "reason", "detail (the end of its stderr)")),
+            HTML.element("tbody", rows), class_="forfeits")
+    return HTML.element("section", HTML.element("h2", "Forfeits"), shown, id="forfeits")
 
 
 # --- games and replays ------------------------------------------------------------------
@@ -712,31 +766,41 @@ def _forfeits(view: "_Tournament") -> str:
 _RESULTS = {"x": "1–0", "o": "0–1", "draw": "½–½"}
 
 
-def _games(view: "_Tournament") -> str:
+def _games(view: "_Tournament") -> Markup:
     game = view.game
     replays = [_replay(view, _dict(record)) for record in view.games]
     data = {"game": game if view.rules else None, "base": _ROW_BASE.get(game, 0),
             "games": replays}
-    parts = ['<section id="games"><h2>Games</h2>']
-    if view.rules is None:
-        parts.append(f'<p class="broken">Unknown game {_h(view.doc.get("game"), WORD_CHARS)}: '
-                     "the games cannot be replayed.</p>")
-    parts.append('<p class="tools"><label>filter <input id="game-filter" type="search" '
-                 'placeholder="name, round, result…"></label> <span class="muted">'
-                 "Open a game to replay it; ← → step, Home/End jump.</span></p>"
-                 f'<table class="games">{_GAMES_HEAD}<tbody id="game-rows">')
-    for index, record in enumerate(view.games):
-        parts.append(_game_row(view, index, _dict(record), replays[index]))
-    parts.append(_VIEWER)
-    parts.append("</tbody></table></section>")
-    parts.append('<script type="application/json" id="replay-data">'
-                 f"{_script_json(data)}</script>")
-    return "".join(parts)
+    unknown = HTML.element("p", "Unknown game ", _h(view.doc.get("game"), WORD_CHARS),
+                           ": the games cannot be replayed.", class_="broken")
+    tools = HTML.element("p", HTML.element("label", "filter ", HTML.element(
+        "input", id="game-filter", type="search", placeholder="name, round, result…")),
+        " ", _muted("Open a game to replay it; ← → step, Home/End jump."), class_="tools")
+    rows = (_game_row(view, index, _dict(record), replays[index])
+            for index, record in enumerate(view.games))
+    return HTML.join((
+        HTML.element("section", HTML.element("h2", "Games"),
+                     unknown if view.rules is None else None, tools,
+                     _games_table(rows, "games"), id="games"),
+        _replay_data(data)))
 
 
-_GAMES_HEAD = ('<thead><tr><th class="n">game</th><th class="n">round</th><th>size</th>'
-               '<th>X</th><th>O</th><th>result</th><th class="n">score</th>'
-               '<th class="n">moves</th><th class="n">CPU X / O</th><th></th></tr></thead>')
+def _games_table(rows: Iterable[Markup], kind: str) -> Markup:
+    """The games table: its head, the ``rows``, then the replay viewer's row."""
+    head = HTML.element("thead", HTML.element(
+        "tr", HTML.element("th", "game", class_="n"), HTML.element("th", "round", class_="n"),
+        HTML.element("th", "size"), HTML.element("th", "X"), HTML.element("th", "O"),
+        HTML.element("th", "result"), HTML.element("th", "score", class_="n"),
+        HTML.element("th", "moves", class_="n"), HTML.element("th", "CPU X / O", class_="n"),
+        HTML.element("th")))
+    viewer = Markup(asset(ASSETS, "replay-viewer.html").rstrip("\n"))
+    return HTML.element("table", head, HTML.element("tbody", rows, viewer, id="game-rows"),
+                        class_=kind)
+
+
+def _replay_data(data: Dict[str, Any]) -> Markup:
+    return HTML.element("script", Markup(_script_json(data)), type="application/json",
+                        id="replay-data")
 
 
 def game_board(document: Any, index: int = 0) -> str:
@@ -756,11 +820,10 @@ def game_board(document: Any, index: int = 0) -> str:
     replay = _replay(view, record) if record else None
     data = {"game": view.game if view.rules else None,
             "base": _ROW_BASE.get(view.game, 0), "games": [replay]}
-    row = (_game_row(view, 0, record, replay).replace("<tr ", "<tr data-open ", 1)
-           if record else '<tr><td colspan="10" class="muted">No such game.</td></tr>')
-    return (f'<table class="games one-game">{_GAMES_HEAD}<tbody id="game-rows">{row}'
-            f'{_VIEWER}</tbody></table><script type="application/json" id="replay-data">'
-            f"{_script_json(data)}</script>")
+    row = (_game_row(view, 0, record, replay, opened=True) if record else
+           HTML.element("tr", HTML.element("td", "No such game.", colspan="10",
+                                           class_="muted")))
+    return HTML.join((_games_table((row,), "games one-game"), _replay_data(data)))
 
 
 def _pair(value: object, digits: Optional[int] = None) -> str:
@@ -773,32 +836,34 @@ def _pair(value: object, digits: Optional[int] = None) -> str:
 
 
 def _game_row(view: "_Tournament", index: int, record: Dict[str, Any],
-              replay: Optional[Dict[str, Any]]) -> str:
+              replay: Optional[Dict[str, Any]], opened: bool = False) -> Markup:
+    """A game's row of the games table (``opened``: the page opens it as it loads)."""
     result = _result(record)
-    shown = _RESULTS[result] if result else _missing()
     forfeit = _dict(record.get("forfeit"))
-    if forfeit:
-        shown += f' <span class="badge bad">forfeit: {_h(forfeit.get("reason"), WORD_CHARS)}</span>'
+    shown = HTML.join((
+        _RESULTS[result] if result else _missing(),
+        (" ", HTML.element("span", "forfeit: ", _h(forfeit.get("reason"), WORD_CHARS),
+                           class_="badge bad")) if forfeit else None))
     names = []
     for side in ("x", "o"):
         name = _side_name(record, side)
-        names.append(f"<b>{name}</b>" if result == side else name)
+        names.append(HTML.element("b", name) if result == side else name)
     moves = len(_list(record.get("moves")))
     x_name, o_name = _text(record.get("x"), NAME_CHARS), _text(record.get("o"), NAME_CHARS)
     title = (f"Game {_text(record.get('id'), WORD_CHARS)} · round "
              f"{_text(view.round_of(index, record), WORD_CHARS)} · "
              f"{_size_text(view.game, record.get('size'))} · {x_name} (X) vs {o_name} (O) · "
              f"{_RESULTS[result] if result else '?'}")
-    button = ('<button type="button" class="play">replay</button>' if replay is not None
-              else '<span class="muted">—</span>')
-    return (f'<tr id="game-{index}" data-g="{index}" data-title="{_html_escape(title)}" '
-            f'data-x="{_html_escape(x_name)}" data-o="{_html_escape(o_name)}">'
-            f'<td class="n">{_h(record.get("id"), WORD_CHARS)}</td>'
-            f'<td class="n">{_h(view.round_of(index, record), WORD_CHARS)}</td>'
-            f'<td>{_html_escape(_size_text(view.game, record.get("size"), True))}</td>'
-            f"<td>{names[0]}</td><td>{names[1]}</td><td>{shown}</td>"
-            f'<td class="n">{_pair(record.get("score"))}</td><td class="n">{moves}</td>'
-            f'<td class="n">{_pair(record.get("cpu"), 1)}</td><td>{button}</td></tr>')
+    button = (HTML.element("button", "replay", type="button", class_="play")
+              if replay is not None else _muted("—"))
+    return HTML.element(
+        "tr", _cell(_h(record.get("id"), WORD_CHARS), "n"),
+        _cell(_h(view.round_of(index, record), WORD_CHARS), "n"),
+        _cell(_size_text(view.game, record.get("size"), True)), _cell(names[0]),
+        _cell(names[1]), _cell(shown), _cell(_pair(record.get("score")), "n"),
+        _cell(moves, "n"), _cell(_pair(record.get("cpu"), 1), "n"), _cell(button),
+        data_open=opened, id=f"game-{index}", data_g=index, data_title=title, data_x=x_name,
+        data_o=o_name)
 
 
 def _clean_cells(game: Optional[str], cells: object
@@ -900,292 +965,22 @@ def _script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-_VIEWER = """<tr id="viewer" class="viewer" hidden><td colspan="10"><div class="replay">
-<div class="replay-main"><div id="replay-title" class="replay-title"></div>
-<div class="legend"><span class="stone x"></span><span id="legend-x"></span>
-<span class="stone o"></span><span id="legend-o"></span></div>
-<div id="board" class="board" data-frame="0"></div>
-<div class="controls"><button type="button" data-go="first" title="first (Home)">«</button>
-<button type="button" data-go="prev" title="back (←)">‹</button>
-<span id="replay-status" class="status"></span>
-<button type="button" data-go="next" title="forward (→)">›</button>
-<button type="button" data-go="last" title="last (End)">»</button>
-<button type="button" data-go="close" title="close" class="close">close</button></div>
-<div id="replay-score" class="score"></div><div id="replay-note" class="note"></div></div>
-<ol id="moves" class="moves"></ol></div></td></tr>"""
-
+# --- the files of the page ----------------------------------------------------------------
+# assets/: report.html (the page's skeleton), report.css, replay.css and report-print.css
+# (its style, in this order), replay-viewer.html (the games table's viewer row) and
+# replay.js (the one script).
+ASSETS = __name__.rpartition(".")[0]
 
 # The replay board's own style: the games table's viewer (board, controls, moves).
-# It is part of STYLE, and a server's page of one game (engine.ladder) serves it as a
-# file beside its own style, which must define the colours --x, --o, --line, --muted.
-BOARD_STYLE = """button{font:inherit;font-size:13px;padding:2px 10px;border:1px solid #c7cfdb;
-border-radius:4px;background:#fff;cursor:pointer} button:hover{background:#eef3fb}
-button:disabled{color:#a3aab8;background:#f3f4f6;cursor:default}
-.controls button{font-size:16px;min-width:34px;line-height:1.2}
-tr.open{background:#eef3fb !important}
-tr.viewer>td{background:#fafbfd;padding:14px 16px;border-bottom:2px solid #b9c6dc}
-.replay{display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap}
-.replay-title{font-weight:700;margin-bottom:4px}
-.legend{display:flex;align-items:center;gap:6px;margin-bottom:8px;color:var(--muted)}
-.legend span+.stone{margin-left:12px}
-.stone{display:inline-block;width:14px;height:14px;border-radius:50%}
-.stone.x{background:var(--x)} .stone.o{background:var(--o)}
-.board{display:grid;gap:2px;justify-content:start}
-.board .lab{display:flex;align-items:center;justify-content:center;font-size:11px;
-color:var(--muted)}
-.cell{position:relative;display:flex;align-items:center;justify-content:center;
-background:#efe7d6;border-radius:3px;font-weight:600;color:#7d705a;
-font-variant-numeric:tabular-nums}
-.cell::before{content:"";position:absolute;inset:9%;border-radius:50%;display:none}
-.cell[data-mark="X"]::before{display:block;background:var(--x)}
-.cell[data-mark="O"]::before{display:block;background:var(--o)}
-.cell[data-mark="X"]{color:#fff} .cell[data-mark="O"]{color:#3a2a05}
-.cell[data-mark="*"]{background:#4a4f59}
-.cell span{position:relative}
-.cell.last{box-shadow:inset 0 0 0 2px #d6452f}
-.controls{display:flex;align-items:center;gap:6px;margin-top:10px}
-.controls .status{min-width:120px;text-align:center;font-variant-numeric:tabular-nums}
-.controls .close{margin-left:14px}
-.score{margin-top:6px;font-weight:600} .note{margin-top:4px;color:#9a5b00;max-width:420px}
-.moves{list-style:none;margin:0;padding:0;max-height:460px;overflow:auto;min-width:230px;
-border:1px solid var(--line);border-radius:4px;background:#fff;counter-reset:ply}
-.moves li{display:flex;gap:8px;padding:2px 8px;cursor:pointer;counter-increment:ply;
-font-variant-numeric:tabular-nums}
-.moves li::before{content:counter(ply);color:var(--muted);min-width:2.2em;text-align:right}
-.moves li:hover{background:#f1f4f9} .moves li.cur{background:#dbe6f8;font-weight:700}
-.moves li.bad{color:#b3261e;cursor:default}
-.moves .cpu{margin-left:auto;color:var(--muted);font-weight:400}
-.moves .mv{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
-"""
-
-
-STYLE = """
-:root{--x:#24406e;--o:#e9a23b;--line:#dfe3ea;--muted:#5f6b7e;--ink:#1c2230;--bg:#f5f6f8}
-*{box-sizing:border-box}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;
-margin:0;color:var(--ink);background:var(--bg)}
-main{max-width:1320px;margin:0 auto;padding:22px 28px 48px}
-h1{font-size:24px;margin:0 0 10px} h3{font-size:14px;margin:18px 0 6px}
-h2{font-size:18px;margin:34px 0 10px;padding-bottom:4px;border-bottom:2px solid var(--line)}
-nav{position:sticky;top:0;background:var(--bg);padding:8px 0;margin-top:14px;z-index:2;
-border-bottom:1px solid var(--line)}
-nav a{margin-right:18px;color:#2457b3;text-decoration:none;font-weight:600}
-a{color:#2457b3}
-.meta{display:grid;grid-template-columns:max-content 1fr;gap:3px 16px;margin:0}
-.meta dt{color:var(--muted)} .meta dd{margin:0}
-.sprt{margin-top:12px;background:#fff;border:1px solid var(--line);border-radius:6px;
-padding:8px 12px;display:inline-block}
-.muted{color:var(--muted)} .ok{color:#17703a;font-weight:600}
-.warn{color:#9a5b00;font-weight:600} .broken{color:#b3261e}
-.missing{color:#b3261e;font-style:italic}
-table{border-collapse:collapse;background:#fff;margin:6px 0 14px;border:1px solid var(--line)}
-th,td{border-bottom:1px solid var(--line);padding:5px 9px;text-align:left;vertical-align:middle}
-thead th{background:#eef1f6;font-weight:600;font-size:13px;white-space:nowrap}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.pts{font-weight:700} td.small{font-size:12px;white-space:nowrap}
-td.name,th.name{font-weight:600;max-width:300px;overflow-wrap:anywhere}
-.badge{font-size:11px;font-weight:600;background:#e3eaf7;color:var(--x);border-radius:9px;
-padding:1px 7px;margin-left:4px;white-space:nowrap} .badge.bad{background:#fbe3e0;color:#a1261b}
-svg .axis{stroke:#d5dae3;stroke-width:1} svg .zero{stroke:#9aa3b2;stroke-width:1}
-svg .ci{fill:#9ab6e4} svg .pt{fill:var(--x)} svg .track{fill:#dfe6f2}
-svg.rbar,svg.llr{vertical-align:middle}
-td.bar{padding-top:2px;padding-bottom:2px}
-pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f4f5f8;
-border:1px solid #e3e6ec;border-radius:4px;padding:6px 8px;margin:0;max-height:260px;
-overflow:auto;white-space:pre-wrap;word-break:break-all;max-width:760px}
-code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-.scroll{overflow-x:auto}
-table.cross td,table.cross th{border:1px solid var(--line);padding:4px 7px}
-table.cross td{min-width:44px;text-align:center}
-table.cross small{color:var(--muted)} .win{background:#e2f3e7} .loss{background:#fbe7e4}
-.even{background:#f3f3f1} .diag{background:#e8ebf0}
-.bracket{display:flex;gap:26px;overflow-x:auto;padding-bottom:6px}
-.round{display:flex;flex-direction:column;justify-content:space-around;gap:12px;min-width:200px}
-.round h3{margin:0 0 2px;color:var(--muted)}
-.match{background:#fff;border:1px solid var(--line);border-radius:6px;overflow:hidden}
-.match>div{display:flex;justify-content:space-between;gap:12px;padding:3px 10px}
-.match .won{font-weight:700;background:#eef6f0} .match .foot{font-size:12px;color:var(--muted);
-border-top:1px solid var(--line);justify-content:flex-start}
-.byes{font-size:12px;color:var(--muted)}
-table.forfeits td{vertical-align:top}
-.tools{margin:6px 0} .tools input{font:inherit;padding:3px 6px;width:240px}
-table.games td{padding:3px 9px} table.games tbody tr:hover{background:#f7f9fd}
-""" + BOARD_STYLE + """\
-@media print{nav,.tools,button,tr.viewer,table.games th:last-child{display:none}
-body{background:#fff} main{max-width:none;padding:0} h2{break-after:avoid}
-tr{break-inside:avoid} pre{max-height:none;overflow:visible}}
-"""
-
-
-SCRIPT = r"""(function () {
-"use strict";
-var data = null, cur = null, frames = [], at = 0, openRow = null;
-var viewer = document.getElementById("viewer");
-var board = document.getElementById("board"), list = document.getElementById("moves");
-var status = document.getElementById("replay-status");
-if (!viewer || !board || !document.getElementById("replay-data")) { return; }
-function byId(id) { return document.getElementById(id); }
-function load() {
-  if (data === null) { data = JSON.parse(byId("replay-data").textContent); }
-  return data;
-}
-function changes(delta) {
-  var out = [];
-  for (var k = 0; k + 2 < delta.length; k += 3) {
-    out.push([delta.charAt(k), parseInt(delta.substr(k + 1, 2), 36)]);
-  }
-  return out;
-}
-function expand(g) {
-  var cells = g.b.split(""), out = [g.b];
-  g.d.forEach(function (delta) {
-    changes(delta).forEach(function (c) { cells[c[1]] = c[0]; });
-    out.push(cells.join(""));
-  });
-  return out;
-}
-function el(tag, cls, text) {
-  var node = document.createElement(tag);
-  if (cls) { node.className = cls; }
-  if (text !== undefined) { node.textContent = text; }
-  return node;
-}
-function letter(i) { return String.fromCharCode(65 + i); }
-function build() {
-  board.textContent = "";
-  if (!cur.b) { board.style.gridTemplateColumns = ""; return; }
-  var n = cur.n, size = Math.max(18, Math.min(46, Math.floor(460 / n)));
-  board.style.gridTemplateColumns = "1.8em repeat(" + n + ", " + size + "px)";
-  board.style.fontSize = Math.max(9, Math.floor(size * 0.34)) + "px";
-  board.appendChild(el("div", "lab"));
-  for (var c = 0; c < n; c++) { board.appendChild(el("div", "lab", letter(c))); }
-  for (var r = 0; r < n; r++) {
-    board.appendChild(el("div", "lab", String(r + data.base)));
-    for (c = 0; c < n; c++) {
-      var cell = el("div", "cell");
-      cell.style.height = size + "px";
-      cell.setAttribute("data-cell", letter(c) + (r + data.base));
-      if (cur.v) { cell.appendChild(el("span", "", String(cur.v[r * n + c]))); }
-      board.appendChild(cell);
-    }
-  }
-}
-function fillMoves() {
-  list.textContent = "";
-  cur.m.forEach(function (text, i) {
-    var item = el("li", i < frames.length - 1 ? "" : "bad");
-    item.setAttribute("data-move", String(i + 1));
-    var side = cur.s.charAt(i);
-    var stone = el("span", "stone " + (side === "x" || side === "o" ? side : ""));
-    stone.title = side.toUpperCase();
-    item.appendChild(stone);
-    item.appendChild(el("span", "mv", text));
-    var t = cur.t[i];
-    item.appendChild(el("span", "cpu", t === null ? "" : t + " s"));
-    if (i >= frames.length - 1) { item.title = "not replayed"; }
-    list.appendChild(item);
-  });
-}
-function show(k) {
-  at = Math.max(0, Math.min(k, frames.length - 1));
-  board.setAttribute("data-frame", String(at));
-  var last = {};
-  if (at > 0) { changes(cur.d[at - 1]).forEach(function (c) { last[c[1]] = true; }); }
-  var cells = board.querySelectorAll(".cell"), f = frames[at], x = 0, o = 0;
-  for (var i = 0; i < cells.length; i++) {
-    var mark = f ? f.charAt(i) : ".";
-    cells[i].setAttribute("data-mark", mark);
-    cells[i].classList.toggle("last", !!last[i]);
-    if (cur.v) { if (mark === "X") { x += cur.v[i]; } else if (mark === "O") { o += cur.v[i]; } }
-  }
-  var total = frames.length - 1;
-  status.textContent = at === 0 ? "start (" + total + " moves)" : "move " + at + " of " + total;
-  byId("replay-score").textContent = cur.v && f ? "X " + x + " · O " + o : "";
-  var items = list.children;
-  for (i = 0; i < items.length; i++) { items[i].classList.toggle("cur", i === at - 1); }
-  var item = items[at - 1];
-  if (item) {
-    if (item.offsetTop < list.scrollTop) { list.scrollTop = item.offsetTop; }
-    else if (item.offsetTop + item.offsetHeight > list.scrollTop + list.clientHeight) {
-      list.scrollTop = item.offsetTop + item.offsetHeight - list.clientHeight;
-    }
-  } else if (at === 0) { list.scrollTop = 0; }
-  viewer.querySelector('[data-go="first"]').disabled = at === 0;
-  viewer.querySelector('[data-go="prev"]').disabled = at === 0;
-  viewer.querySelector('[data-go="next"]').disabled = at === total;
-  viewer.querySelector('[data-go="last"]').disabled = at === total;
-}
-function close() {
-  viewer.hidden = true;
-  if (openRow) { openRow.classList.remove("open"); }
-  openRow = null;
-}
-function open(row) {
-  var g = load().games[Number(row.getAttribute("data-g"))];
-  if (!g) { return; }
-  if (openRow) { openRow.classList.remove("open"); }
-  openRow = row; cur = g;
-  row.classList.add("open");
-  row.parentNode.insertBefore(viewer, row.nextSibling);
-  viewer.hidden = false;
-  frames = g.b ? expand(g) : [null];
-  byId("replay-title").textContent = row.getAttribute("data-title");
-  byId("legend-x").textContent = row.getAttribute("data-x");
-  byId("legend-o").textContent = row.getAttribute("data-o");
-  byId("replay-note").textContent = g.e || "";
-  build(); fillMoves(); show(0);
-}
-function go(how) {
-  if (how === "close") { close(); return; }
-  show({first: 0, prev: at - 1, next: at + 1, last: frames.length - 1}[how]);
-}
-byId("game-rows").addEventListener("click", function (event) {
-  var button = event.target.closest("button.play");
-  if (button) {
-    var row = button.closest("tr");
-    if (row === openRow) { close(); } else { open(row); }
-    return;
-  }
-  var control = event.target.closest("[data-go]");
-  if (control) { go(control.getAttribute("data-go")); return; }
-  var item = event.target.closest("li[data-move]");
-  if (item && !item.classList.contains("bad")) { show(Number(item.getAttribute("data-move"))); }
-});
-document.addEventListener("keydown", function (event) {
-  if (viewer.hidden || /^(INPUT|TEXTAREA|SELECT)$/.test(event.target.tagName)) { return; }
-  var how = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last",
-             Escape: "close"}[event.key];
-  if (how) { event.preventDefault(); go(how); }
-});
-function filter() {
-  var words = this.value.toLowerCase().split(/\s+/).filter(Boolean);
-  var rows = byId("game-rows").children;
-  for (var i = 0; i < rows.length; i++) {
-    if (rows[i] === viewer) { continue; }
-    var text = rows[i].textContent.toLowerCase();
-    rows[i].hidden = !words.every(function (w) { return text.indexOf(w) >= 0; });
-    if (rows[i].hidden && rows[i] === openRow) { close(); }
-  }
-}
-if (byId("game-filter")) { byId("game-filter").addEventListener("input", filter); }
-function fromHash() {
-  var match = /^#game-(\d+)$/.exec(location.hash);
-  var row = match && byId("game-" + match[1]);
-  if (row && row.querySelector("button.play")) { open(row); row.scrollIntoView(); return true; }
-  return false;
-}
-window.addEventListener("hashchange", fromHash);
-// A page of one game (game_board) opens it at once: its row says data-open.
-var first = document.querySelector("#game-rows tr[data-open]");
-if (!fromHash() && first) { open(first); }
-})();
-"""
+# It is part of the page's style, and a server's page of one game (engine.ladder) serves
+# it as a file beside its own style, which must define the colours --x, --o, --line,
+# --muted.
+BOARD_STYLE: str = asset(ASSETS, "replay.css")
+# The page's script, which a server's page of one game serves as a file too.
+SCRIPT: str = asset(ASSETS, "replay.js")
 
 # Only our own script may run: its hash is the whole script-src (an injected script or
 # event handler would be refused even if an escape were ever missed); nothing is fetched.
-_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
-        "form-action 'none'; script-src 'sha256-"
-        + base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
-        + "'")
 # The page's policy, for a server that sends it as a header too (the ladder).
-CSP = _CSP
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+       "form-action 'none'; script-src " + script_hash(SCRIPT))
