@@ -27,8 +27,9 @@ from engine.grading.generate import generate_cases  # noqa: E402
 from engine.grading.plan import Plan  # noqa: E402
 from engine.grading.results import Results  # noqa: E402
 from engine.grading.runner import Runner  # noqa: E402
-from engine.grading.fences import SAFE_PATH, bwrap_works, landlock_works  # noqa: E402
-from engine.grading.sandbox import Limits  # noqa: E402
+from engine.sandbox import SAFE_PATH, Limits  # noqa: E402
+from engine.sandbox._bubblewrap import bwrap_works  # noqa: E402
+from engine.sandbox._landlock import landlock_works  # noqa: E402
 from engine.grading.judges import load as load_assignment  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -10,8 +10,9 @@ from golden import REPO
 from engine.grading.case import Case
 from engine.grading.results import Results
 from engine.grading.runner import Runner
-from engine.grading.fences import bwrap_works, landlock_works
-from engine.grading.sandbox import Limits
+from engine.sandbox import Limits
+from engine.sandbox._bubblewrap import bwrap_works
+from engine.sandbox._landlock import landlock_works
 from engine.grading.judges import load as load_assignment
 
 # Every file fence this machine offers (cgroups and a uid per run join each when they

@@ -30,7 +30,7 @@ SET_UP = "sandboxes set up"
 CLOSING = "closing the sandboxes"
 SLOWED = f"""
 import atexit, runpy, sys, time
-from engine.grading import sandbox
+from engine.sandbox import _slot as sandbox
 from engine.grading.runner import Runner
 from engine.tournament.director import Director
 kill = sandbox.Sandbox._kill_everything

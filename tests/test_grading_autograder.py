@@ -15,7 +15,7 @@ import pytest
 from grading_helpers import our_copy, submission
 from grading_mutants import make_mutant
 
-from engine.grading import seccomp
+from engine.sandbox import _seccomp as seccomp
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""The cgroup v2 slot group (engine.grading.cgroups.SlotGroupV2).
+"""The cgroup v2 slot group (engine.sandbox._cgroups.SlotGroupV2).
 
 Two kinds of test. Its file protocol against a fake cgroup folder tree (plain files in a
 temporary folder): what it writes to set the fences up, and how it reads CPU, peak memory
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.grading import cgroups
-from engine.grading.cgroups import SlotGroupV2, shares_to_weight
-from engine.grading.sandbox import Limits, Sandbox
+from engine.sandbox import _cgroups as cgroups
+from engine.sandbox._cgroups import SlotGroupV2, shares_to_weight
+from engine.sandbox import Limits, Sandbox
 
 
 def fake_parent(folder, controllers="cpuset cpu io memory hugetlb pids", enabled=""):

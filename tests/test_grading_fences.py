@@ -1,4 +1,4 @@
-"""The sandbox's choice of fences, and the files it hides (engine.grading.fences)."""
+"""The sandbox's choice of fences, and the files it hides (engine.sandbox)."""
 
 import os
 import shutil
@@ -12,9 +12,9 @@ import pytest
 from golden import REPO
 from grading_helpers import ISOLATIONS, grade, only_case, stake_raid_case, submission
 
-from engine.grading import fences
-from engine.grading.fences import IsolationError, carve, parse_isolation
-from engine.grading.sandbox import Sandbox
+from engine.sandbox import IsolationError, Sandbox, parse_isolation
+from engine.sandbox import _bubblewrap, _isolation, _landlock
+from engine.sandbox._landlock import carve
 
 FILE_FENCES = [name for name in ISOLATIONS if name != "rlimits"]
 
@@ -49,8 +49,8 @@ def test_carve_allows_everything_but_the_hidden_paths(tmp_path):
 
 
 def test_auto_never_falls_back_to_no_file_fence_silently(monkeypatch):
-    monkeypatch.setattr(fences, "bwrap_works", lambda uid=None: False)
-    monkeypatch.setattr(fences, "landlock_works", lambda: False)
+    monkeypatch.setattr(_bubblewrap, "bwrap_works", lambda uid=None: False)
+    monkeypatch.setattr(_landlock, "landlock_works", lambda: False)
     with pytest.raises(IsolationError, match="--isolation rlimits"):
         Sandbox(isolation="auto")
     # Insisting on a fence that cannot run is refused too; rlimits is the user's choice.
@@ -127,18 +127,18 @@ open('output.txt', 'w').write(' '.join(seen) + '\\n')
     folder = submission(Path(tempfile.mkdtemp()) / "s", {"homework.py": code})
     case = stake_raid_case(output=b"denied denied refused listed\n")
     # The kit hides its own engine wherever it runs from; here, also this copy of it.
-    original = fences.reference_paths
-    fences.reference_paths = lambda: original() + [str(site)]
+    original = _isolation.reference_paths
+    _isolation.reference_paths = lambda: original() + [str(site)]
     try:
         record = only_case(grade("stake_raid", [folder], [case], isolation,
                                  hidden=[str(cases)]))
     finally:
-        fences.reference_paths = original
+        _isolation.reference_paths = original
         shutil.rmtree(folder.parent, ignore_errors=True)
     assert record["passed"], record.get("compared")
 
 
 def test_reference_paths_name_the_engine_and_its_checkout():
-    paths = fences.reference_paths()
+    paths = _isolation.reference_paths()
     assert str(REPO / "engine") in paths
     assert str(REPO) in paths

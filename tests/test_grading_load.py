@@ -1,6 +1,6 @@
 """A loaded machine changes no verdict: the wall-clock cap leaves out waiting for a CPU.
 
-* :class:`engine.grading.processes.RunClock` credits the run delay its threads report,
+* :class:`engine.sandbox._processes.RunClock` credits the run delay its threads report,
   never more than the wall time in which the run did not have its cores; a run whose own
   processes queue behind each other earns nothing; a kernel without the counter credits
   nothing and says so.
@@ -20,9 +20,9 @@ import time
 import pytest
 from grading_helpers import grade, our_copy, submission
 
-from engine.grading import processes
-from engine.grading.processes import RunClock
-from engine.grading.sandbox import Limits, RunResult, Sandbox, slept_or_waited
+from engine.sandbox import _processes as processes
+from engine.sandbox._processes import RunClock
+from engine.sandbox import Limits, RunResult, Sandbox, slept_or_waited
 from engine.grading.judges import load as load_assignment
 
 SPIN = "while True:\n    pass\n"

@@ -12,7 +12,7 @@ from grading_helpers import submission
 from engine.grading.detect import COMPILE_STEP, build, compile_step
 from engine.grading.plan import Plan
 from engine.grading.precompile import reachable
-from engine.grading.sandbox import Limits, Sandbox
+from engine.sandbox import Limits, Sandbox
 
 TREE = {
     "main.py": ("import os, helper\nfrom pkg import sub\nfrom pkg.deep import thing\n"

@@ -15,16 +15,15 @@ import interrupts
 from golden import REPO, program_cases
 from grading_helpers import grade, only_case, our_copy, stake_raid_case, submission
 
-from engine.grading import seccomp
+from engine.sandbox import _seccomp as seccomp
 from engine.grading.case import snapshot
-from engine.grading.fences import syscall_filter_name, syscall_filters
 from engine.grading.report_html import render
 from engine.grading.detect import command_plan, detect
 from engine.grading.results import Results, load, merge
 from engine.grading.runner import (Runner, expected_cost, find_submissions, load_cases, shard,
                                    usable_cores)
-from engine.grading.sandbox import Limits
-from engine.grading.workspace import new_workspace, remove_stale_workspaces
+from engine.sandbox import Limits, syscall_filter_name, syscall_filters
+from engine.sandbox.workspace import new_workspace, remove_stale_workspaces
 from engine.grading.judges import load as load_assignment
 
 TICTACTOE = REPO / "fixtures" / "tictactoe"

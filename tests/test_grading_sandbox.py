@@ -30,7 +30,7 @@ from engine.grading import exports, report_html
 from engine.grading.case import write_case
 from engine.grading.generate import generate_cases
 from engine.grading.runner import find_submissions
-from engine.grading.sandbox import Limits, Sandbox
+from engine.sandbox import Limits, Sandbox
 from engine.grading.judges import load as load_assignment
 
 # Every attack under each file fence every day; under rlimits alone: make test-all.
@@ -404,7 +404,7 @@ def deep_cleanup(tmp_path):
     """Remove tmp_path with the kit's own remover: pytest's recursive one cannot take a
     tree 3000 folders deep."""
     yield
-    from engine.grading.untrusted_files import remove_tree
+    from engine.sandbox.untrusted_files import remove_tree
     remove_tree(str(tmp_path))
 
 
@@ -759,7 +759,7 @@ def test_a_run_cannot_pass_for_the_sandboxs_own_failure(tmp_path, isolation):
 def test_a_run_that_cannot_join_its_cgroup_is_the_kits_failure(tmp_path, isolation):
     """The news comes on the joining shell's own pipe: a join that fails (here: a join
     file that does not exist) raises SandboxError, whatever the run printed."""
-    from engine.grading.sandbox import SandboxError
+    from engine.sandbox import SandboxError
     sandbox = Sandbox(Limits(timeout=30), isolation=isolation)
     if sandbox.group is None:
         sandbox.close()

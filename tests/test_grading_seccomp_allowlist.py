@@ -15,11 +15,13 @@ import pytest
 
 from golden import REPO
 
-from engine.grading import seccomp
-from engine.grading.fences import (IsolationError, bwrap_works, landlock_works,
-                                   syscall_filter_name, syscall_filters)
-from engine.grading.sandbox import Limits, Sandbox, syscall_filter
-from engine.grading.untrusted_files import open_folder
+from engine.sandbox import (IsolationError, Limits, Sandbox, syscall_filter_name,
+                            syscall_filters)
+from engine.sandbox import _seccomp as seccomp
+from engine.sandbox._bubblewrap import bwrap_works
+from engine.sandbox._landlock import landlock_works
+from engine.sandbox._seccomp import syscall_filter
+from engine.sandbox.untrusted_files import open_folder
 
 SAMPLES = REPO / "fixtures" / "take_stones"
 HEADERS = {"x86_64": "/usr/include/x86_64-linux-gnu/asm/unistd_64.h",
@@ -203,7 +205,7 @@ def test_without_root_python_calls_off_the_list_get_eperm(isolation, tmp_path):
     tmp_path.chmod(0o755)
     script = (
         "import json, os, sys\n"
-        "from engine.grading.sandbox import Limits, Sandbox\n"
+        "from engine.sandbox import Limits, Sandbox\n"
         f"box = Sandbox(Limits(timeout=10), 0, {isolation!r})\n"
         "try:\n"
         "    box.clear()\n"

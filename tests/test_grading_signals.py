@@ -4,7 +4,7 @@ A pid read from a list (a cgroup's members, a uid's processes, a run's descendan
 end and be given to another process before the signal leaves: beside a fork bomb pids
 wrap around in seconds, and the new owner can be a thread of the kit itself or another
 test worker. Each pid is pinned by a pidfd and signalled only if a second look still
-lists it (engine.grading.processes.signal_confirmed). Here a "stale" list names a
+lists it (engine.sandbox._processes.signal_confirmed). Here a "stale" list names a
 stranger, which must survive, whichever way the kit kills: cgroup v1, cgroup v2 without
 cgroup.kill, a stale group of a dead kit, or stop-and-kill by uid or descent.
 """
@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from engine.grading import cgroups, processes
-from engine.grading.processes import signal_confirmed, stop_and_kill
+from engine.sandbox import _cgroups as cgroups, _processes as processes
+from engine.sandbox._processes import signal_confirmed, stop_and_kill
 
 
 def _sleeper():

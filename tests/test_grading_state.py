@@ -18,8 +18,8 @@ import pytest
 from grading_helpers import ISOLATIONS
 from test_grading_unprivileged import NOBODY, as_nobody, place  # noqa: F401 - a fixture
 
-from engine.grading import seccomp
-from engine.grading.sandbox import Limits, Sandbox
+from engine.sandbox import _seccomp as seccomp
+from engine.sandbox import Limits, Sandbox
 
 LIMITS = Limits(timeout=10.0, memory_mb=256, output_mb=2)
 SEGMENT_MB = 160
@@ -292,7 +292,7 @@ def test_the_filter_refuses_unix_sockets_and_ipc_and_allows_pairs():
 def test_memory_an_earlier_run_left_charged_is_not_held_against_the_next(tmp_path):
     # A world-writable folder on a tmpfs that some user left open: without a file fence a
     # run can park 150 MB there, out of the kit's sweeps, still charged to the slot.
-    from engine.grading import cgroups
+    from engine.sandbox import _cgroups as cgroups
     if not cgroups.available():
         pytest.skip("no cgroups here")
     folder = tempfile.mkdtemp(prefix="open-", dir="/dev/shm")
@@ -319,7 +319,7 @@ def test_memory_an_earlier_run_left_charged_is_not_held_against_the_next(tmp_pat
 DRIVER = """\
 import json, os, socket, sys
 from pathlib import Path
-from engine.grading.sandbox import Limits, Sandbox
+from engine.sandbox import Limits, Sandbox
 isolation, key, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 programs = {p.stem: p.read_text() for p in Path("programs").iterdir()}
 report = {}

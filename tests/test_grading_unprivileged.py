@@ -22,7 +22,7 @@ from golden import REPO
 from grading_helpers import ISOLATIONS, isolation_params, stake_raid_case
 
 from engine.grading.case import write_case
-from engine.grading.untrusted_files import remove_tree
+from engine.sandbox.untrusted_files import remove_tree
 
 NOBODY = 65534
 SETPRIV = shutil.which("setpriv")

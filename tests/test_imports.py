@@ -113,7 +113,8 @@ def test_graph_sees_late_and_relative_imports(tmp_path):
 
 # --- the layers -----------------------------------------------------------------------------
 # Which engine modules may import which (by prefix), read from the source like the cycle
-# test: a rule names a layer and the layers it must never reach.
+# test: a rule names a layer, the layers it must never reach and, optionally, modules of
+# those it may reach all the same.
 SEARCH_MODULES = ("engine.search", "engine.searchoptions", "engine.searchparts", "engine.node",
                   "engine.entries", "engine.selective", "engine.iterative")
 SEARCH_CORE = ("engine.game",) + SEARCH_MODULES + ("engine.trace", "engine.searchtree",
@@ -140,27 +141,38 @@ LAYER_RULES = [
     # The registry is a table: it imports nothing of ours.
     ("engine.registry", ("engine.",)),
     # grade similar reads what students handed in and runs nothing: it reaches the kit's
-    # layouts and file functions, never a program, a game, the search or the sandbox.
+    # layouts and the sandbox's file functions, never a program, a game, the search, the
+    # sandbox's runs or the kit's runner.
     ("engine.similarity", ("engine.programs", "engine.games", "engine.search",
-                           "engine.tournament", "engine.ladder", "engine.grading.sandbox",
-                           "engine.grading.runner")),
+                           "engine.tournament", "engine.ladder", "engine.sandbox",
+                           "engine.grading.runner"), ("engine.sandbox.untrusted_files",)),
+    # The sandbox is the bottom layer of everything that runs someone else's code: it
+    # imports nothing of ours but the errors.
+    ("engine.sandbox", ("engine.",), ("engine.sandbox", "engine.errors")),
 ]
 
 
 def layer_violations(graph):
     """["a -> b"] for every import that breaks LAYER_RULES."""
     found = []
-    for layer, forbidden in LAYER_RULES:
+    for layer, forbidden, *allowed in LAYER_RULES:
         layers = (layer,) if isinstance(layer, str) else layer
+        exceptions = allowed[0] if allowed else ()
         for module, targets in graph.items():
-            if not any(module == name or module.startswith(name + ".") for name in layers):
+            if not within(module, layers):
                 continue
             for target in sorted(targets):
-                if any(target == name or target.startswith(name if name.endswith(".")
-                                                           else name + ".")
-                       for name in forbidden):
+                if within(target, forbidden) and not within(target, exceptions):
                     found.append(f"{module} -> {target}")
     return sorted(set(found))
+
+
+def within(module, names):
+    """True when ``module`` is one of ``names`` or inside one (a name ending with "."
+    is a prefix: "engine." is every module of ours)."""
+    return any(module == name or module.startswith(name if name.endswith(".")
+                                                   else name + ".")
+               for name in names)
 
 
 def test_the_layers_hold():
@@ -176,3 +188,49 @@ def test_a_layer_violation_is_seen(tmp_path):
         path.write_text("")
     (package / "games" / "chess.py").write_text("from ..search import thing\n")
     assert layer_violations(import_graph(package)) == ["engine.games.chess -> engine.search"]
+
+
+# --- the sandbox's front door ---------------------------------------------------------------
+# engine/sandbox/ is the one place that runs someone else's code. Its fences (cgroups,
+# seccomp, Landlock, bubblewrap, the launcher, the processes of a run) are private modules
+# (a leading underscore): outside the package, a module imports ``engine.sandbox`` or one
+# of its public modules, never a fence. Tests may (white-box tests).
+SANDBOX = "engine.sandbox"
+
+
+def sandbox_back_doors(graph):
+    """["a -> b"] for every import of a private module of engine.sandbox from outside it."""
+    found = []
+    for module, targets in graph.items():
+        if within(module, (SANDBOX,)):
+            continue
+        for target in sorted(targets):
+            inside = target[len(SANDBOX) + 1:] if within(target, (SANDBOX,)) else ""
+            if any(part.startswith("_") for part in inside.split(".")):
+                found.append(f"{module} -> {target}")
+    return found
+
+
+def test_only_the_sandbox_front_door_is_imported():
+    graph = import_graph()
+    assert SANDBOX in graph and any(name.startswith(SANDBOX + "._") for name in graph)
+    assert sandbox_back_doors(graph) == []
+
+
+def test_a_sandbox_back_door_is_seen(tmp_path):
+    """The checker itself: the kit importing a fence is reported; the front door, a public
+    module and the package's own imports of its fences are not."""
+    package = tmp_path / "engine"
+    (package / "sandbox").mkdir(parents=True)
+    (package / "grading").mkdir()
+    for path in ("__init__.py", "errors.py", "grading/__init__.py", "sandbox/_seccomp.py",
+                 "sandbox/untrusted_files.py"):
+        (package / path).write_text("")
+    (package / "sandbox" / "__init__.py").write_text("from ._seccomp import x\n")
+    (package / "grading" / "runner.py").write_text(
+        "from ..sandbox import Sandbox\nfrom ..sandbox.untrusted_files import walk\n")
+    (package / "grading" / "precompile.py").write_text(
+        "from engine.sandbox import _seccomp\n")
+    graph = import_graph(package)
+    assert sandbox_back_doors(graph) == ["engine.grading.precompile -> engine.sandbox._seccomp"]
+    assert layer_violations(graph) == []

@@ -19,7 +19,7 @@ from engine.grading import workers
 from engine.grading.judges import load as load_assignment
 from engine.grading.results import Results
 from engine.grading.runner import Runner
-from engine.grading.sandbox import Limits
+from engine.sandbox import Limits
 from engine.tournament.director import Director
 from engine.tournament.games import rules_for
 

@@ -33,7 +33,7 @@ import pytest
 from golden import REPO
 
 from engine.errors import UsageError
-from engine.grading.processes import start_time
+from engine.sandbox import start_time
 from engine.ladder import serving
 
 PYTHON = sys.executable

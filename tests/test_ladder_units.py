@@ -15,8 +15,7 @@ import pytest
 from ladder_helpers import FIRST_EMPTY, symlink_member, zip_bytes, zip_with
 
 from engine.errors import UsageError
-from engine.grading.untrusted_files import Bounds
-from engine.grading.processes import start_time
+from engine.sandbox import Bounds, start_time
 from engine.ladder.create import read_roster
 from engine.ladder.serving import run_stop
 from engine.ladder.uploads import Refused, unpack

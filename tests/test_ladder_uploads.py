@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import EngineError
-from engine.grading.untrusted_files import Bounds
+from engine.sandbox.untrusted_files import Bounds
 from engine.ladder import uploads
 from engine.ladder.uploads import Refused, accept, unpack, unpack_normalised
 

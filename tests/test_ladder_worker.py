@@ -31,8 +31,8 @@ import pytest
 from grading_helpers import FIRST_EMPTY, LAST_EMPTY
 from ladder_helpers import zip_bytes
 
-from engine.grading.sandbox import SandboxError
-from engine.grading.workspace import workspace_root
+from engine.sandbox import SandboxError
+from engine.sandbox.workspace import workspace_root
 from engine.ladder import worker as worker_module
 from engine.ladder import uploads, worker_cache
 from engine.ladder.worker import Worker

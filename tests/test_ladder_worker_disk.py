@@ -5,7 +5,7 @@ A worker keeps a class's builds for hours, so they go on disk (Director's
 files are memory charged to the run: an agent that writes file after file is stopped
 by its memory limit, never by the disk filling up. A build then leaves its run folder
 for another file system: rename fails (EXDEV), and move_out copies it link-safely
-instead (engine.grading.untrusted_files.copy_across).
+instead (engine.sandbox.untrusted_files.copy_across).
 
 What is checked: the copy carries files (content, mode, times), folders and links (as
 links, never followed), leaves special files and nothing of the source, stays within
@@ -34,10 +34,10 @@ import pytest
 from grading_helpers import FIRST_EMPTY, LAST_EMPTY
 from test_ladder_worker import TOKEN, FakeLadder, agent, game_lease, submission
 
-from engine.grading import cgroups
-from engine.grading import untrusted_files
-from engine.grading.untrusted_files import Bounds, TooLarge, move_out, remove_tree
-from engine.grading.workspace import workspace_root
+from engine.sandbox import _cgroups as cgroups
+from engine.sandbox import untrusted_files
+from engine.sandbox.untrusted_files import Bounds, TooLarge, move_out, remove_tree
+from engine.sandbox.workspace import workspace_root
 from engine.ladder.worker import Worker
 from engine.ladder.worker_client import Client
 from engine.tournament import entrants as entrants_module
@@ -228,7 +228,7 @@ def test_a_copy_that_fails_midway_leaves_nothing_half_copied(two_file_systems,
 # folder unreadable; rename would carry them, and so must the copy.
 AS_NOBODY = """\
 import json, os, sys
-from engine.grading.untrusted_files import move_out
+from engine.sandbox.untrusted_files import move_out
 run, home = sys.argv[1], sys.argv[2]
 os.mkdir(run + "/locked")
 with open(run + "/locked/inside.txt", "w") as handle:

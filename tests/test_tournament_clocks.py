@@ -15,9 +15,9 @@ import pytest
 from grading_helpers import FIRST_EMPTY, ISOLATIONS, LAST_EMPTY, isolation_params
 from test_grading_unprivileged import NOBODY, as_nobody, place  # noqa: F401 - a fixture
 
-from engine.grading.sandbox import Limits, Sandbox
-from engine.grading.untrusted_files import remove_tree
-from engine.grading.workspace import new_workspace
+from engine.sandbox import Limits, Sandbox
+from engine.sandbox.untrusted_files import remove_tree
+from engine.sandbox.workspace import new_workspace
 from engine.tournament import entrants as entrants_module
 from engine.tournament import referee, results
 from engine.tournament.cli import standings_text
@@ -271,7 +271,7 @@ def test_a_player_cannot_leave_state_for_its_next_move_or_game(tmp_path, isolati
 NOBODY_DRIVER = """\
 import json, sys
 from pathlib import Path
-from engine.grading.sandbox import Limits, Sandbox
+from engine.sandbox import Limits, Sandbox
 sandbox = Sandbox(Limits(timeout=10.0, memory_mb=256, output_mb=2), 0, sys.argv[1])
 try:
     sandbox.clear()

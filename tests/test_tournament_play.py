@@ -15,7 +15,7 @@ import interrupts
 from grading_helpers import FIRST_EMPTY, LAST_EMPTY
 
 from engine.tournament import entrants as entrants_module
-from engine.grading import seccomp
+from engine.sandbox import _seccomp as seccomp
 from engine.tournament import report, results, schedule
 from engine.tournament.director import Director, schedule_todo
 from engine.tournament.games import rules_for

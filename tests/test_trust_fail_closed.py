@@ -20,7 +20,7 @@ from golden import REPO
 from grading_helpers import FIRST_EMPTY, LAST_EMPTY, stake_raid_case
 
 from engine.grading.case import write_case
-from engine.grading.untrusted_files import remove_tree
+from engine.sandbox.untrusted_files import remove_tree
 
 NOBODY = 65534
 SETPRIV = shutil.which("setpriv")
@@ -28,9 +28,9 @@ SETPRIV = shutil.which("setpriv")
 # on a kernel without Landlock, answers).
 WITHOUT_FILE_FENCES = """\
 import sys
-from engine.grading import fences
-fences.bwrap_works = lambda uid=None: False
-fences.landlock_works = lambda: False
+from engine.sandbox import _bubblewrap, _landlock
+_bubblewrap.bwrap_works = lambda uid=None: False
+_landlock.landlock_works = lambda: False
 from engine.__main__ import main
 sys.exit(main(sys.argv[1:]))
 """

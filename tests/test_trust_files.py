@@ -119,7 +119,7 @@ def test_planted_and_swapped_links_never_make_the_kit_write_outside(tmp_path, is
 def test_the_same_attack_on_a_kit_run_by_nobody(isolation):
     from test_grading_unprivileged import NOBODY, as_nobody, reachable_by_nobody
     import tempfile
-    from engine.grading.untrusted_files import remove_tree
+    from engine.sandbox.untrusted_files import remove_tree
     if not reachable_by_nobody(REPO):
         pytest.skip(f"user nobody cannot reach this checkout ({REPO})")
     place = Path(tempfile.mkdtemp(prefix="grade-trust-", dir="/tmp"))

@@ -1,10 +1,10 @@
-"""No path-based file call in the kit or the tournament outside engine/grading/untrusted_files.py.
+"""No path-based file call in the sandbox, the kit or the tournament outside untrusted_files.py.
 
 A path the kit resolves (``open(path)``, ``os.path.isdir(path)``, ``Path.write_bytes``,
 ``shutil.copytree``, ``os.chmod(path)`` ...) follows every link on the way: inside a run,
 build or seat folder, a submission may have planted one, and a live run may swap it
-while we look. So every such call in engine/grading and engine/tournament must go through
-the link-safe descriptor functions of untrusted_files.py, except the calls listed in
+while we look. So every such call in engine/sandbox, engine/grading and engine/tournament
+must go through the link-safe descriptor functions of engine/sandbox/untrusted_files.py, except the calls listed in
 ALLOWED below: paths that are ours only, each with the reason no submission can ever have
 written there. The scan is by syntax (ast), so it also catches a call written tomorrow;
 test_a_planted_call_is_caught proves it does.
@@ -15,8 +15,8 @@ from pathlib import Path
 
 from golden import REPO
 
-SCANNED = ("engine/grading", "engine/tournament")
-THE_ONE_MODULE = "engine/grading/untrusted_files.py"
+SCANNED = ("engine/sandbox", "engine/grading", "engine/tournament")
+THE_ONE_MODULE = "engine/sandbox/untrusted_files.py"
 
 # os.<name>(...) that resolve a path.
 OS_CALLS = {"open", "stat", "lstat", "chmod", "chown", "lchown", "mkdir", "makedirs",
@@ -40,34 +40,40 @@ HARMLESS = {"shutil.which"}
 OUTPUTS = "the instructor's arguments and output files (results, reports), outside every run"
 SYSFS = "cgroupfs and /proc: the kernel's files, written by root only"
 ALLOWED = {
-    ("engine/grading/cgroups.py", "*"): SYSFS,
-    ("engine/grading/processes.py", "*"): "/proc/PID/*, read-only kernel files",
+    ("engine/sandbox/_cgroups.py", "*"): SYSFS,
+    ("engine/sandbox/_processes.py", "*"): "/proc/PID/*, read-only kernel files",
     ("engine/grading/precompile.py", "*"):
         "never run by the kit: its text is the build's last step, run inside the sandbox",
-    ("engine/grading/sandbox.py", "_user_process_count"): "/proc/PID, the kernel's own files",
-    ("engine/grading/sandbox.py", "remove_ipc_objects"):
+    ("engine/sandbox/_slot.py", "_user_process_count"): "/proc/PID, the kernel's own files",
+    ("engine/sandbox/_slot.py", "remove_ipc_objects"):
         "/proc/sysvipc/*, the kernel's own lists",
-    ("engine/grading/workspace.py", "_alive"): "/proc/PID, the kernel's own files",
-    ("engine/grading/uid_leases.py", "*"):
+    ("engine/sandbox/workspace.py", "_alive"): "/proc/PID, the kernel's own files",
+    ("engine/sandbox/uid_leases.py", "*"):
         "root's private lease folder (/run/engine-grading-uids, 0700, checked with lstat): "
         "sandbox uids own nothing there",
-    ("engine/grading/landlock.py", "_add_path_rule"):
+    ("engine/sandbox/_landlock.py", "_add_path_rule"):
         "system folders and the run folder given to Landlock as rules, before any run",
-    ("engine/grading/fences.py", "*"):
-        "system folders and our own checkout: root's, outside every run",
-    ("engine/grading/sandbox.py", "Sandbox._setup"):
-        "our checkout and the hidden paths we were given: never inside a run",
-    ("engine/grading/sandbox.py", "Sandbox._bwrap_prefix"):
+    ("engine/sandbox/_isolation.py", "reference_paths"):
+        "our own checkout: root's, outside every run",
+    ("engine/sandbox/_bubblewrap.py", "bwrap_options"):
         "system folders and our hidden paths, for bwrap's masks: never inside a run",
-    ("engine/grading/workspace.py", "new_workspace"):
+    ("engine/sandbox/_landlock.py", "carve"):
+        "system folders and our hidden paths, carved for Landlock's rules before any run",
+    ("engine/sandbox/_landlock.py", "_carve_one"):
+        "system folders and our hidden paths, carved for Landlock's rules before any run",
+    ("engine/sandbox/_oom.py", "*"):
+        "/proc/self, /proc/PID and /proc/vmstat: the kernel's own files",
+    ("engine/sandbox/_slot.py", "Sandbox._setup"):
+        "our checkout and the hidden paths we were given: never inside a run",
+    ("engine/sandbox/workspace.py", "new_workspace"):
         "mkdtemp of the kit's own workspace and its builds/ folder, before any run",
-    ("engine/grading/workspace.py", "slot_folder"):
+    ("engine/sandbox/workspace.py", "slot_folder"):
         "mkdir of slot-N and slot-N/run in the kit's own workspace (0711, ours); mkdir "
         "never follows a link at its name",
-    ("engine/grading/workspace.py", "remove_stale_workspaces"):
+    ("engine/sandbox/workspace.py", "remove_stale_workspaces"):
         "lists /dev/shm (or the temporary folder) for grade-PID-* of dead kits and lstats "
         "them; their contents go through the link-safe remover",
-    ("engine/grading/workspace.py", "workspace_root"):
+    ("engine/sandbox/workspace.py", "workspace_root"):
         "/dev/shm itself, the machine's: no run decides what it is",
     ("engine/grading/detect.py", "build"):
         "tempfile.mkdtemp in the kit's own builds folder (0711, ours): no run writes there",
@@ -226,7 +232,7 @@ def violations(root=REPO):
 def test_no_path_based_file_call_outside_the_one_module():
     assert violations() == [], (
         "resolve paths inside run, build and seat folders only through "
-        "engine/grading/untrusted_files.py (or justify the path in ALLOWED)")
+        "engine/sandbox/untrusted_files.py (or justify the path in ALLOWED)")
 
 
 def test_every_allowed_entry_names_a_real_function_with_a_reason():

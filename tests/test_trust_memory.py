@@ -51,7 +51,7 @@ KIT = """\
 import sys
 with open(sys.argv[1] + "/cgroup.procs", "w") as handle:
     handle.write("0\\n")
-from engine.grading import cgroups
+from engine.sandbox import _cgroups as cgroups
 cgroups.available = lambda: False
 from engine.__main__ import main
 sys.exit(main(sys.argv[2:]))
@@ -142,15 +142,15 @@ def test_the_autograder_survives_and_grades_the_submission(tmp_path, container):
 def test_the_landlock_gate_raises_the_run_before_it_goes_on():
     """Under Landlock a run cannot write its own oom_score_adj: its first process stops
     itself, the kit raises it and lets it go; its children inherit +1000."""
-    from engine.grading import fences
+    from engine.sandbox import _oom
     gated = subprocess.Popen(["sh", "-c", 'kill -STOP $$ && exec "$@"', "sh", "sh", "-c",
                               "sh -c 'cat /proc/self/oom_score_adj'"],
                              stdout=subprocess.PIPE, text=True)
-    assert fences.raise_stopped_run(gated.pid)
-    assert gated.communicate(timeout=30)[0].strip() == str(fences.OOM_RUN)
+    assert _oom.raise_stopped_run(gated.pid)
+    assert gated.communicate(timeout=30)[0].strip() == str(_oom.OOM_RUN)
     never = subprocess.Popen(["sleep", "30"])
     try:
-        assert not fences.raise_stopped_run(never.pid, patience=0.2)
+        assert not _oom.raise_stopped_run(never.pid, patience=0.2)
     finally:
         never.kill()
         never.wait()

@@ -1,4 +1,4 @@
-"""Two kits at once never share a sandbox uid (engine.grading.uid_leases).
+"""Two kits at once never share a sandbox uid (engine.sandbox.uid_leases).
 
 Uids used to be drawn from a range chosen by the kit's pid modulo 10,000: two kits whose
 pids agreed there handed out the same uids (one's cleanup killed the other's runs). Now
@@ -15,14 +15,14 @@ import pytest
 
 from golden import REPO
 
-from engine.grading import uid_leases
+from engine.sandbox import uid_leases
 
 # A "kit": pretends its pid is 4242 (what decided the block before), takes uids like the
 # sandbox does, prints them, and holds its lease until its stdin closes.
 KIT = """\
 import os, sys
 os.getpid = lambda: 4242
-from engine.grading import sandbox
+from engine.sandbox import _slot as sandbox
 uids = [sandbox._next_uid() for _ in range(5)]
 print(" ".join(map(str, uids)), flush=True)
 sys.stdin.read()
@@ -96,8 +96,8 @@ def test_the_lease_folder_is_private():
 
 
 def test_no_lease_folder_is_a_one_line_refusal(monkeypatch):
-    from engine.grading import sandbox
-    from engine.grading.fences import IsolationError
+    from engine.sandbox import _slot as sandbox
+    from engine.sandbox import IsolationError
 
     def refuse():
         raise uid_leases.LeaseError(13, "no folder for uid leases: /run: not ours")

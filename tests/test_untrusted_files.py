@@ -1,11 +1,11 @@
-"""Reading, copying and removing what a submission controls (engine.grading.untrusted_files)."""
+"""Reading, copying and removing what a submission controls (engine.sandbox.untrusted_files)."""
 
 import os
 import stat
 
 import pytest
 
-from engine.grading.untrusted_files import (Bounds, TooLarge, copy_tree, open_path,
+from engine.sandbox.untrusted_files import (Bounds, TooLarge, copy_tree, open_path,
                                             read_regular, read_text_file, remove_tree,
                                             walk)
 
@@ -134,7 +134,7 @@ def test_remove_tree_takes_any_depth_and_locked_folders(tmp_path):
 def resolution(request, monkeypatch):
     """Both ways a path below a folder is resolved: openat2 (this kernel) and the
     fallback of kernels without it."""
-    from engine.grading import untrusted_files
+    from engine.sandbox import untrusted_files
     if request.param == "openat2":
         if not untrusted_files.uses_openat2():
             pytest.skip("no openat2 here")
@@ -145,7 +145,7 @@ def resolution(request, monkeypatch):
 
 
 def test_no_link_nor_dotdot_is_ever_resolved_below_a_folder(tmp_path, resolution):
-    from engine.grading.untrusted_files import (lstat_beneath, open_beneath,
+    from engine.sandbox.untrusted_files import (lstat_beneath, open_beneath,
                                                 remove_beneath, write_new)
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -182,7 +182,7 @@ def test_a_folder_swapped_for_a_link_in_a_loop_never_leads_outside(tmp_path, res
     RENAME_EXCHANGE) while we create files below ``x`` thousands of times."""
     import ctypes
     import multiprocessing
-    from engine.grading.untrusted_files import write_new
+    from engine.sandbox.untrusted_files import write_new
     outside = tmp_path / "outside"
     outside.mkdir()
     run = tmp_path / "run"
@@ -222,7 +222,7 @@ def test_hard_link_links_a_link_itself_even_where_os_link_refuses_the_flag(
     # make the same link, and a symbolic link is linked as itself, never its target.
     import errno
 
-    from engine.grading import untrusted_files
+    from engine.sandbox import untrusted_files
     if refused_by_os_link:
         def refuse(*args, **kwargs):
             raise OSError(errno.EINVAL, "Invalid argument")

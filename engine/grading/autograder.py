@@ -33,10 +33,10 @@ from typing import (Any, Callable, Collection, Dict, Iterable, List, Mapping, Op
                     Tuple, Union)
 
 from .exports import KIT_HINT, installed_stepper, standalone
-from .fences import IsolationError, syscall_filters
 from .printable import printable
 from .results import write_atomically
 from ..errors import EngineError
+from ..sandbox import IsolationError, syscall_filters
 
 PACKAGE = Path(__file__).resolve().parent.parent
 LANGUAGES = {"python": ["python3"], "java": ["default-jdk-headless"],
@@ -344,7 +344,7 @@ def gradescope_run(root: Union[str, Path],
 
 def isolation_refused(error: BaseException) -> Dict[str, Any]:
     """results.json when the container can fence no submission in (see
-    :func:`engine.grading.fences.refusal`): nothing was run."""
+    :func:`engine.sandbox.refusal`): nothing was run."""
     return {"score": 0, "visibility": "visible", "output_format": "md", "tests": [],
             "output": ("Your submission was not run: this autograder cannot isolate "
                        "submissions in its container (not about your code; please tell "

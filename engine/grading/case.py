@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
-from .untrusted_files import open_folder, write_new
+from ..sandbox import open_folder, write_new
 
 REPO = Path(__file__).resolve().parent.parent.parent
 # A folder as the callers name it.
@@ -111,7 +111,7 @@ def write_case(case: Case, folder: Folder) -> None:
 
 def prepare(case: Case, workdir: Folder) -> None:
     """Write the case's input files into the (empty) folder ``workdir``: each created
-    exclusively, never through a link (see :func:`engine.grading.untrusted_files.write_new`;
+    exclusively, never through a link (see :func:`engine.sandbox.untrusted_files.write_new`;
     a name already there raises FileExistsError)."""
     folder = open_folder(str(workdir))
     try:

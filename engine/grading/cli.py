@@ -43,14 +43,13 @@ from ..commandline import (parse_positive_int, run_program, shadowing_engine as 
 from ..errors import UsageError
 from ..similarity import command as similarity_command
 from . import autograder, exports, layouts, report_html, results as results_module
-from .fences import IsolationError, exposure, parse_isolation
 from .case import Case
 from .detect import detect
 from .generate import PROGRAMS, case_key, generate_cases, write_cases
 from .judges import load as load_assignment
 from .runner import (Runner, expected_cost, find_submissions, gradable, load_cases, shard)
 from .printable import escaping_usage_errors, printable
-from .sandbox import Limits
+from ..sandbox import IsolationError, Limits, exposure, parse_isolation
 from .workers import hold_signals
 
 NAME = "grade"

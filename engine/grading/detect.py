@@ -16,7 +16,7 @@ deep to copy) is a string that becomes the verdict of every case of the submissi
 never an exception.
 
 Detection reads what a student handed in, so it never follows a link, reads regular
-files only and at most 1 MB of a Makefile (:mod:`engine.grading.untrusted_files`): a
+files only and at most 1 MB of a Makefile (:mod:`engine.sandbox.untrusted_files`): a
 ``GNUmakefile`` that links to ``/proc/self/mem`` or is a FIFO is no Makefile.
 """
 
@@ -29,11 +29,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .fences import SAFE_PATH
 from .judges import GradedAssignment
 from .plan import Plan
-from .untrusted_files import (Bounds, TooLarge, copy_tree, move_out, read_text_file,
-                              regular_file_in, walk)
+from ..sandbox import (SAFE_PATH, Bounds, TooLarge, copy_tree, move_out, read_text_file,
+                       regular_file_in, walk)
 
 # How much of a submission is copied: past this it is not graded (its verdict says why).
 SUBMISSION_BOUNDS = Bounds(depth=32, entries=10_000, bytes=256 * 1024 * 1024)
@@ -158,7 +157,7 @@ class Build(NamedTuple):
     """A built submission: the folder every case copies or links to (None on failure),
     the error (None on success), the build's log and its seconds, the group that may
     read the folder (None: anyone; see :meth:`Sandbox.take_back`), and its entries
-    (from :func:`engine.grading.untrusted_files.walk`)."""
+    (from :func:`engine.sandbox.untrusted_files.walk`)."""
     folder: Optional[Path]
     error: Optional[str]
     log: str = ""

@@ -45,7 +45,7 @@ from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequenc
 
 from .detect import detect
 from .judges import GradedAssignment
-from .untrusted_files import open_folder, read_regular, write_new
+from ..sandbox import open_folder, read_regular, write_new
 from ..errors import EngineError
 
 LAYOUTS = ("auto", "single", "folders", "canvas", "blackboard", "moodle", "gradescope",

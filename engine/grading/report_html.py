@@ -13,7 +13,7 @@ from html import escape as _html_escape
 from typing import Any, Iterator, List, Mapping, Optional, Tuple
 
 from .exports import failure_lines, standalone
-from .fences import SYSCALL_FILTERS, syscall_filters
+from ..sandbox import SYSCALL_FILTERS, syscall_filters
 from .printable import printable
 
 

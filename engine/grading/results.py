@@ -13,7 +13,7 @@ Shape (extra keys beyond the contract are marked *)::
                                  "seccomp"*: "allowlist", ...}]}]}
 
 A case's ``seccomp`` names the system-call filter its run had: "allowlist", "denylist"
-or "none" (see :mod:`engine.grading.seccomp`).
+or "none" (see :mod:`engine.sandbox._seccomp`).
 
 :class:`Results` is filled by the runner from several threads; when it has a path it
 rewrites the file atomically (temp file + rename) as cases finish, at most every

@@ -3,7 +3,7 @@
 :class:`Runner` takes a graded assignment (engine.grading.judges.load, resolved once by
 the caller), its cases and the submission folders; it builds each
 submission once (:mod:`engine.grading.detect`), runs every case in a fresh folder that
-shares the build (:mod:`engine.grading.sandbox`), judges timeouts and limit kills itself,
+shares the build (:mod:`engine.sandbox`), judges timeouts and limit kills itself,
 hands runs that ended by themselves to :func:`engine.grading.diagnose.diagnose`, and scores
 each submission with :func:`engine.grading.scoring.score`.
 
@@ -35,17 +35,15 @@ from ..commandline import command_words
 from .case import Case, Outcome, load_case
 from .detect import Build, Plan, build, command_plan, detect
 from .diagnose import diagnose
-from .fences import syscall_filter_name
 from .judges import GradedAssignment
-from .sandbox import Limits, Sandbox, close_all
 from .scoring import score
-from .untrusted_files import (Bounds, TooLarge, copy_tree, hard_link, lstat_beneath,
-                              make_link, open_folder, open_path, read_link, read_regular,
-                              remove_beneath, walk, write_new)
 from .verdict import Score, Verdict
 from . import workers
 from .workers import hold_signals, run_workers
-from .workspace import new_workspace, remove_tree
+from ..sandbox import (Bounds, Limits, Sandbox, TooLarge, close_all, lstat_beneath,
+                       new_workspace, open_folder, open_path, populate, read_regular,
+                       remove_beneath, remove_tree, syscall_filter_name, usable_cores, walk,
+                       write_new)
 
 EXCERPT_LINES = 200
 EXCERPT_BYTES = 20000
@@ -141,14 +139,6 @@ def expected_cost(assignment: GradedAssignment, submission: str, cases: int) -> 
     return BUILD_COST.get(kind, 1.0) + cases * CASE_COST.get(kind, 0.1)
 
 
-def usable_cores() -> int:
-    """How many CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 def shard(submissions: Iterable[str], index: int, count: int,
           cost: Optional[Callable[[str], float]] = None) -> List[str]:
     """The ``index``-th (1-based) of ``count`` slices of ``submissions``, balanced by
@@ -242,7 +232,7 @@ class Runner:
     callable taking done, total) is told after each case. ``hidden`` are more paths
     (e.g. the cases folder) that submissions must not see. A Runner grades once: its
     sandboxes and workspace are released when :meth:`run` returns. Raises
-    :class:`engine.grading.sandbox.IsolationError` when the isolation asked for cannot
+    :class:`engine.sandbox.IsolationError` when the isolation asked for cannot
     run here.
     """
 
@@ -587,10 +577,10 @@ def write_inputs(folder: str, built: Build, shared: bool, case: Case) -> List[st
     the case writes are removed first (through a descriptor of their folder, never
     followed: with :func:`os.path.isdir` a planted link to a folder was kept, and a link
     on the way was followed), and each input is then created exclusively, never through
-    a link (:func:`engine.grading.untrusted_files.write_new`)."""
+    a link (:func:`engine.sandbox.untrusted_files.write_new`)."""
     folder_fd = open_folder(folder)
     try:
-        given = populate(folder_fd, built, shared)
+        given = populate(folder_fd, str(built.folder), built.entries, shared)
         # Old outputs go first; so do names the case writes, so that writing them never
         # goes through a hard link into the build. An argument is removed only when it
         # is no folder (``engine``, say, may be both an argument and the package).
@@ -622,39 +612,6 @@ def _lstat_quietly(name: str, folder_fd: int) -> Optional[os.stat_result]:
         return lstat_beneath(name, folder_fd)
     except ValueError:
         return None
-
-
-def populate(folder_fd: int, built: Build, shared: bool) -> List[str]:
-    """Fill the empty run folder (open as ``folder_fd``) from the build; return the
-    relative paths the run must own (all of them for a copy; none but the folder itself
-    when ``shared``).
-
-    Without ``shared``, a real copy: links stay links, times are preserved (so that
-    unchanged files can be recognised afterwards). With ``shared`` (see
-    :attr:`Sandbox.shares_builds`), a few system calls whatever the build's size: the
-    top-level files are hard links, the top-level folders symbolic links to the build's
-    own (absolute: the command sees the build at its path, see the ``read_only`` of
-    :meth:`Sandbox.run`). The case can then replace top-level files (it owns the
-    folder) but write into neither: the sandbox user owns none of the build."""
-    source = str(built.folder)
-    if not shared:
-        copied = copy_tree(source, folder_fd, existing=True,
-                           entries=list(built.entries))
-        return [entry.path for entry in copied]
-    build_fd = open_folder(source)
-    try:
-        for entry in built.entries:
-            if "/" in entry.path:
-                continue
-            if entry.kind == "folder":
-                make_link(os.path.join(source, entry.path), entry.path, folder_fd)
-            elif entry.kind == "link":
-                make_link(read_link(entry.path, build_fd), entry.path, folder_fd)
-            elif entry.kind == "file":
-                hard_link(entry.path, build_fd, folder_fd)
-    finally:
-        os.close(build_fd)
-    return []
 
 
 def build_failure(message: str) -> Build:

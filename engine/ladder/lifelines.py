@@ -10,7 +10,7 @@ import os
 import signal
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
-from ..grading.processes import is_running, start_time
+from ..sandbox import is_running, start_time
 
 PR_SET_PDEATHSIG = 1
 PR_GET_PDEATHSIG = 2

@@ -7,7 +7,7 @@ would give root's files away. So root never resolves a path in there:
 
 * every folder is opened below an open folder without following a link (openat2 with
   RESOLVE_NO_SYMLINKS where the kernel has it, else one component at a time with
-  O_NOFOLLOW: :func:`engine.grading.untrusted_files.open_path`);
+  O_NOFOLLOW: :func:`engine.sandbox.untrusted_files.open_path`);
 * every entry is opened by its own descriptor (O_PATH | O_NOFOLLOW), looked at through
   that descriptor, and changed through it: whatever is swapped in afterwards is not
   what is changed;
@@ -22,7 +22,7 @@ import stat
 from typing import List, Tuple
 
 from ..errors import UsageError
-from ..grading.untrusted_files import O_PATH, open_folder, open_path
+from ..sandbox import O_PATH, open_folder, open_path
 
 MAX_ENTRIES = 1_000_000
 MAX_DEPTH = 32

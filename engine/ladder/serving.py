@@ -23,8 +23,7 @@ from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 from ..commandline import positive, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
-from ..grading.processes import signal_confirmed, start_time
-from ..grading.untrusted_files import open_folder
+from ..sandbox import open_folder, signal_confirmed, start_time
 from . import config
 from .config import say
 from .extra import store_module, web_module

@@ -22,7 +22,7 @@ whatever it declares.
 
 Files are created below the destination through open folder descriptors, one component
 at a time, never following a link and never replacing anything
-(:func:`engine.grading.untrusted_files.open_path`, ``O_NOFOLLOW | O_EXCL``), so nothing
+(:func:`engine.sandbox.untrusted_files.open_path`, ``O_NOFOLLOW | O_EXCL``), so nothing
 can land outside the destination even if a check above were missed. On refusal what was
 written is removed. Standard library only: remote workers unpack with it too.
 """
@@ -35,7 +35,7 @@ import tempfile
 import zlib
 from typing import IO, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
 
-from ..grading.untrusted_files import Bounds, open_folder, open_path, remove_tree
+from ..sandbox import Bounds, open_folder, open_path, remove_tree
 from .archive_rules import (CHUNK, UPLOAD_BOUNDS, Catalog, Refused, Sink, size_words,
                             stream_limit)
 from .tar_format import Inflated, NormalTar, read_tar

@@ -49,7 +49,7 @@ from typing import (Any, Callable, Dict, NamedTuple, Optional, Sequence, Set, Tu
 from ..commandline import positive, terminate_as_interrupt
 from ..errors import UsageError
 from ..grading.printable import printable
-from ..grading.untrusted_files import remove_tree
+from ..sandbox import remove_tree
 from ..tournament import entrants as entrants_module
 from ..tournament.director import Director
 from ..tournament.games import rules_for

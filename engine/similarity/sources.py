@@ -1,7 +1,7 @@
 """A submission's source files, read as the kit reads what students hand in.
 
 :func:`read_submission` walks a submission folder (or takes one file) without following a
-link (engine.grading.untrusted_files: every component opened relative to its folder,
+link (engine.sandbox.untrusted_files: every component opened relative to its folder,
 ``O_NOFOLLOW``), within :data:`BOUNDS`, skipping the folders a build never copies
 (version control, virtual environments, caches), and reads the files some lexer reads
 (:mod:`engine.similarity.languages`), regular files only, at most :data:`FILE_CAP`
@@ -21,7 +21,7 @@ import stat
 from typing import List, NamedTuple, Optional, Tuple
 
 from ..grading.detect import IGNORED, submission_root
-from ..grading.untrusted_files import (Bounds, TooLarge, open_folder, open_path,
+from ..sandbox.untrusted_files import (Bounds, TooLarge, open_folder, open_path,
                                        read_regular, walk)
 from .languages import language_of
 

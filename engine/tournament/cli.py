@@ -32,7 +32,7 @@ from ..commandline import run_program, terminate_as_interrupt, write_atomically
 from ..errors import UsageError
 from ..grading.cli import (ArgumentParser, check_output_folders, isolation_option,
                            shard_option)
-from ..grading.fences import IsolationError, exposure
+from ..sandbox import IsolationError, exposure
 from ..grading.printable import escaping_usage_errors, printable
 from ..grading.workers import hold_signals
 from . import entrants as entrants_module

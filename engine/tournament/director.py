@@ -4,7 +4,7 @@ results file current after every game.
 Each job owns two sandboxes (one per seat of its games, both pinned to the job's core) in
 one kit workspace; entrants are built (and calibrated) first, spread over the jobs, each
 into a folder of the workspace that every game copies afresh. Every entrant's folder is
-hidden from every run (:class:`engine.grading.sandbox.Sandbox` ``hidden``), so no entrant
+hidden from every run (:class:`engine.sandbox.Sandbox` ``hidden``), so no entrant
 sees another's folder, nor its copy in another game (runs have their own uid).
 
 :meth:`Director.play` plays the games of a schedule (:mod:`engine.tournament.schedule`)
@@ -22,12 +22,9 @@ import time
 from typing import (Any, Callable, Container, Dict, Iterable, Iterator, List, Optional,
                     Sequence, Tuple)
 
-from ..grading.runner import usable_cores
-from ..grading.sandbox import Limits, Sandbox, close_all
-from ..grading.untrusted_files import remove_tree
 from ..grading import workers
 from ..grading.workers import run_workers
-from ..grading.workspace import new_workspace
+from ..sandbox import Limits, Sandbox, close_all, new_workspace, remove_tree, usable_cores
 from . import entrants as entrants_module
 from . import referee, schedule
 from .entrants import Entrant
@@ -50,7 +47,7 @@ class Director:
     (/dev/shm when it is there): a run's files there are memory charged to the run,
     so its memory limit bounds them. A ladder worker keeps many builds for hours, so it
     gives a folder on disk; each build leaves its run folder by a copy then
-    (:func:`engine.grading.untrusted_files.copy_across`).
+    (:func:`engine.sandbox.untrusted_files.copy_across`).
     Raises IsolationError when the isolation asked for cannot run here."""
 
     def __init__(self, rules: Rules, entrants: Iterable[Entrant], seconds: float, jobs: int = 1,

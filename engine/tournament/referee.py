@@ -29,11 +29,8 @@ reason and a detail: what happened and the end of the player's stderr.
 import os
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, cast
 
-from ..grading.fences import syscall_filter_name
-from ..grading.runner import populate
-from ..grading.sandbox import Limits, RunResult, Sandbox
-from ..grading.untrusted_files import (lstat_beneath, open_folder, read_regular,
-                                      remove_beneath, write_new)
+from ..sandbox import (Limits, RunResult, Sandbox, lstat_beneath, open_folder, populate,
+                       read_regular, remove_beneath, syscall_filter_name, write_new)
 from .entrants import NEWGAME_CPU, NEWGAME_WALL, Built
 from .games import O_SIDE, X_SIDE, Board, Rules
 from ..errors import EngineError
@@ -123,7 +120,8 @@ class Seat:
         sandbox.clear()
         folder_fd = open_folder(sandbox.folder)
         try:
-            given = populate(folder_fd, built.build, shared=False)
+            given = populate(folder_fd, str(built.build.folder), built.build.entries,
+                             shared=False)
         finally:
             os.close(folder_fd)
         sandbox.renew()

@@ -9,7 +9,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 from . import ratings, schedule
 from .games import O_SIDE, X_SIDE
 
-# The filters a game record may name per side (see engine.grading.fences).
+# The filters a game record may name per side (see engine.sandbox).
 SYSCALL_FILTERS = ("allowlist", "denylist", "none")
 
 

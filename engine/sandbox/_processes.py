@@ -2,7 +2,7 @@
 
 A run's processes are identified in one of three ways, the first that applies:
 
-* by cgroup (:mod:`engine.grading.cgroups`): exact, done there;
+* by cgroup (:mod:`engine.sandbox._cgroups`): exact, done there;
 * by uid (:func:`by_uid`): as root every run has a uid of its own; a process counts when
   its real, effective, saved or filesystem uid is the run's, so a setuid program it
   started (``su``, which keeps the caller's real uid) is found too;

@@ -14,7 +14,11 @@ it starts) unable to
 
 It also sets ``no_new_privs`` on the thread (Landlock requires it; setuid programs then
 do not elevate). The restriction can never be lifted: call it only from a thread that
-does nothing but start sandboxed commands (:mod:`engine.grading.launcher`).
+does nothing but start sandboxed commands (:mod:`engine.sandbox._launcher`).
+
+:func:`landlock_works` says whether Landlock can restrict a thread here (tried once), and
+:func:`carve` turns "the system folders but our own files" into the allow-list Landlock
+needs (bubblewrap masks those files instead).
 
 Constants and structures follow include/uapi/linux/landlock.h; the three system calls have
 the same numbers on every architecture (444-446).
@@ -22,7 +26,7 @@ the same numbers on every architecture (444-446).
 
 import ctypes
 import os
-from typing import Any, Iterable, List, Tuple
+from typing import Any, Iterable, List, Sequence, Tuple
 
 from ..errors import EngineError
 from .untrusted_files import O_PATH
@@ -178,3 +182,56 @@ def probe() -> bool:
     thread.start()
     thread.join()
     return bool(outcome and outcome[0])
+
+
+_LANDLOCK_WORKS: List[bool] = []
+
+
+def landlock_works() -> bool:
+    """True when Landlock can restrict a thread here (tried once)."""
+    if not _LANDLOCK_WORKS:
+        _LANDLOCK_WORKS.append(probe())
+    return _LANDLOCK_WORKS[0]
+
+
+def carve(roots: Iterable[str], hidden: Iterable[str]) -> Tuple[List[str], List[str]]:
+    """``(readable, listable)``: folders and files whose union is everything beneath
+    ``roots`` except ``hidden``, and the folders on the way to a hidden path. Landlock can
+    only allow, so a hidden folder inside an allowed one is left out by allowing its
+    siblings instead; its ancestors stay listable (names only: Python's import system
+    lists every folder on its path). Paths are resolved; missing roots are dropped."""
+    resolved: List[str] = []
+    for root in roots:
+        if os.path.exists(root):
+            real = os.path.realpath(root)
+            if real not in resolved:
+                resolved.append(real)
+    real_hidden = [os.path.realpath(path) for path in hidden]
+    readable: List[str] = []
+    listable: List[str] = []
+    for root in resolved:
+        _carve_one(root, [path for path in real_hidden
+                          if path == root or path.startswith(root + "/")],
+                   readable, listable)
+    return readable, listable
+
+
+def _carve_one(root: str, hidden: Sequence[str], readable: List[str], listable: List[str]
+               ) -> None:
+    if not hidden:
+        readable.append(root)
+        return
+    if root in hidden:
+        return
+    listable.append(root)
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return
+    for name in names:
+        child = os.path.join(root, name)
+        inside = [path for path in hidden if path == child or path.startswith(child + "/")]
+        if not inside:
+            readable.append(child)
+        elif child not in inside and os.path.isdir(child) and not os.path.islink(child):
+            _carve_one(child, inside, readable, listable)

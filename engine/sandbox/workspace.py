@@ -9,7 +9,7 @@ Layout (all created by the kit; a submission only ever writes inside one ``run``
 
 A run killed outright (SIGKILL) cannot remove its workspace, so every new one first
 removes the workspaces of kits that are gone (:func:`remove_stale_workspaces`), with the
-bounded, link-safe remover of :mod:`engine.grading.untrusted_files`: whatever a dead
+bounded, link-safe remover of :mod:`engine.sandbox.untrusted_files`: whatever a dead
 run's submissions left there (trees 10,000 folders deep, mode-000 folders, links) never
 stops the next run from starting.
 """
@@ -17,9 +17,10 @@ stops the next run from starting.
 import os
 import tempfile
 import time
-from typing import List, Optional
+from typing import Iterable, List, Optional
 
-from .untrusted_files import remove_tree
+from .untrusted_files import (Entry, copy_tree, hard_link, make_link, open_folder, read_link,
+                              remove_tree)
 
 # A grading run's workspace is named after its process, so that a later run can tell a
 # workspace whose kit was killed outright from a live one.
@@ -114,3 +115,35 @@ def workspace_root(in_memory: bool = True) -> Optional[str]:
     if in_memory and os.path.isdir(shared) and os.access(shared, os.W_OK | os.X_OK):
         return shared
     return None
+
+
+def populate(folder_fd: int, build: str, entries: Iterable[Entry], shared: bool) -> List[str]:
+    """Fill the empty run folder (open as ``folder_fd``) from the built folder ``build``
+    whose contents are ``entries`` (from :func:`engine.sandbox.untrusted_files.walk`);
+    return the relative paths the run must own (all of them for a copy; none but the
+    folder itself when ``shared``).
+
+    Without ``shared``, a real copy: links stay links, times are preserved (so that
+    unchanged files can be recognised afterwards). With ``shared`` (see
+    :attr:`Sandbox.shares_builds`), a few system calls whatever the build's size: the
+    top-level files are hard links, the top-level folders symbolic links to the build's
+    own (absolute: the command sees the build at its path, see the ``read_only`` of
+    :meth:`Sandbox.run`). The case can then replace top-level files (it owns the
+    folder) but write into neither: the sandbox user owns none of the build."""
+    if not shared:
+        copied = copy_tree(build, folder_fd, existing=True, entries=list(entries))
+        return [entry.path for entry in copied]
+    build_fd = open_folder(build)
+    try:
+        for entry in entries:
+            if "/" in entry.path:
+                continue
+            if entry.kind == "folder":
+                make_link(os.path.join(build, entry.path), entry.path, folder_fd)
+            elif entry.kind == "link":
+                make_link(read_link(entry.path, build_fd), entry.path, folder_fd)
+            elif entry.kind == "file":
+                hard_link(entry.path, build_fd, folder_fd)
+    finally:
+        os.close(build_fd)
+    return []

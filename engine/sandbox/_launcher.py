@@ -1,7 +1,7 @@
 """A thread that starts a slot's commands, fenced in at the thread level.
 
 Some fences are properties of a thread that every process it starts inherits: the
-Landlock domain (:mod:`engine.grading.landlock`), ``no_new_privs``, the CPU affinity. A
+Landlock domain (:mod:`engine.sandbox._landlock`), ``no_new_privs``, the CPU affinity. A
 :class:`Launcher` is one long-lived thread per sandbox slot that takes those fences once,
 at start, and then does nothing but ``subprocess.Popen`` on behalf of the slot (Python
 starts the child with vfork from that thread, so it inherits them). The rest of the kit
@@ -20,7 +20,7 @@ import subprocess
 import threading
 from typing import Any, Dict, Optional, Tuple
 
-from . import landlock, seccomp
+from . import _landlock as landlock, _seccomp as seccomp
 from ..errors import EngineError
 
 PR_SET_NO_NEW_PRIVS = 38
@@ -35,13 +35,13 @@ class Launcher:
     """Starts commands from one fenced thread.
 
     ``cpu`` (a core number, or None), ``landlock_rules`` (a dict of
-    :func:`engine.grading.landlock.restrict_thread` arguments, or None) and
-    ``use_seccomp`` (:mod:`engine.grading.seccomp`) are applied once, at start, in that
+    :func:`engine.sandbox._landlock.restrict_thread` arguments, or None) and
+    ``use_seccomp`` (:mod:`engine.sandbox._seccomp`) are applied once, at start, in that
     order; ``no_new_privs`` always. Raises LauncherError when a fence cannot be applied.
     The seccomp filter is the denylist, or with ``allowlist`` the allowlist (with the
-    calls of the kit's exec chain, :data:`engine.grading.seccomp.CHAIN`): a sandbox
+    calls of the kit's exec chain, :data:`engine.sandbox._seccomp.CHAIN`): a sandbox
     without bwrap keeps one launcher of each, and starts each command from the one whose
-    filter it chose (:func:`engine.grading.sandbox.syscall_filter`), so that choosing
+    filter it chose (:func:`engine.sandbox._seccomp.syscall_filter`), so that choosing
     costs no extra program start.
 
     With ``ipc_namespaces`` (the kit runs as root), every command starts in a System V

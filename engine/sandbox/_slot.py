@@ -1,7 +1,7 @@
 """Running untrusted code: one command at a time in a slot's run folder, fenced in.
 
 :class:`Sandbox` is one slot: a run folder of its own in the kit's workspace
-(:mod:`engine.grading.workspace`) and the fences below. :meth:`Sandbox.run` runs a
+(:mod:`engine.sandbox.workspace`) and the fences below. :meth:`Sandbox.run` runs a
 command there and returns a :class:`RunResult` (exit code, output streams read up to a
 cap, wall and CPU seconds, peak memory, how it ended). When it returns, EVERY process of
 the run is dead, so what the run left in its folder can no longer change.
@@ -18,15 +18,15 @@ The fences (``Sandbox.fences`` names those that run; ``isolation`` can insist on
 * ``cgroup`` (root, cgroup v1) or ``cgroup2`` (root, cgroup v2; chosen at run time):
   memory counting everything the run holds (shared mappings and tmpfs pages included), a
   process limit, one core, exact CPU time of every process of the run (killed ones
-  included); see :mod:`engine.grading.cgroups`.
-* ``seccomp`` (x86-64, AArch64; :mod:`engine.grading.seccomp`): no sockets but stream
+  included); see :mod:`engine.sandbox._cgroups`.
+* ``seccomp`` (x86-64, AArch64; :mod:`engine.sandbox._seccomp`): no sockets but stream
   pairs, no IPC that outlives the run, no new namespaces, no ptrace or bpf...; the
   allowlist for CPython, PyPy and native programs, the denylist for the rest (chosen per
   command: :func:`syscall_filter`; ``RunResult.syscalls`` names it); taken by one of
   the slot's two launcher threads, or under bwrap installed by bwrap after its own
   set-up.
 * IPC (root, without bwrap, which has its own): each run starts in a System V IPC
-  namespace of its own (:mod:`engine.grading.launcher`), gone with its last process;
+  namespace of its own (:mod:`engine.sandbox._launcher`), gone with its last process;
   where the kernel refuses one, seccomp refuses IPC and the run uid's objects are
   removed after it.
 * ``uid`` (root): each run gets a fresh unused uid: it can read or write nothing of ours
@@ -39,15 +39,15 @@ The fences (``Sandbox.fences`` names those that run; ``isolation`` can insist on
 Time is charged as CPU time (``Limits.timeout``), with a generous wall-clock cap
 (``Limits.wall_clock``) for runs that sleep or wait; the cap counts only the wall time in
 which the run could run: the time its processes waited for a CPU that other work held is
-left out (:class:`engine.grading.processes.RunClock`), so a busy machine never makes a
+left out (:class:`engine.sandbox._processes.RunClock`), so a busy machine never makes a
 run a sleeper. Without cgroups, CPU and memory of
 every process of the run are sampled from /proc every 0.1 s
-(:mod:`engine.grading.processes`).
+(:mod:`engine.sandbox._processes`).
 
 Limits and the uid are applied by ``setpriv`` and ``prlimit`` (util-linux) in the exec
 chain, so that Python starts every command with vfork from the slot's launcher thread
-(:mod:`engine.grading.launcher`), which holds the thread-level fences. Which fences can
-run here, and which files they hide: :mod:`engine.grading.fences`.
+(:mod:`engine.sandbox._launcher`), which holds the thread-level fences. Which fences can
+run here, and which files they hide: :mod:`engine.sandbox`.
 """
 
 import errno
@@ -61,15 +61,17 @@ import time
 from typing import (Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple,
                     Union)
 
-from . import cgroups, fences, landlock, processes, seccomp, uid_leases
-from .fences import FENCE_ORDER, SAFE_PATH, SYSTEM_FOLDERS, IsolationError, parse_isolation
-from .launcher import Launcher, LauncherError
+from . import _bubblewrap, _isolation, _oom
+from . import _cgroups as cgroups, _landlock as landlock
+from . import _processes as processes, _seccomp as seccomp, uid_leases
+from ._isolation import FENCE_ORDER, SAFE_PATH, SYSTEM_FOLDERS, IsolationError, parse_isolation
+from ._launcher import Launcher, LauncherError
 from .untrusted_files import (Entry, chmod_beneath, chown_beneath, new_folder, open_folder,
-                              read_regular, remove_contents, remove_owned_by, remove_tree)
+                              remove_contents, remove_owned_by, remove_tree)
 from .workspace import new_workspace, slot_folder
 from ..errors import EngineError
 
-# A run's cgroup (engine.grading.cgroups), v1 or v2.
+# A run's cgroup (engine.sandbox._cgroups), v1 or v2.
 _Group = Union[cgroups.SlotGroup, cgroups.SlotGroupV2]
 
 # Devices a program may need; everything else under /dev stays out of reach.
@@ -94,8 +96,8 @@ POLL_SECONDS = 0.1
 
 def _next_uid() -> int:
     """A uid no other run uses, of a block of uids no other live kit holds (a lock:
-    :mod:`engine.grading.uid_leases`); within it, never the same uid twice in a row of
-    :data:`engine.grading.uid_leases.BLOCK` runs."""
+    :mod:`engine.sandbox.uid_leases`); within it, never the same uid twice in a row of
+    :data:`engine.sandbox.uid_leases.BLOCK` runs."""
     try:
         return uid_leases.next_uid()
     except OSError as error:
@@ -127,29 +129,6 @@ class Limits(NamedTuple):
         so that a run is judged by the CPU time it used, not by its neighbours."""
         timeout = self.timeout if timeout is None else timeout
         return self.wall if self.wall is not None else 2 * timeout + 2
-
-
-# Interpreters whose runs get the seccomp allowlist (see syscall_filter).
-_PYTHON = ("python3", "pypy3", "pypy")
-
-
-def syscall_filter(argv: Sequence[str], folder_fd: int) -> str:
-    """The seccomp filter a run of ``argv`` gets: "allowlist" for CPython and PyPy
-    (``argv[0]`` named python3, python3.N, pypy3 or pypy) and for a native program of
-    the run folder (``./NAME``, an ELF file, read through ``folder_fd`` without
-    following links), "denylist" for everything else:
-    the JVM (a wide, version-dependent set of calls), ``make``, compilers, shells and
-    scripts, where an allowlist is too tight (see :mod:`engine.grading.seccomp`)."""
-    if not argv or not seccomp.allowlist_supported():
-        return "denylist"
-    name = os.path.basename(argv[0])
-    if name in _PYTHON or (name.startswith("python3.") and name[8:].isdigit()):
-        return "allowlist"
-    if argv[0].startswith("./") and "/" not in argv[0][2:]:
-        got = read_regular(argv[0][2:], dir_fd=folder_fd, cap=4)
-        if got is not None and got[0] == b"\x7fELF":
-            return "allowlist"
-    return "denylist"
 
 
 class RunResult(NamedTuple):
@@ -233,7 +212,7 @@ class Sandbox:
     ``isolation``: see :func:`parse_isolation`. ``workspace``: the kit's workspace (a new
     one, removed by :meth:`close`, when None). ``dedicated_uids`` and ``cgroups``: None
     means "when available". ``hidden``: more paths (e.g. the cases folder) a submission
-    must not see, besides :func:`engine.grading.fences.reference_paths`. ``shared``: a
+    must not see, besides :func:`engine.sandbox._isolation.reference_paths`. ``shared``: a
     folder of builds the runs may read (as root, cases share their build instead of
     copying it). ``core``: the CPU the runs are pinned to (default: the slot's, counting
     round the cores this process may use).
@@ -296,16 +275,16 @@ class Sandbox:
                                  "the v1 hierarchies, or not offered to our group)")
         self.use_bwrap = False
         self.use_landlock = False
-        if file_fence in ("auto", "bwrap") and fences.bwrap_works(self.uid):
+        if file_fence in ("auto", "bwrap") and _bubblewrap.bwrap_works(self.uid):
             self.use_bwrap = True
         elif file_fence == "bwrap":
             raise IsolationError("bwrap is missing or cannot create namespaces here")
-        elif file_fence in ("auto", "landlock") and fences.landlock_works():
+        elif file_fence in ("auto", "landlock") and landlock.landlock_works():
             self.use_landlock = True
         elif file_fence == "landlock":
             raise IsolationError("Landlock is not available in this kernel")
         if file_fence == "auto" and not (self.use_bwrap or self.use_landlock):
-            raise IsolationError(fences.refusal(root))
+            raise IsolationError(_isolation.refusal(root))
         # Under bwrap the filter is bwrap's to install (--seccomp), after it has set up
         # its namespaces (through netlink sockets and clone flags the filter refuses);
         # elsewhere the launcher thread takes it.
@@ -313,7 +292,7 @@ class Sandbox:
         if "seccomp" in required and not self.use_seccomp:
             raise IsolationError(f"no seccomp filter for this machine "
                                  f"({os.uname().machine})")
-        self.hidden = [path for path in list(fences.reference_paths()) + list(hidden)
+        self.hidden = [path for path in list(_isolation.reference_paths()) + list(hidden)
                        if os.path.exists(path)]
         # Typed as found: the checks below refuse to go on without prlimit, or without
         # setpriv where a run takes a uid, and use_bwrap means bwrap was found.
@@ -328,11 +307,11 @@ class Sandbox:
         self.oom_target: List[str] = []
         self.oom_gate = False
         if self.group is None:
-            fences.protect_kit_from_oom()
+            _oom.protect_kit_from_oom()
             if self.use_landlock:
                 self.oom_gate = True
             else:
-                self.oom_target = fences.oom_target_prefix()
+                self.oom_target = _oom.oom_target_prefix()
         if not self.prlimit or (self.uid is not None and not self.setpriv):
             raise IsolationError("prlimit and setpriv (util-linux) are needed to set limits")
         try:
@@ -379,7 +358,7 @@ class Sandbox:
     def _landlock_rules(self) -> Optional[Dict[str, Any]]:
         if not self.use_landlock:
             return None
-        read_only, listable = fences.carve(SYSTEM_FOLDERS, self.hidden)
+        read_only, listable = landlock.carve(SYSTEM_FOLDERS, self.hidden)
         if self.shared is not None:
             read_only.append(self.shared)
         files = list(DEVICES) + [(path, landlock.READ_DIR) for path in listable]
@@ -433,7 +412,7 @@ class Sandbox:
 
     def take_back(self, folder: str, entries: Iterable[Entry]) -> Optional[int]:
         """Make the built ``folder`` (whose contents are ``entries``, from
-        :func:`engine.grading.untrusted_files.walk`) ours again, for cases to share, and
+        :func:`engine.sandbox.untrusted_files.walk`) ours again, for cases to share, and
         return the group id that may read it (None when not running as root).
 
         Everything inside becomes root's, readable by all and writable by none but us;
@@ -507,38 +486,10 @@ class Sandbox:
         chain += [self.prlimit] + [f"{option}={soft}:{hard}" for option, soft, hard
                                    in self._rlimits(timeout)] + ["--"]
         if self.use_bwrap:
-            chain += self._bwrap_prefix(read_only, seccomp_fd)
+            chain += _bubblewrap.bwrap_options(
+                self.bwrap, self.hidden, self.limits.memory_mb * MB, self.folder, read_only,
+                seccomp_fd)
         return chain + list(argv)
-
-    def _bwrap_prefix(self, read_only: Iterable[str], seccomp_fd: Optional[int] = None
-                      ) -> List[str]:
-        """bwrap's options: the system and the folders ``read_only`` read-only with our
-        own files masked, /tmp and /dev/shm private and size-capped, the run folder the
-        only writable."""
-        # bwrap's own init is the pid namespace's first process: when the command ends,
-        # it ends, and the kernel kills everything else in the namespace. The command is
-        # never that first process (no --as-pid-1): the first process ignores the signals
-        # it sends itself, so abort() would end as a segmentation fault.
-        options = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
-        for path in SYSTEM_FOLDERS:
-            if os.path.islink(path):
-                options += ["--symlink", os.readlink(path), path]
-            elif os.path.isdir(path):
-                options += ["--ro-bind", path, path]
-        for path in self.hidden:
-            if any(path == root or path.startswith(root + "/") for root in SYSTEM_FOLDERS):
-                options += (["--tmpfs", path] if os.path.isdir(path)
-                            else ["--ro-bind", "/dev/null", path])
-        size = str(self.limits.memory_mb * MB)
-        options += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/tmp",
-                    "--size", size, "--tmpfs", "/dev/shm"]
-        for path in read_only:
-            options += ["--ro-bind", path, path]
-        if seccomp_fd is not None:
-            # Installed by bwrap right before it starts the command, after its own setup.
-            options += ["--seccomp", str(seccomp_fd)]
-        options += ["--bind", self.folder, self.folder, "--chdir", self.folder, "--"]
-        return options
 
     def run(self, argv: Sequence[str], timeout: Optional[float] = None,
             read_only: Iterable[str] = (), groups: Sequence[int] = (),
@@ -563,7 +514,7 @@ class Sandbox:
         if self.use_seccomp and (self.use_bwrap or self.allowlist_launcher is not None):
             folder_fd = open_folder(self.folder)
             try:
-                syscalls = syscall_filter(argv, folder_fd)
+                syscalls = seccomp.syscall_filter(argv, folder_fd)
             finally:
                 os.close(folder_fd)
             if self.use_bwrap:
@@ -577,7 +528,7 @@ class Sandbox:
         # run's, whatever becomes of it (see processes.Tree).
         spared = (processes.children_of_self() if self.uid is None and self.group is None
                   else ())
-        oom_kills = fences.oom_kills() if self.group is None else None
+        oom_kills = _oom.oom_kills() if self.group is None else None
         start = time.perf_counter()
         clock = processes.RunClock(start, self._cores(), kit=(
             threading.get_native_id(), getattr(launcher, "native_id", None)))
@@ -606,7 +557,7 @@ class Sandbox:
                 if joined_write is not None:
                     os.close(joined_write)   # the shell holds the only other copy
             _LIVE.add(process.pid)
-        if self.oom_gate and not fences.raise_stopped_run(process.pid):
+        if self.oom_gate and not _oom.raise_stopped_run(process.pid):
             _kill_group(process.pid)
         self._running = process
         peak = [0]
@@ -656,7 +607,7 @@ class Sandbox:
         elif os.WIFSIGNALED(status):
             signal_number = os.WTERMSIG(status)
         if (killed_for is None and oom_kills is not None and signal_number == signal.SIGKILL
-                and (fences.oom_kills() or 0) > oom_kills):
+                and (_oom.oom_kills() or 0) > oom_kills):
             # No cgroup, and the kernel's OOM killer struck while this run's first
             # process died of a SIGKILL the kit did not send: the machine (or the
             # container) ran out of memory, and the run is its first choice.
@@ -934,6 +885,14 @@ def _user_process_count(uid: int) -> int:
             except OSError:
                 pass
     return count
+
+
+def usable_cores() -> int:
+    """How many CPUs this process may run on (how many slots can each have a core)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
 
 
 def close_all(sandboxes: Iterable["Sandbox"]) -> None:

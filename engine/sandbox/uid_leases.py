@@ -1,6 +1,6 @@
 """Blocks of sandbox uids that no two live kits ever share.
 
-A kit running as root gives every run a fresh uid (:mod:`engine.grading.sandbox`). Two
+A kit running as root gives every run a fresh uid (:mod:`engine.sandbox`). Two
 kits at once (two terminals, two tasks of a cluster array on one node) must never hand
 out the same uid: one's cleanup would kill the other's processes and its file fence
 would let one run read the other's folder. Uids come in blocks of :data:`BLOCK` from

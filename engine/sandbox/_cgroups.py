@@ -2,7 +2,7 @@
 
 A :class:`SlotGroup` is one cgroup per slot, created beside the kit's own, in which every
 run of the slot is started (its first process writes 0, itself, into ``join_files``, see
-:mod:`engine.grading.sandbox`). The kernel then
+:mod:`engine.sandbox`). The kernel then
 
 * counts every page the run holds (anonymous memory, shared mappings, files it writes into
   a tmpfs such as /dev/shm or the workspace) against ``memory.limit_in_bytes``, and kills
@@ -33,7 +33,7 @@ import signal
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
 
-from .processes import is_running, signal_confirmed
+from ._processes import is_running, signal_confirmed
 
 # A group counts as empty below this many bytes (the kernel's own bookkeeping pages);
 # how long the start of a run waits for an earlier run's memory to be released.

@@ -42,7 +42,7 @@ for ``socket``, ``socketpair``, ``clone``, ``clone3`` and ``unshare``, then only
 of :data:`ALLOWED` (DMOJ's judge keeps such a list per runtime; ours is the union of its
 native and Python lists, the file calls a program makes in its own folder, and what
 CPython and PyPy were seen to call), every other call failing with EPERM. Which runs get
-which is :func:`engine.grading.sandbox.syscall_filter`'s choice, by the command:
+which is :func:`syscall_filter`'s choice, by the command:
 
 * allowlist: ``python3``, ``python3.N``, ``pypy3``, ``pypy`` and ``./NAME`` when NAME is an
   ELF file of the run folder;
@@ -62,7 +62,7 @@ Where the filter is installed: under bwrap, bwrap installs it (``--seccomp FD``,
 descriptor from :func:`program_fd` per run) right before it starts the command, after its
 own set-up, which needs what the filter refuses (netlink sockets, ``clone`` with namespace
 flags); the run has its own IPC namespace there, so IPC is not refused. Without bwrap
-(Landlock, rlimits) a filter is a thread's (:mod:`engine.grading.launcher`): each slot
+(Landlock, rlimits) a filter is a thread's (:mod:`engine.sandbox._launcher`): each slot
 keeps two launcher threads, one under the denylist and one under the allowlist, each
 taken once, and starts a command from the thread whose filter it chose; every process
 of the run inherits it. There the filter holds the kit's own exec chain too (``sh``
@@ -85,7 +85,9 @@ import errno
 import os
 import platform
 import struct
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
+
+from .untrusted_files import read_regular
 
 # One BPF instruction: (code, jt, jf, k).
 _Instruction = Tuple[int, int, int, int]
@@ -187,7 +189,7 @@ _ALLOWED_NUMBERS = {
 }
 
 # What the kit's own exec chain calls beyond the allowlist, allowed too where the
-# allowlist is the launcher thread's (no bwrap: :mod:`engine.grading.launcher`), since
+# allowlist is the launcher thread's (no bwrap: :mod:`engine.sandbox._launcher`), since
 # there it holds the chain as well as the program: ``setpriv`` (taking the run's uid and
 # groups, reading and dropping capabilities). A process without capabilities (every run:
 # a sandbox uid, or the kit's own unprivileged user, with no_new_privs) can only drop
@@ -332,3 +334,26 @@ def restrict_thread(deny_ipc: bool = True, allowlist: bool = False) -> None:
     if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
         number = ctypes.get_errno()
         raise OSError(number, "prctl(PR_SET_SECCOMP)")
+
+
+# Interpreters whose runs get the seccomp allowlist (see syscall_filter).
+_PYTHON = ("python3", "pypy3", "pypy")
+
+
+def syscall_filter(argv: Sequence[str], folder_fd: int) -> str:
+    """The seccomp filter a run of ``argv`` gets: "allowlist" for CPython and PyPy
+    (``argv[0]`` named python3, python3.N, pypy3 or pypy) and for a native program of
+    the run folder (``./NAME``, an ELF file, read through ``folder_fd`` without
+    following links), "denylist" for everything else:
+    the JVM (a wide, version-dependent set of calls), ``make``, compilers, shells and
+    scripts, where an allowlist is too tight (see the module's docstring)."""
+    if not argv or not allowlist_supported():
+        return "denylist"
+    name = os.path.basename(argv[0])
+    if name in _PYTHON or (name.startswith("python3.") and name[8:].isdigit()):
+        return "allowlist"
+    if argv[0].startswith("./") and "/" not in argv[0][2:]:
+        got = read_regular(argv[0][2:], dir_fd=folder_fd, cap=4)
+        if got is not None and got[0] == b"\x7fELF":
+            return "allowlist"
+    return "denylist"
