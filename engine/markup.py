@@ -8,7 +8,8 @@ pictures, the tournament report, the kit's report) is built here, from two thing
   inside a zip application, on Python 3.8 and PyPy too);
 * a :class:`Dialect`'s builders: :meth:`~Dialect.element` for one element,
   :meth:`~Dialect.join` for a run of them, :meth:`~Dialect.fill` for an asset's named
-  slots (``{{name}}``).
+  slots (``{{name}}``), :meth:`~Dialect.start` and :meth:`~Dialect.end` for a document
+  written a line at a time.
 
 The rule that makes a forgotten escape impossible: a value is text unless it is
 :class:`Markup`. Builders escape every str they are given (text, attribute values, slot
@@ -29,7 +30,7 @@ import html
 import re
 from typing import Callable, Iterable, Mapping, Optional, Union
 
-__all__ = ["Markup", "Dialect", "HTML", "XML", "asset", "script_hash"]
+__all__ = ["Markup", "Content", "Attribute", "Dialect", "HTML", "XML", "asset", "script_hash"]
 
 
 class Markup(str):
@@ -130,6 +131,15 @@ class Dialect:
         if not content and self.close_empty:
             return Markup(head + "/>")
         return Markup(head + ">" + self.join(content) + "</" + tag + ">")
+
+    def start(self, tag: str, **attributes: Attribute) -> Markup:
+        """``<tag attributes>`` alone, for a document written a line at a time (its
+        content follows, then :meth:`end`)."""
+        return Markup("<" + tag + self.attributes(attributes) + ">")
+
+    def end(self, tag: str) -> Markup:
+        """``</tag>``, closing what :meth:`start` opened."""
+        return Markup("</" + tag + ">")
 
     def fill(self, template: str, **slots: Content) -> Markup:
         """``template`` (an asset) with each ``{{name}}`` replaced by ``slots[name]``,

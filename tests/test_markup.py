@@ -68,3 +68,9 @@ def test_script_hash_is_the_csp_source_of_the_bytes():
     # sha256 of the empty string, base64: a fact of the hash, not of our code.
     assert script_hash("") == "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
     assert script_hash("é") != script_hash("e")
+
+
+def test_start_and_end_tags_for_a_document_written_a_line_at_a_time():
+    lines = [XML.start("g", class_="a<b"), XML.element("rect", x=1), XML.end("g")]
+    assert "\n".join(lines) == '<g class="a&lt;b">\n<rect x="1"/>\n</g>'
+    assert all(isinstance(line, Markup) for line in lines)

@@ -22,24 +22,14 @@ margin grows with them; a long title is never shortened, so callers keep titles 
 import math
 from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
-from .svg import attribute, number as fmt, text as escape
+from ..markup import XML, Markup, asset
+from .svg import number as fmt
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
-FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
-STYLE = f"""
-text {{ font-family: {FONT}; fill: #222; }}
-.title {{ font-size: 16px; font-weight: bold; }}
-.subtitle {{ font-size: 12px; fill: #555; }}
-.axis-title {{ font-size: 13px; }}
-.tick {{ font-size: 11px; fill: #444; }}
-.category {{ font-size: 11px; fill: #222; text-anchor: middle; }}
-.legend {{ font-size: 12px; }}
-.axis {{ stroke: #333; stroke-width: 1; }}
-.grid {{ stroke: #e3e3e3; stroke-width: 1; }}
-.series {{ fill: none; stroke-width: 2; }}
-.label {{ font-size: 10px; fill: #333; text-anchor: middle; }}
-"""
+# The documents' skeletons and style are files: assets/picture.svg (the skeleton every
+# picture shares), assets/chart.css, assets/charts.html (a page of charts).
+ASSETS = __name__.rpartition(".")[0]
 
 WIDTH = 960
 PLOT_HEIGHT = 260
@@ -83,24 +73,22 @@ class Chart:
     def render(self, out: List[str], top: float = 0) -> None:
         """Append this chart's SVG elements to ``out``, shifted down by ``top``."""
         width, height = self.size()
-        out.append(f'<g class="chart" transform="translate(0,{fmt(top)})">')
-        out.append(f'<text class="title" x="{LEFT}" y="24">{escape(self.title)}</text>')
+        out.append(XML.start("g", class_="chart", transform=f"translate(0,{fmt(top)})"))
+        out.append(XML.element("text", self.title, class_="title", x=LEFT, y="24"))
         if self.subtitle:
-            out.append(f'<text class="subtitle" x="{LEFT}" y="42">'
-                       f'{escape(self.subtitle)}</text>')
+            out.append(XML.element("text", self.subtitle, class_="subtitle", x=LEFT, y="42"))
         plot = (LEFT, TOP, width - RIGHT, TOP + PLOT_HEIGHT)
         self.draw_plot(out, plot)
         x0, y0, x1, y1 = plot
-        out.append(f'<line class="axis" x1="{x0}" y1="{y1}" x2="{x1}" y2="{y1}"/>')
-        out.append(f'<line class="axis" x1="{x0}" y1="{y0}" x2="{x0}" y2="{y1}"/>')
-        out.append(f'<text class="axis-title" x="{fmt((x0 + x1) / 2)}" '
-                   f'y="{fmt(height - 12)}" text-anchor="middle">{escape(self.x_title)}'
-                   f'</text>')
-        middle = (y0 + y1) / 2
-        out.append(f'<text class="axis-title" x="18" y="{fmt(middle)}" text-anchor="middle" '
-                   f'transform="rotate(-90 18 {fmt(middle)})">{escape(self.y_title)}</text>')
+        out.append(XML.element("line", class_="axis", x1=x0, y1=y1, x2=x1, y2=y1))
+        out.append(XML.element("line", class_="axis", x1=x0, y1=y0, x2=x0, y2=y1))
+        out.append(XML.element("text", self.x_title, class_="axis-title",
+                               x=fmt((x0 + x1) / 2), y=fmt(height - 12), text_anchor="middle"))
+        middle = fmt((y0 + y1) / 2)
+        out.append(XML.element("text", self.y_title, class_="axis-title", x="18", y=middle,
+                               text_anchor="middle", transform=f"rotate(-90 18 {middle})"))
         self.draw_legend(out, x1 + 18, y0)
-        out.append("</g>")
+        out.append(XML.end("g"))
 
     def draw_plot(self, out: List[str], plot: Plot) -> None:
         """Append the plot's SVG elements (axes' ticks, the data) to ``out``."""
@@ -111,19 +99,18 @@ class Chart:
         return [(one.name, one.colour, None) for one in self.series]
 
     def draw_legend(self, out: List[str], x: float, y: float) -> None:
-        out.append('<g class="legend-box">')
+        out.append(XML.start("g", class_="legend-box"))
         for index, (name, colour, dash) in enumerate(self.legend_entries()):
             row = y + 8 + index * 20
             if dash is None:
-                out.append(f'<rect x="{fmt(x)}" y="{fmt(row - 9)}" width="14" height="10" '
-                           f'fill="{colour}"/>')
+                out.append(XML.element("rect", x=fmt(x), y=fmt(row - 9), width="14",
+                                       height="10", fill=colour))
             else:
-                out.append(f'<line x1="{fmt(x - 2)}" y1="{fmt(row - 4)}" x2="{fmt(x + 16)}" '
-                           f'y2="{fmt(row - 4)}" stroke="{colour}" stroke-width="2" '
-                           f'stroke-dasharray="{dash}"/>')
-            out.append(f'<text class="legend" x="{fmt(x + 20)}" y="{fmt(row)}">'
-                       f'{escape(name)}</text>')
-        out.append("</g>")
+                out.append(XML.element("line", x1=fmt(x - 2), y1=fmt(row - 4), x2=fmt(x + 16),
+                                       y2=fmt(row - 4), stroke=colour, stroke_width="2",
+                                       stroke_dasharray=dash))
+            out.append(XML.element("text", name, class_="legend", x=fmt(x + 20), y=fmt(row)))
+        out.append(XML.end("g"))
 
 
 # --- axes -----------------------------------------------------------------------------------------
@@ -199,9 +186,9 @@ class LogAxis:
 def _y_ticks(out: List[str], axis: Union[LinearAxis, LogAxis], x0: float, x1: float) -> None:
     for value, text in axis.labels():
         y = axis.position(value)
-        out.append(f'<line class="grid" x1="{x0}" y1="{fmt(y)}" x2="{x1}" y2="{fmt(y)}"/>')
-        out.append(f'<text class="tick" x="{x0 - 6}" y="{fmt(y + 4)}" text-anchor="end">'
-                   f'{escape(text)}</text>')
+        out.append(XML.element("line", class_="grid", x1=x0, y1=fmt(y), x2=x1, y2=fmt(y)))
+        out.append(XML.element("text", text, class_="tick", x=x0 - 6, y=fmt(y + 4),
+                               text_anchor="end"))
 
 
 # --- line charts ---------------------------------------------------------------------------------
@@ -237,23 +224,23 @@ class LineChart(Chart):
         _y_ticks(out, y_axis, x0, x1)
         for value in x_axis.ticks:
             x = x_axis.position(value)
-            out.append(f'<line class="axis" x1="{fmt(x)}" y1="{y1}" x2="{fmt(x)}" '
-                       f'y2="{y1 + 5}"/>')
-            out.append(f'<text class="tick" x="{fmt(x)}" y="{y1 + 18}" text-anchor="middle">'
-                       f'{escape(tick_text(value))}</text>')
+            out.append(XML.element("line", class_="axis", x1=fmt(x), y1=y1, x2=fmt(x),
+                                   y2=y1 + 5))
+            out.append(XML.element("text", tick_text(value), class_="tick", x=fmt(x),
+                                   y=y1 + 18, text_anchor="middle"))
         for one in self.series:
             drawn = [(x, y) for x, y in one.values if not (self.log_y and y <= 0)]
             self.skipped += len(one.values) - len(drawn)
             coordinates = [(x_axis.position(x), y_axis.position(y)) for x, y in drawn]
             if len(coordinates) > 1:
                 path = " ".join(f"{fmt(px)},{fmt(py)}" for px, py in coordinates)
-                out.append(f'<polyline class="series" points="{path}" '
-                           f'stroke="{one.colour}"/>')
+                out.append(XML.element("polyline", class_="series", points=path,
+                                       stroke=one.colour))
             for (x, y), (px, py) in zip(drawn, coordinates):
-                out.append(f'<circle class="point" cx="{fmt(px)}" cy="{fmt(py)}" r="3.5" '
-                           f'fill="{one.colour}" data-series="{attribute(one.name)}" '
-                           f'data-x="{x}" data-y="{y}"><title>{escape(one.name)}: '
-                           f'{x}, {y}</title></circle>')
+                out.append(XML.element(
+                    "circle", XML.element("title", f"{one.name}: {x}, {y}"), class_="point",
+                    cx=fmt(px), cy=fmt(py), r="3.5", fill=one.colour, data_series=one.name,
+                    data_x=x, data_y=y))
 
 
 def _integer_ticks(low: float, high: float) -> List[int]:
@@ -305,9 +292,9 @@ class BarChart(Chart):
         for index, lines in enumerate(self.categories):
             centre = x0 + slot * (index + 0.5)
             for number, line in enumerate(lines):
-                out.append(f'<text class="category" x="{fmt(centre)}" '
-                           f'y="{fmt(y1 + 18 + number * CATEGORY_LINE)}" '
-                           f'style="font-size: {fmt(size)}px">{escape(line)}</text>')
+                out.append(XML.element("text", line, class_="category", x=fmt(centre),
+                                       y=fmt(y1 + 18 + number * CATEGORY_LINE),
+                                       style=f"font-size: {fmt(size)}px"))
             self._draw_bars(out, axis, index, centre, bar_width)
             self._draw_markers(out, axis, index, centre, bars * bar_width / 2 + 6)
 
@@ -353,14 +340,14 @@ class BarChart(Chart):
                 left = centre - len(present) * bar_width / 2 + number * bar_width
                 bottom = base
                 top = axis.position(value) if value > 0 or not self.log_y else base
-            out.append(f'<rect class="bar" x="{fmt(left + 1)}" y="{fmt(min(top, bottom))}" '
-                       f'width="{fmt(bar_width - 2)}" height="{fmt(abs(bottom - top))}" '
-                       f'fill="{one.colour}" data-series="{attribute(one.name)}" '
-                       f'data-x="{index}" data-y="{value}"><title>'
-                       f'{escape(one.name)}: {escape(tick_text(value))}</title></rect>')
+            out.append(XML.element(
+                "rect", XML.element("title", f"{one.name}: {tick_text(value)}"), class_="bar",
+                x=fmt(left + 1), y=fmt(min(top, bottom)), width=fmt(bar_width - 2),
+                height=fmt(abs(bottom - top)), fill=one.colour, data_series=one.name,
+                data_x=index, data_y=value))
             if self.value_labels and not self.stacked:
-                out.append(f'<text class="label" x="{fmt(left + bar_width / 2)}" '
-                           f'y="{fmt(top - 3)}">{escape(tick_text(value))}</text>')
+                out.append(XML.element("text", tick_text(value), class_="label",
+                                       x=fmt(left + bar_width / 2), y=fmt(top - 3)))
 
     def _draw_markers(self, out: List[str], axis: Union[LinearAxis, LogAxis], index: int,
                       centre: float, half: float) -> None:
@@ -370,10 +357,10 @@ class BarChart(Chart):
             if value is None:
                 continue
             y = axis.position(value)
-            out.append(f'<line class="marker" x1="{fmt(centre - half)}" y1="{fmt(y)}" '
-                       f'x2="{fmt(centre + half)}" y2="{fmt(y)}" stroke="{colour}" '
-                       f'stroke-width="2" stroke-dasharray="{dash}" data-series='
-                       f'"{attribute(name)}" data-x="{index}" data-y="{value}"/>')
+            out.append(XML.element("line", class_="marker", x1=fmt(centre - half), y1=fmt(y),
+                                   x2=fmt(centre + half), y2=fmt(y), stroke=colour,
+                                   stroke_width="2", stroke_dasharray=dash, data_series=name,
+                                   data_x=index, data_y=value))
 
 
 def _base(axis: Union[LinearAxis, LogAxis]) -> float:
@@ -386,31 +373,25 @@ def render_svg(charts: Sequence[Chart], gap: float = 24) -> str:
     """One SVG document with the charts stacked top to bottom."""
     width = max(chart.size()[0] for chart in charts)
     height = sum(chart.size()[1] for chart in charts) + gap * (len(charts) - 1)
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{fmt(height)}" '
-           f'viewBox="0 0 {width} {fmt(height)}">',
-           f"<style>{STYLE}</style>",
-           f'<rect x="0" y="0" width="{width}" height="{fmt(height)}" fill="#ffffff"/>']
+    out: List[str] = [XML.element("rect", x="0", y="0", width=width, height=fmt(height),
+                                  fill="#ffffff")]
     top: float = 0
     for chart in charts:
         chart.render(out, top)
         top += chart.size()[1] + gap
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return XML.fill(asset(ASSETS, "picture.svg"), width=width, height=fmt(height),
+                    style=asset(ASSETS, "chart.css"),
+                    body=XML.join((Markup(line), Markup("\n")) for line in out))
 
 
 def render_html(title: str, sections: Iterable[Tuple[str, Optional[str], Sequence[Chart]]]) -> str:
     """An HTML page: ``sections`` = [(heading, paragraph or None, [charts])]."""
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             f"<title>{escape(title)}</title>",
-             f"<style>body {{ font-family: {FONT}; margin: 2em; color: #222; }} "
-             "svg { display: block; margin: 1em 0; }</style></head><body>",
-             f"<h1>{escape(title)}</h1>"]
+    parts = []
     for heading, text, charts in sections:
-        parts.append(f"<h2>{escape(heading)}</h2>")
+        parts.append(XML.element("h2", heading))
         if text:
-            parts.append(f"<p>{escape(text)}</p>")
+            parts.append(XML.element("p", text))
         svg = render_svg(charts)
-        parts.append(svg.split("\n", 1)[1])      # without the XML declaration
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+        parts.append(Markup(svg.split("\n", 1)[1]))      # without the XML declaration
+    return XML.fill(asset(ASSETS, "charts.html"), title=title,
+                    sections=XML.join((part, Markup("\n")) for part in parts))

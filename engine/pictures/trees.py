@@ -133,7 +133,8 @@ def layout(figure: Figure) -> Tuple[float, float, float]:
 
 
 # --- SVG ------------------------------------------------------------------------------
-# The document's skeleton and style are files: assets/tree.svg and assets/tree.css.
+# The document's skeleton and style are files: assets/picture.svg (the skeleton every
+# picture shares) and assets/tree.css.
 ASSETS = __name__.rpartition(".")[0]
 
 
@@ -276,7 +277,7 @@ def render_svg(figure: Figure) -> str:
     body.append(_lines(_svg_edges(figure.root), class_="edges"))
     body.append(_lines((_lines(_svg_node(node)) for node in figure.nodes()), class_="nodes"))
     body.append(_svg_legend(height - 14))
-    return XML.fill(asset(ASSETS, "tree.svg"), width=number(width), height=number(height),
+    return XML.fill(asset(ASSETS, "picture.svg"), width=number(width), height=number(height),
                     style=asset(ASSETS, "tree.css"),
                     body=XML.join((line, Markup("\n")) for line in body))
 
