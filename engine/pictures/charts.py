@@ -1,7 +1,8 @@
 """Small charts as SVG: line charts (linear or log y) and grouped / stacked bar charts.
 
 Standard library only, drawn by our own code like the tree pictures of
-:mod:`engine.pictures.trees` (both share :mod:`engine.pictures.svg`). Used for the analysis
+:mod:`engine.pictures.trees` (both share :mod:`engine.pictures.svg` and the skeleton
+assets/picture.svg; the markup is :mod:`engine.markup`'s). Used for the analysis
 pictures of Line 'em Up (``lineemup report``) and N-Queens (``nqueens table --svg``).
 
 What a chart promises (tests/test_charts.py checks it):
