@@ -149,14 +149,18 @@ def parse_positive_int(text: str, what: str) -> int:
     return int(text)
 
 
-def argument_parser(**options: Any) -> "argparse.ArgumentParser":
+def argument_parser(prefix_errors: bool = False, **options: Any) -> "argparse.ArgumentParser":
     """An ``argparse.ArgumentParser(**options)`` whose errors (and its subparsers') are
     UsageErrors: one stderr line and exit code 2 through :func:`run_program`, never
-    argparse's usage dump and exit. argparse is imported here, not by every program."""
+    argparse's usage dump and exit; with ``prefix_errors``, each message starts with the
+    last word of the (sub)parser's prog (``table: ...``). argparse is imported here, not
+    by every program."""
     import argparse
 
     class ArgumentParser(argparse.ArgumentParser):
         def error(self, message: str) -> "NoReturn":
+            if prefix_errors:
+                message = f"{self.prog.split()[-1]}: {message}"
             raise UsageError(message)
     return ArgumentParser(**options)
 

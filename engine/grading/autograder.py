@@ -34,7 +34,7 @@ from typing import (Any, Callable, Collection, Dict, Iterable, List, Mapping, Op
 
 from .exports import KIT_HINT, installed_stepper, standalone
 from .printable import printable
-from .results import write_atomically
+from ..commandline import write_atomically
 from ..errors import EngineError
 from ..sandbox import IsolationError, syscall_filters
 

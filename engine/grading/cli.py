@@ -35,11 +35,12 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import (Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, TextIO,
-                    Tuple, Union)
+from typing import (Any, Callable, Dict, Iterable, List, Optional, Sequence, TextIO, Tuple,
+                    Union)
 
-from ..commandline import (parse_positive_int, run_program, shadowing_engine as _shadowing,
-                           terminate_as_interrupt, write_atomically)
+from ..commandline import (argument_parser, parse_positive_int, run_program,
+                           shadowing_engine as _shadowing, terminate_as_interrupt,
+                           write_atomically)
 from ..errors import UsageError
 from ..similarity import command as similarity_command
 from . import autograder, exports, layouts, report_html, results as results_module
@@ -53,13 +54,6 @@ from ..sandbox import IsolationError, Limits, exposure, parse_isolation
 from .workers import hold_signals
 
 NAME = "grade"
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse that reports errors as UsageError (one stderr line, exit 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
 
 
 def _positive_number(text: str) -> float:
@@ -99,7 +93,8 @@ def shard_option(text: str) -> Tuple[int, int]:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = ArgumentParser(prog="python3 -m engine grade", description=__doc__.split("\n")[0])
+    top = argument_parser(prog="python3 -m engine grade",
+                          description=(__doc__ or "").split("\n")[0])
     commands = top.add_subparsers(dest="command",
                                   metavar="cases|run|merge|similar|autograder")
     cases = commands.add_parser("cases", help="write generated cases with expected outputs")
@@ -292,10 +287,7 @@ class ObservedResults(results_module.Results):
 def write_outputs(options: argparse.Namespace, document: Dict[str, Any]) -> None:
     """Write the files the options ask for from a results document."""
     if options.json:
-        try:
-            results_module.write_atomically(options.json, _json_text(document))
-        except OSError as error:
-            raise UsageError(f"cannot write {options.json}: {error.strerror}") from None
+        write_atomically(options.json, _json_text(document))
     if options.csv:
         write_atomically(options.csv, exports.csv_text(document))
     if options.report:

@@ -23,46 +23,16 @@ and always at the end, so an interrupted run keeps what was done.
 """
 
 import json
-import os
-import tempfile
 import threading
 import time
 from collections import OrderedDict
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from ..commandline import stream_target
+from ..commandline import write_atomically
 from .verdict import Score
 
 # A results document, or one submission's entry in it (JSON values).
 Document = Dict[str, Any]
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` all at once (a new temporary file beside it, created
-    exclusively under an unpredictable name, then renamed over ``path``), so that a
-    reader, or a run killed half-way, never sees half a file, and a link someone planted
-    at ``path`` or at a name we might use is replaced, never written through. A
-    character device or a FIFO (``/dev/null``: :func:`engine.commandline.stream_target`)
-    is written into instead. Raises OSError."""
-    target = stream_target(path)
-    if target is not None:
-        with open(target, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.",
-                                             suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except OSError:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
 
 
 class Results:

@@ -19,7 +19,7 @@ import secrets
 import sys
 from typing import Any, Dict
 
-from ..grading.results import write_atomically
+from ..commandline import write_atomically
 from ..errors import EngineError
 
 SETTINGS = "ladder.json"

@@ -28,10 +28,10 @@ import unicodedata
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
                     Tuple)
 
-from ..commandline import run_program, terminate_as_interrupt, write_atomically
+from ..commandline import (argument_parser, run_program, terminate_as_interrupt,
+                           write_atomically)
 from ..errors import UsageError
-from ..grading.cli import (ArgumentParser, check_output_folders, isolation_option,
-                           shard_option)
+from ..grading.cli import check_output_folders, isolation_option, shard_option
 from ..sandbox import IsolationError, exposure
 from ..grading.printable import escaping_usage_errors, printable
 from ..grading.workers import hold_signals
@@ -107,7 +107,7 @@ def _sandbox_options(command: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = ArgumentParser(prog="python3 -m engine tournament",
+    top = argument_parser(prog="python3 -m engine tournament",
                          description=__doc__.split("\n")[0])
     commands = top.add_subparsers(dest="command", metavar="run|merge|sprt")
     run = commands.add_parser("run", help="play a tournament")

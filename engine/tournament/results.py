@@ -15,7 +15,7 @@ import json
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..grading.printable import csv_cell
-from ..grading.results import write_atomically
+from ..commandline import write_atomically
 from . import schedule, standings
 from .games import rules_for
 from ..errors import EngineError

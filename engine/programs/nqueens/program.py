@@ -44,8 +44,8 @@ import os
 import random
 import sys
 import time
-from typing import (Any, Callable, Dict, Hashable, Iterable, Iterator, List, NoReturn,
-                    Optional, Sequence, Set, TextIO, Tuple, Union, cast)
+from typing import (Any, Callable, Dict, Hashable, Iterable, Iterator, List, Optional,
+                    Sequence, Set, TextIO, Tuple, Union, cast)
 
 from ...errors import UsageError
 from ...games.nqueens import VARIATIONS, Action, AnySquare, ColumnByColumn, State, make_game
@@ -53,7 +53,7 @@ from ...entries import TableEntry
 from ...search import (INF, ExactSearch, TableSearch, TimeLimit, TranspositionTable,
                         search)
 from . import chart as nqueens_chart, check as nqueens_check
-from ...commandline import run_program, write_atomically
+from ...commandline import argument_parser, run_program, write_atomically
 
 NAME = "nqueens"
 COMMANDS = ("table", "play", "scenarios", "solve", "a4", "check")
@@ -67,13 +67,6 @@ TABLE_HEADER = ("Size", "Minimax Value", "Best Opening Move", "Time in Seconds")
 
 
 # --- argument parsing ---------------------------------------------------------------------
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse that reports errors as UsageError (one stderr line, exit 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog.split()[-1]}: {message}")
-
 
 def parse_sizes(text: str) -> List[int]:
     """'N', 'A-B' or a comma list of those -> sorted list of distinct sizes."""
@@ -119,8 +112,8 @@ def parse_player(text: str) -> Player:
                      f"not {text!r}")
 
 
-def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(prog=NAME, add_help=False)
+def build_parser() -> argparse.ArgumentParser:
+    parser = argument_parser(prefix_errors=True, prog=NAME, add_help=False)
     commands = parser.add_subparsers(dest="command")
 
     def command(name: str) -> argparse.ArgumentParser:
