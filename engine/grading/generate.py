@@ -35,28 +35,8 @@ COMPETITION mode (it has no single right answer). Each case's reference run stay
 Take-Stones outputs stay under about 20,000 lines and Stake/Raid searches under about a
 second, both judged by deterministic node counts (never by the clock).
 
-Case families (the ``name`` of a case says which: ``001-blank-minimax``):
-
-* tictactoe: blank board (minimax, prune, prune PLY), near-full boards, terminal inputs
-  (x won, o won, full board: nothing printed, no visited file), mid-game positions in the
-  three modes, ``prune PLY`` reaching a won position above the cut-off; then random
-  open positions in a random mode (one stratum of 4,520 x 11).
-* tmmorris: blank board at PLY 1, 2, 7 and 1,000,000, placement and movement positions,
-  an immediate win, a forced block, won and drawn positions at PLY >= 7, terminal inputs
-  (a line on the board, a blocked side); then random open positions at a random PLY
-  (one stratum of 5,152 x 11).
-* take_stones: the official samples' shapes, games already over (Max or Min to move, and
-  new games of n = 1, 2), depth 0..6, depth beyond the end of the game, new games of
-  n = 1..30 (to the end while the output stays small, else depths 1..6); then random
-  legal histories, random n and depth (a stratum per n and history length).
-* stake_raid: N = 1 and 26, MINIMAX and ALPHABETA, YOUPLAY X and O, a Stake tying a Raid,
-  a Raid that decides, boards of equal values (ties everywhere), depth beyond the empty
-  squares, the assignment-sized 5x5 boards; then random boards, N 1..26, depth as large
-  as the size budget allows (a stratum per size, number of pieces, mode, kind of values
-  and depth).
-
-A category's instances are labelled by what they are (``blank-prune-ply5``,
-``raid-deciding-n4-alphabeta-x-depth2``...), like the edge and random cases.
+The edge and random cases of each program, and their names (``001-blank-minimax``,
+``raid-deciding-n4-alphabeta-x-depth2``...): docs/grading.md, "grade cases".
 """
 
 import io

@@ -31,93 +31,76 @@ from .verdict import Finding, Verdict
 class Judge(Protocol):
     """One graded assignment's part of the kit (a module: each member a module-level name).
 
-    How a submission runs:
-
-    ``ENTRY_POINTS``: the files a submission is recognised by, in the order the grader
-    tries them; the kit names them when a folder is none (and hints at a name that
-    differs only in case, or a submission one level down).
-
-    ``detect(folder)``: the :class:`~engine.grading.plan.Plan` that builds and runs the
-    submission ``folder`` as the assignment's grader would (kind ``"none"``, with the
-    reason, when nothing can). Reads the folder link-safely (engine.grading.detect's
-    helpers), never writes it.
-
-    What its grader compares:
-
-    ``STDOUT_GRADED``: whether stdout is graded (Stake/Raid: no, only output.txt).
-
-    ``graded_files(case)``: the output files the grader compares besides stdout (the
-    visited file PATH, output.txt), including one a case says must not exist.
-
-    ``FILE_LABEL``: how a report names the graded file (``visited file``, ``output.txt``).
-
-    ``UNREADABLE_ZEROES``: whether a missing or unreadable graded file costs the whole
-    submission its points (Stake/Raid's rule): a verdict then carries
-    ``unusable_output``.
-
-    Generated cases (engine.grading.generate):
-
-    ``edges(rng)``: the edge-case candidates, in order (every seed's, its choices
-    drawn from ``rng``).
-
-    ``draw_stratum(rng)``: the key of the stratum a random case is drawn from (how
-    often each is drawn is the judge's choice, but a stratum that can be used up must
-    come up far more often than once in 10,000 draws: engine.grading.generate's
-    USED_UP_PATIENCE).
-
-    ``stratum(key)``: that stratum, an :class:`~engine.grading.casespace.Stratum`
-    numbering its candidates one to one (a seed walks it in an order of its own,
-    engine.grading.casespace).
-
-    ``CATEGORIES``: the situations every set of ten or more cases covers, each a
-    :class:`~engine.grading.casespace.Category` (its test and a family of its
-    instances), at most ten, in the order a set that lacks several is given them.
-
-    Judging a run that ended by itself (engine.grading.diagnose):
-
-    ``fits(case)``: whether ``case`` has the shape of a generated one; else the kit
-    compares bytes alone.
-
-    ``judge(case, outcome, lenient)``: the Findings (None entries are skipped) of
-    ``outcome`` on a fitting ``case``; may raise ValueError, IndexError, KeyError,
-    UnicodeError or EngineError on a case its reading does not fit (bytes decide then).
-
-    ``score(verdicts)``: ``(points, max_points)`` of a submission's verdicts by the
-    assignment's rule (:func:`engine.grading.scoring.one_point_per_case` unless it has
-    its own).
+    Its members, each described where it is declared: how a submission runs
+    (``ENTRY_POINTS``, ``detect``), what its grader compares (``STDOUT_GRADED``,
+    ``graded_files``, ``FILE_LABEL``, ``UNREADABLE_ZEROES``), generated cases
+    (engine.grading.generate: ``edges``, ``draw_stratum``, ``stratum``, ``CATEGORIES``)
+    and judging a run that ended by itself (engine.grading.diagnose: ``fits``,
+    ``judge``, ``score``).
     """
 
     @property
-    def ENTRY_POINTS(self) -> Tuple[str, ...]: ...
+    def ENTRY_POINTS(self) -> Tuple[str, ...]:
+        """The files a submission is recognised by, in the order the grader tries them;
+        the kit names them when a folder is none (and hints at a name that differs only
+        in case, or a submission one level down)."""
 
     @property
-    def STDOUT_GRADED(self) -> bool: ...
+    def STDOUT_GRADED(self) -> bool:
+        """Whether stdout is graded (Stake/Raid: no, only output.txt)."""
 
     @property
-    def FILE_LABEL(self) -> str: ...
+    def FILE_LABEL(self) -> str:
+        """How a report names the graded file (``visited file``, ``output.txt``)."""
 
     @property
-    def UNREADABLE_ZEROES(self) -> bool: ...
+    def UNREADABLE_ZEROES(self) -> bool:
+        """Whether a missing or unreadable graded file costs the whole submission its
+        points (Stake/Raid's rule): a verdict then carries ``unusable_output``."""
 
     @property
-    def CATEGORIES(self) -> Sequence[Category]: ...
+    def CATEGORIES(self) -> Sequence[Category]:
+        """The situations every set of ten or more cases covers, each a
+        :class:`~engine.grading.casespace.Category` (its test and a family of its
+        instances), at most ten, in the order a set that lacks several is given them."""
 
-    def detect(self, folder: Path) -> Plan: ...
+    def detect(self, folder: Path) -> Plan:
+        """The :class:`~engine.grading.plan.Plan` that builds and runs the submission
+        ``folder`` as the assignment's grader would (kind ``"none"``, with the reason,
+        when nothing can). Reads the folder link-safely (engine.grading.detect's
+        helpers), never writes it."""
 
-    def graded_files(self, case: Case) -> List[str]: ...
+    def graded_files(self, case: Case) -> List[str]:
+        """The output files the grader compares besides stdout (the visited file PATH,
+        output.txt), including one a case says must not exist."""
 
-    def edges(self, rng: Random) -> Iterator[Candidate]: ...
+    def edges(self, rng: Random) -> Iterator[Candidate]:
+        """The edge-case candidates, in order (every seed's, its choices drawn from
+        ``rng``)."""
 
-    def draw_stratum(self, rng: Random) -> Hashable: ...
+    def draw_stratum(self, rng: Random) -> Hashable:
+        """The key of the stratum a random case is drawn from (how often each is drawn
+        is the judge's choice, but a stratum that can be used up must come up far more
+        often than once in 10,000 draws: engine.grading.generate's USED_UP_PATIENCE)."""
 
-    def stratum(self, key: Hashable) -> Stratum: ...
+    def stratum(self, key: Hashable) -> Stratum:
+        """That stratum, an :class:`~engine.grading.casespace.Stratum` numbering its
+        candidates one to one (a seed walks it in an order of its own,
+        engine.grading.casespace)."""
 
-    def fits(self, case: Case) -> bool: ...
+    def fits(self, case: Case) -> bool:
+        """Whether ``case`` has the shape of a generated one; else the kit compares
+        bytes alone."""
 
     def judge(self, case: Case, outcome: Outcome,
-              lenient: bool) -> Iterable[Optional[Finding]]: ...
+              lenient: bool) -> Iterable[Optional[Finding]]:
+        """The Findings (None entries are skipped) of ``outcome`` on a fitting
+        ``case``; may raise ValueError, IndexError, KeyError, UnicodeError or
+        EngineError on a case its reading does not fit (bytes decide then)."""
 
-    def score(self, verdicts: Sequence[Verdict]) -> Tuple[float, float]: ...
+    def score(self, verdicts: Sequence[Verdict]) -> Tuple[float, float]:
+        """``(points, max_points)`` of a submission's verdicts by the assignment's rule
+        (:func:`engine.grading.scoring.one_point_per_case` unless it has its own)."""
 
 
 def contract() -> Tuple[str, ...]:

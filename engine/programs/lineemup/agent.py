@@ -31,13 +31,9 @@ half. This run may use
     budget = min((R - SAFETY - STARTUP_COST * (M - 1)) / max(M / 2, MIN_SHARES),
                  MAX_MOVE_SECONDS)
 
-CPU seconds, its own start-up included (0 when the parenthesis is not positive): every
-later run keeps STARTUP_COST, SAFETY is never spent, and one move never takes more than
-1 / MIN_SHARES of what may be spent. The search runs under the engine's one AI
-(ai.AIPlayer: iterative-deepening alpha-beta, deepest completed iteration, first ordered
-move if none completed) with the process's CPU clock (time.process_time, which counts
-the interpreter's start-up too), and a deadline of budget less FINISH and
-FINISH_FRACTION of the search time for returning, freeing the table and writing.
+CPU seconds, its own start-up included (0 when the parenthesis is not positive). The
+engine's one AI (ai.AIPlayer) searches on the process's CPU clock until the budget less
+FINISH and FINISH_FRACTION of the search time; docs/lineemup.md says why each term.
 
 Bad input (no such file, a malformed line, a wrong size, a finished game) is one line on
 stderr and exit code 2, and output.txt is not written.
