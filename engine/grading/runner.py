@@ -29,7 +29,8 @@ import shlex
 import stat
 import threading
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple,
+                    Union)
 
 from ..commandline import command_words
 from .case import Case, Outcome, load_case
@@ -40,7 +41,7 @@ from .scoring import score
 from .verdict import Score, Verdict
 from . import workers
 from .workers import hold_signals, run_workers
-from ..sandbox import (Bounds, Limits, Sandbox, TooLarge, close_all, lstat_beneath,
+from ..sandbox import (Bounds, Limits, RunResult, Sandbox, TooLarge, close_all, lstat_beneath,
                        new_workspace, open_folder, open_path, populate, read_regular,
                        remove_beneath, remove_tree, syscall_filter_name, usable_cores, walk,
                        write_new)
@@ -327,37 +328,24 @@ class Runner:
         # Builds first, each on its own slot, so that slots do not queue behind one
         # long build; then the cases (a case whose build is still running waits for it).
         to_build = sorted({submission for submission, _ in work}, key=submissions.index)
-        queue = itertools.chain(((submission, None) for submission in to_build), work)
+        queue: Iterator[Tuple[str, Optional[Case]]] = itertools.chain(
+            ((submission, None) for submission in to_build), work)
         queue_lock = threading.Lock()
         errors: List[BaseException] = []
 
+        def take() -> Optional[Tuple[str, Optional[Case]]]:
+            with queue_lock:
+                return next(queue, None)
+
+        def case_done() -> None:
+            with self._lock:
+                done[0] += 1
+                if self.progress:
+                    self.progress(done[0], total)
+
         def worker(sandbox: Sandbox) -> None:
             try:
-                while not self._stop.is_set():
-                    with queue_lock:
-                        item = next(queue, None)
-                    if item is None:
-                        return
-                    if item[1] is None:
-                        self._build(item[0], sandbox)
-                        continue
-                    try:
-                        record = self.grade_case(item[0], item[1], sandbox)
-                    except Exception as error:  # noqa: BLE001 - this case's verdict
-                        if self._stop.is_set():
-                            # Ctrl-C aborted the sandbox under the case (its cgroup
-                            # gone, ...): no verdict; the case runs again on --resume.
-                            return
-                        # The kit's own trouble (a full disk, a bug): the case says so,
-                        # the other cases and submissions still run.
-                        record = not_graded(item[1].name, error)
-                    if record is None:
-                        return
-                    self.results.add_case(item[0], record)
-                    with self._lock:
-                        done[0] += 1
-                        if self.progress:
-                            self.progress(done[0], total)
+                self._work(sandbox, take, case_done)
             except BaseException as error:  # noqa: BLE001 - re-raised in the main thread
                 errors.append(error)
                 self._stop.set()
@@ -384,6 +372,34 @@ class Runner:
         if errors:
             raise errors[0]
 
+    def _work(self, sandbox: Sandbox, take: Callable[[], Optional[Tuple[str, Optional[Case]]]],
+              case_done: Callable[[], None]) -> None:
+        """On ``sandbox``, build or grade what ``take()`` hands out ((submission, None):
+        its build; (submission, case): that case) until nothing is left, the run stops,
+        or a case is aborted; record each case and call ``case_done()`` after it."""
+        while not self._stop.is_set():
+            item = take()
+            if item is None:
+                return
+            submission, case = item
+            if case is None:
+                self._build(submission, sandbox)
+                continue
+            try:
+                record = self.grade_case(submission, case, sandbox)
+            except Exception as error:  # noqa: BLE001 - this case's verdict
+                if self._stop.is_set():
+                    # Ctrl-C aborted the sandbox under the case (its cgroup
+                    # gone, ...): no verdict; the case runs again on --resume.
+                    return
+                # The kit's own trouble (a full disk, a bug): the case says so,
+                # the other cases and submissions still run.
+                record = not_graded(case.name, error)
+            if record is None:
+                return
+            self.results.add_case(submission, record)
+            case_done()
+
     def scores(self) -> Dict[str, Score]:
         """{submission: Score} of every submission, from the verdicts recorded so far."""
         scores = {}
@@ -407,6 +423,30 @@ class Runner:
                           detail=built.error, seconds=0.0, cpu=0.0, ended="not run",
                           lenient=False)
             return record
+        ran = self._run_case(case, sandbox, built, baseline, argv)
+        if ran is None:
+            return None
+        result, outcome, verdict = ran
+        record.update(passed=verdict.passed, reason=verdict.reason, detail=verdict.detail,
+                      seconds=round(result.wall, 4), cpu=round(result.cpu, 4),
+                      ended=result.ended, lenient=verdict.lenient, exit=result.exit,
+                      unusable_output=verdict.unusable_output,
+                      seccomp=syscall_filter_name(result.syscalls))
+        if not verdict.passed:
+            self._add_reproduction(record, case, argv, outcome, verdict)
+        if result.memory is not None:
+            record["memory_mb"] = round(result.memory / (1 << 20), 1)
+        if not verdict.passed:
+            record["stderr"] = _excerpt(result.stderr[-EXCERPT_BYTES:])[0]
+            record["compared"] = [_compared_entry(what, expected, actual) for what, expected,
+                                  actual in graded_differences(self.assignment, case, outcome)]
+        return record
+
+    def _run_case(self, case: Case, sandbox: Sandbox, built: Build, baseline: Baseline,
+                  argv: List[str]) -> Optional[Tuple[RunResult, Outcome, Verdict]]:
+        """Run ``argv`` on the case's inputs in ``sandbox`` (emptied before and after);
+        return (the sandbox's result, what the run left, its verdict), or None when the
+        run was aborted."""
         try:
             # A case file in a sub-folder would be written through a shared folder's
             # link into the build: such a case gets a real copy.
@@ -433,58 +473,42 @@ class Runner:
         else:
             (files, oversized), unread = left, None
         outcome = Outcome(result.exit, result.stdout, result.stderr, files)
+        return result, outcome, self._verdict(case, result, outcome, oversized, unread)
+
+    def _verdict(self, case: Case, result: RunResult, outcome: Outcome,
+                 oversized: Dict[str, int], unread: Optional[str]) -> Verdict:
+        """The case's verdict: unread (``unread`` says why), graded files too large to
+        diagnose, the diagnosis of a run that ended by itself, or the sandbox's reason
+        for ending it."""
         if unread is not None:
-            verdict = Verdict(False, unread, unread)
-        elif oversized:
-            verdict = _too_large(self.assignment, case, oversized)
-        elif result.ended in ("exited", "signal"):
-            verdict = diagnose(self.assignment, case, outcome, self.lenient)
-        else:
-            # A run killed before it wrote its graded file has left it missing, which the
-            # assignment's scoring treats like any other missing output.
-            missing = any(name not in files for name in case.expected)
-            verdict = Verdict(False, result.describe(self.limits),
-                              result.stderr[-2000:].decode("utf-8", errors="replace"),
-                              unusable_output=missing)
-        record.update(passed=verdict.passed, reason=verdict.reason, detail=verdict.detail,
-                      seconds=round(result.wall, 4), cpu=round(result.cpu, 4),
-                      ended=result.ended, lenient=verdict.lenient, exit=result.exit,
-                      unusable_output=verdict.unusable_output,
-                      seccomp=syscall_filter_name(result.syscalls))
-        if not verdict.passed:
-            record.update(cosmetic=verdict.cosmetic, inputs=case_inputs(case),
-                          rerun=rerun_command(case, argv))
-            moved = printed_move(case, outcome.stdout)
-            steps = stepper_command(self.assignment, case, outcome.files, moved)
-            visited = self.assignment.visited_arg
-            if steps is not None and visited is not None:
-                record["stepper"] = steps
-                record["stepper_args"] = stepper_arguments(self.assignment, case, moved)
-                trace = outcome.files[case.args[visited]]
-                if len(trace) <= TRACE_KEPT:
-                    # Kept so that --report can draw the page itself (see cli).
-                    record["trace"] = trace.decode("utf-8", errors="replace")
-        if result.memory is not None:
-            record["memory_mb"] = round(result.memory / (1 << 20), 1)
-        if not verdict.passed:
-            record["stderr"] = _excerpt(result.stderr[-EXCERPT_BYTES:])[0]
-            record["compared"] = []
-            for what, expected, actual in graded_differences(self.assignment, case, outcome):
-                # Both panes open a few lines before the first difference: a 550,000-line
-                # visited file that differs at its end shows its end.
-                start = 0
-                if expected is not None and actual is not None:
-                    start = max(0, first_differing_line(expected, actual) - EXCERPT_CONTEXT)
-                entry = {"what": what, "from_line": start + 1}
-                for key, data in (("expected", expected), ("actual", actual)):
-                    if data is None:
-                        entry[key] = None
-                    else:
-                        entry[key], cut = _excerpt(data, start)
-                        entry[key + "_truncated"] = cut
-                        entry[key + "_final_newline"] = data.endswith(b"\n")
-                record["compared"].append(entry)
-        return record
+            return Verdict(False, unread, unread)
+        if oversized:
+            return _too_large(self.assignment, case, oversized)
+        if result.ended in ("exited", "signal"):
+            return diagnose(self.assignment, case, outcome, self.lenient)
+        # A run killed before it wrote its graded file has left it missing, which the
+        # assignment's scoring treats like any other missing output.
+        missing = any(name not in outcome.files for name in case.expected)
+        return Verdict(False, result.describe(self.limits),
+                       result.stderr[-2000:].decode("utf-8", errors="replace"),
+                       unusable_output=missing)
+
+    def _add_reproduction(self, record: Dict[str, Any], case: Case, argv: List[str],
+                          outcome: Outcome, verdict: Verdict) -> None:
+        """What a failed case's record carries to reproduce it: its inputs, the command
+        to rerun it and, for a search trace, the stepper's command and the trace."""
+        record.update(cosmetic=verdict.cosmetic, inputs=case_inputs(case),
+                      rerun=rerun_command(case, argv))
+        moved = printed_move(case, outcome.stdout)
+        steps = stepper_command(self.assignment, case, outcome.files, moved)
+        visited = self.assignment.visited_arg
+        if steps is not None and visited is not None:
+            record["stepper"] = steps
+            record["stepper_args"] = stepper_arguments(self.assignment, case, moved)
+            trace = outcome.files[case.args[visited]]
+            if len(trace) <= TRACE_KEPT:
+                # Kept so that --report can draw the page itself (see cli).
+                record["trace"] = trace.decode("utf-8", errors="replace")
 
     def _files_after(self, folder: str, baseline: Baseline, case: Case
                      ) -> Union[str, Tuple[Dict[str, bytes], Dict[str, int]]]:
@@ -529,6 +553,25 @@ class Runner:
         finally:
             os.close(root)
         return dict(sorted(files.items())), oversized
+
+
+def _compared_entry(what: str, expected: Optional[bytes], actual: Optional[bytes]
+                    ) -> Dict[str, Any]:
+    """A record's excerpt of one graded output that differs: both panes open a few lines
+    before the first difference (a 550,000-line visited file that differs at its end
+    shows its end); an absent side is None."""
+    start = 0
+    if expected is not None and actual is not None:
+        start = max(0, first_differing_line(expected, actual) - EXCERPT_CONTEXT)
+    entry: Dict[str, Any] = {"what": what, "from_line": start + 1}
+    for key, data in (("expected", expected), ("actual", actual)):
+        if data is None:
+            entry[key] = None
+        else:
+            entry[key], cut = _excerpt(data, start)
+            entry[key + "_truncated"] = cut
+            entry[key + "_final_newline"] = data.endswith(b"\n")
+    return entry
 
 
 def graded_caps(assignment: GradedAssignment, case: Case) -> Dict[str, int]:
