@@ -179,15 +179,23 @@ def positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
     return parse
 
 
-def read_text_file(path: Union[str, "os.PathLike[str]"], what: str = "file") -> str:
-    """The UTF-8 text of ``path``; UsageError naming ``what`` when it cannot be read."""
+def read_text_file(path: Union[str, "os.PathLike[str]"], errors: str = "strict",
+                   cap: Optional[int] = None) -> str:
+    """The UTF-8 text of the input file ``path`` (``errors``: how bytes that are not
+    UTF-8 are taken, as ``bytes.decode`` does); UsageError "cannot read PATH: WHY" when
+    it cannot be read or decoded, or is larger than ``cap`` bytes."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise UsageError(f"{what}: {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{what}: cannot read {path}: {error}") from None
+        with open(path, "rb") as handle:
+            data = handle.read() if cap is None else handle.read(cap + 1)
+    except OSError as error:
+        raise UsageError(f"cannot read {os.fspath(path)}: {error.strerror}") from None
+    if cap is not None and len(data) > cap:
+        raise UsageError(f"cannot read {os.fspath(path)}: it is larger than "
+                         f"{cap >> 20} MB")
+    try:
+        return data.decode("utf-8", errors=errors)
+    except UnicodeDecodeError:
+        raise UsageError(f"cannot read {os.fspath(path)}: not UTF-8 text") from None
 
 
 def terminate_as_interrupt() -> None:

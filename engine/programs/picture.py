@@ -43,7 +43,7 @@ from ..pictures.trees import render_dot, render_svg, search_figure
 from ..errors import UsageError
 from ..search import ExactSearch, search
 from ..searchtree import SearchTreeRecorder
-from ..commandline import parse_positive_int, run_program, write_atomically
+from ..commandline import parse_positive_int, read_text_file, run_program, write_atomically
 
 USAGE = ("usage: python3 -m engine picture GAME ARGS... [--svg OUT.svg] [--dot] "
          "[--max-nodes N] [--html OUT.html] [--against VISITED [--move BOARD]]")
@@ -208,7 +208,7 @@ class StakeRaidAdapter(Adapter):
         from ..games.stake_raid_files import position as setup
         if len(args) != 1:
             raise UsageError("stake_raid takes INPUT.txt (MINIMAX or ALPHABETA mode)")
-        problem = parse_input(read_text(args[0]), args[0])
+        problem = parse_input(read_text_file(args[0], errors="replace"), args[0])
         if problem.mode not in ("MINIMAX", "ALPHABETA"):
             raise UsageError(f"{args[0]}: mode {problem.mode}: pictures exist for MINIMAX "
                              "and ALPHABETA only (COMPETITION searches against a clock)")
@@ -300,26 +300,10 @@ def parse_arguments(argv: Sequence[str], pages: Optional[Dict[str, Optional[str]
     return adapter, rest[1:], svg, dot, max_nodes
 
 
-def read_text(path: str) -> str:
-    """The text of an input file (UsageError when it cannot be read)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
-
-
 def read_student_trace(path: str) -> str:
     """A student's visited file as text: any bytes are accepted (undecodable ones become
     U+FFFD); UsageError when it cannot be read or is absurdly large."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_TRACE_BYTES + 1)
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
-    if len(data) > MAX_TRACE_BYTES:
-        raise UsageError(f"{path} is larger than {MAX_TRACE_BYTES >> 20} MB")
-    return data.decode("utf-8", errors="replace")
+    return read_text_file(path, errors="replace", cap=MAX_TRACE_BYTES)
 
 
 def stepper_page(adapter: Adapter, game: Any, state: Any, options: Dict[str, Any], caption: str,

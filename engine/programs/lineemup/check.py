@@ -714,7 +714,7 @@ def is_scoreboard(text: str) -> bool:
 
 def check_file(path: str) -> Report:
     """The report of one file (trace or scoreboard, told apart by content)."""
-    text = read_text_file(path, "check")
+    text = read_text_file(path)
     if is_scoreboard(text):
         return check_scoreboard(path, text)
     return check_trace(path, text)

@@ -341,7 +341,7 @@ def _ranges(sizes: Sequence[int]) -> str:
 def check_file(path: str, solver: Optional[Solver] = None,
                question: Optional[str] = None) -> Tuple[List[str], List[str]]:
     """(problem lines 'FILE:LINE: ...', summary lines) for one file."""
-    text = read_text_file(path, "check")
+    text = read_text_file(path)
     checker = Checker(solver, question)
     checker.check_text(text)
     lines = [f"{path}:{line}: {text}" if line else f"{path}: {text}"
