@@ -4,10 +4,10 @@ A path the kit resolves (``open(path)``, ``os.path.isdir(path)``, ``Path.write_b
 ``shutil.copytree``, ``os.chmod(path)`` ...) follows every link on the way: inside a run,
 build or seat folder, a submission may have planted one, and a live run may swap it
 while we look. So every such call in engine/sandbox, engine/grading and engine/tournament
-must go through the link-safe descriptor functions of engine/sandbox/untrusted_files.py, except the calls listed in
-ALLOWED below: paths that are ours only, each with the reason no submission can ever have
-written there. The scan is by syntax (ast), so it also catches a call written tomorrow;
-test_a_planted_call_is_caught proves it does.
+must go through the link-safe descriptor functions of engine/sandbox/untrusted_files.py,
+except the calls listed in ALLOWED below: paths that are ours only, each with the reason
+no submission can ever have written there. The scan is by syntax (ast), so it also
+catches a call written tomorrow; test_a_planted_call_is_caught proves it does.
 """
 
 import ast
@@ -44,8 +44,7 @@ ALLOWED = {
     ("engine/sandbox/_processes.py", "*"): "/proc/PID/*, read-only kernel files",
     ("engine/grading/precompile.py", "*"):
         "never run by the kit: its text is the build's last step, run inside the sandbox",
-    ("engine/sandbox/_slot.py", "_user_process_count"): "/proc/PID, the kernel's own files",
-    ("engine/sandbox/_slot.py", "remove_ipc_objects"):
+    ("engine/sandbox/_leftovers.py", "remove_ipc_objects"):
         "/proc/sysvipc/*, the kernel's own lists",
     ("engine/sandbox/workspace.py", "_alive"): "/proc/PID, the kernel's own files",
     ("engine/sandbox/uid_leases.py", "*"):

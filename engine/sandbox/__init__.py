@@ -18,8 +18,8 @@ tests/test_imports.py fails when a module outside the package imports one.
 from ._isolation import (FENCE_ORDER, SAFE_PATH, SYSCALL_FILTERS, IsolationError, exposure,
                       parse_isolation, refusal, syscall_filter_name, syscall_filters)
 from ._processes import is_running, signal_confirmed, start_time
-from ._slot import (ENDINGS, Limits, RunResult, Sandbox, SandboxError, close_all,
-                    slept_or_waited, usable_cores)
+from ._results import ENDINGS, Limits, RunResult, SandboxError, slept_or_waited
+from ._slot import Sandbox, close_all, usable_cores
 from .uid_leases import LeaseError, next_uid
 from .untrusted_files import (O_PATH, Bounds, Entry, TooLarge, copy_across, copy_tree,
                               hard_link, lstat_beneath, make_link, move_out, open_folder,

@@ -26,9 +26,10 @@ the same numbers on every architecture (444-446).
 
 import ctypes
 import os
-from typing import Any, Iterable, List, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import EngineError
+from ._isolation import SYSTEM_FOLDERS
 from .untrusted_files import O_PATH
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
@@ -235,3 +236,24 @@ def _carve_one(root: str, hidden: Sequence[str], readable: List[str], listable: 
             readable.append(child)
         elif child not in inside and os.path.isdir(child) and not os.path.islink(child):
             _carve_one(child, inside, readable, listable)
+
+
+# Devices a program may need; everything else under /dev stays out of reach.
+DEVICES = (("/dev/null", READ_FILE | WRITE_FILE), ("/dev/zero", READ_FILE),
+           ("/dev/full", READ_FILE | WRITE_FILE), ("/dev/random", READ_FILE),
+           ("/dev/urandom", READ_FILE))
+
+
+def slot_rules(hidden: Iterable[str], shared: Optional[str], folder: str,
+               join_files: Iterable[str] = ()) -> Dict[str, Any]:
+    """The :func:`restrict_thread` arguments of a slot's launcher: read and execute the
+    system folders but our own files (``hidden``) and the builds folder ``shared``,
+    write the run ``folder``, use :data:`DEVICES`, list the folders on the way to a
+    hidden path, and write the cgroup's ``join_files``."""
+    read_only, listable = carve(SYSTEM_FOLDERS, hidden)
+    if shared is not None:
+        read_only.append(shared)
+    files = list(DEVICES) + [(path, READ_DIR) for path in listable]
+    # ">" in the joining shell opens with O_TRUNC: TRUNCATE is a right of its own.
+    files += [(path, WRITE_FILE | TRUNCATE) for path in join_files]
+    return {"read_only": read_only, "writable": [folder], "files": files}

@@ -463,3 +463,17 @@ class RunClock:
     def waited(self) -> Optional[float]:
         """Seconds credited as waiting for a CPU; None when the kernel does not count it."""
         return self.credit if self.counted else None
+
+
+def process_count(uid: int) -> int:
+    """How many processes run as ``uid`` now (the owner of their /proc entry: their
+    effective uid)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat("/proc/" + entry).st_uid == uid:
+                    count += 1
+            except OSError:
+                pass
+    return count

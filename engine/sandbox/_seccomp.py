@@ -1,83 +1,31 @@
-"""A seccomp filter for the calling thread: no sockets, no state outside the run, no
-reaching into the kernel or other processes.
+"""A seccomp filter for the calling thread and everything it starts: no sockets, no state
+outside the run, no reaching into the kernel or other processes.
 
-:func:`restrict_thread` installs, on the calling thread (every process it starts inherits
-it, and no process can remove it), a classic-BPF filter under which these system calls
-fail with an error (``SECCOMP_RET_ERRNO``: the program sees EPERM, or EAFNOSUPPORT for a
-network socket, and can say so; nothing is killed silently):
+:func:`restrict_thread` installs the filter on the calling thread (every process it
+starts inherits it, and no process can remove it); :func:`program_fd` hands it to bwrap
+instead (``--seccomp FD``), which installs it after its own set-up. A refused call fails
+with an error (``SECCOMP_RET_ERRNO``: EPERM, or EAFNOSUPPORT for a network socket);
+nothing is killed, and nothing is logged.
 
-* ``socket`` for every family: no TCP, UDP, raw or netlink sockets (no network; Landlock
-  alone stops TCP only), and no AF_UNIX socket either, so no ``connect`` to a listening
-  Unix socket by path (a daemon of root's, a user's D-Bus session bus) or in the abstract
-  namespace. seccomp cannot read the address a ``connect`` names (it is behind a
-  pointer), so the socket is refused where it is made, where the family is an argument
-  the filter can read. ``socketpair(AF_UNIX, SOCK_STREAM or SOCK_SEQPACKET)`` stays
-  allowed (a connected pair cannot be pointed elsewhere: Python's multiprocessing and
-  asyncio need it); a datagram pair is refused (one could ``sendto`` any address), and
-  ``connect`` and ``bind`` are refused outright;
-* System V IPC (``shmget``, ``semget``, ``msgget`` and their operations) and POSIX
-  message queues (``mq_open`` ...), unless the run has an IPC namespace of its own
-  (``deny_ipc`` False): their objects outlive the process that made them, stay charged to
-  the slot's memory, and would carry state to the next run in the slot or the next game;
-* new namespaces: ``clone`` with a namespace flag (``CLONE_NEWUSER`` would give the run
-  capabilities over a kernel surface of its own), ``unshare`` (but the launcher's
-  ``CLONE_NEWIPC``) and ``setns``; ``clone3`` fails as "not implemented" (its flags are
-  behind a pointer seccomp cannot read), so that glibc falls back to ``clone``;
-* ``io_uring_*``: io_uring can open sockets and files without those calls;
-* ``sched_setaffinity``: a run stays on the core the sandbox gave it;
-* what no graded program needs and an attacker would like (the list DMOJ's judge and
-  container runtimes refuse too): ``ptrace``, ``process_vm_readv``/``writev``,
-  ``pidfd_getfd``, ``bpf``, ``perf_event_open``, ``userfaultfd``, the key ring
-  (``keyctl``, ``add_key``, ``request_key``), mounting and namespaces (``mount``,
-  ``umount2``, ``pivot_root``, ``chroot``, the new mount API, ``setns``, and ``unshare``
-  but for ``unshare(CLONE_NEWIPC)``, which the slot's launcher needs and which does
-  nothing without privileges), file handles (``open_by_handle_at``,
-  ``name_to_handle_at``), ``fanotify_init``, modules, ``kexec``, ``reboot``, swap,
-  setting clocks, host and domain names, ``acct``, ``syslog``, ``quotactl``, ``vhangup``,
-  ``lookup_dcookie``, and on x86-64 ``iopl``, ``ioperm``, ``modify_ldt``.
+Two filters, both with the same rules for the calls judged by their arguments
+(``socket``: none; ``socketpair``: Unix stream or seqpacket pairs only; ``clone``: no
+namespace flag; ``clone3``: "not implemented"; ``unshare``: a new IPC namespace only):
 
-Everything else is allowed: the denylist. Runs of CPython, PyPy and native (C, C++)
-programs get the allowlist instead (``program(allowlist=True)``): the same rules
-for ``socket``, ``socketpair``, ``clone``, ``clone3`` and ``unshare``, then only the calls
-of :data:`ALLOWED` (DMOJ's judge keeps such a list per runtime; ours is the union of its
-native and Python lists, the file calls a program makes in its own folder, and what
-CPython and PyPy were seen to call), every other call failing with EPERM. Which runs get
-which is :func:`syscall_filter`'s choice, by the command:
+* the denylist (:func:`program`): everything else is allowed but ``connect``, ``bind``,
+  io_uring, ``sched_setaffinity``, the calls of ``never`` (ptrace, bpf, mounts, the key
+  ring, modules, clocks, ...) and, with ``deny_ipc``, System V IPC and POSIX message
+  queues;
+* the allowlist (``allowlist=True``): only the calls of :data:`ALLOWED` get through
+  (with ``chain``, those of :data:`CHAIN` too, which the kit's exec chain needs where the
+  filter holds it: setpriv's).
 
-* allowlist: ``python3``, ``python3.N``, ``pypy3``, ``pypy`` and ``./NAME`` when NAME is an
-  ELF file of the run folder;
-* denylist: the JVM (``java``: it calls a wide set that changes between versions, and an
-  allowlist that misses one call breaks every Java submission), builds (``make``,
-  ``gcc``, ``g++``, ``javac``; the kit's ``python3 -m compileall`` step is a Python run
-  and gets the allowlist), shells and scripts (``./run.sh`` may start anything).
+:func:`syscall_filter` chooses per command: the allowlist for CPython, PyPy and a native
+program of the run folder, the denylist for the rest (the JVM, builds, shells). Calls of
+another ABI than the kit's own (32-bit calls on x86-64) are refused outright. Supported:
+x86-64 and AArch64 (:func:`supported`; the allowlist: :func:`allowlist_supported`);
+elsewhere the sandbox goes without a filter and says so.
 
-On an architecture with the denylist's numbers but not the allowlist's
-(:func:`allowlist_supported` False) every run gets the denylist; on one with neither
-(:func:`supported` False) no run has a filter, and the sandbox's fences say so (no
-``seccomp``; ``RunResult.syscalls`` None, "no seccomp filter" in the kit's listings).
-Each run's ``RunResult.syscalls`` says which filter held it. Refused calls are not logged
-(an ``SECCOMP_RET_ERRNO`` return leaves no trace; the program sees EPERM and can say so).
-
-Where the filter is installed: under bwrap, bwrap installs it (``--seccomp FD``, a
-descriptor from :func:`program_fd` per run) right before it starts the command, after its
-own set-up, which needs what the filter refuses (netlink sockets, ``clone`` with namespace
-flags); the run has its own IPC namespace there, so IPC is not refused. Without bwrap
-(Landlock, rlimits) a filter is a thread's (:mod:`engine.sandbox._launcher`): each slot
-keeps two launcher threads, one under the denylist and one under the allowlist, each
-taken once, and starts a command from the thread whose filter it chose; every process
-of the run inherits it. There the filter holds the kit's own exec chain too (``sh``
-joining the cgroup, ``setpriv``, ``choom``, ``prlimit``), so the allowlist of that
-thread also lets through the calls of :data:`CHAIN` (setpriv's ``setresuid``,
-``setresgid``, ``setgroups``, ``capget``, ``capset``), which a process without
-capabilities (every run) can only use to drop privileges. Choosing costs no program
-start: a ``python3 -c pass`` run took 12.6 ms of CPU under either filter (rlimits and
-Landlock as root, 60 runs of each), and 200,000 ``getppid`` + ``fstat`` calls 177 ms
-under either (the kernel caches the verdict of calls allowed whatever their
-arguments).
-
-System calls of another ABI than the kit's own (32-bit calls on x86-64) are refused
-outright, so that nothing slips past under another number. Supported: x86-64 and
-AArch64; elsewhere :func:`supported` is False and the sandbox goes without.
+Each rule's reason, which runs get which filter, and the measured cost: docs/sandbox.md.
 """
 
 import ctypes
@@ -217,6 +165,34 @@ def allowlist_supported() -> bool:
     return platform.machine() in _ALLOWED_NUMBERS
 
 
+def _argument_rules(numbers: Dict[str, Any], refuse: int, no_family: int
+                    ) -> List[Tuple[int, List[_Instruction]]]:
+    """The calls the filter judges by their arguments (both filters): each call's number,
+    then the instructions run for it (``refuse`` and ``no_family``: the errors returned)."""
+    # Every path through a rule's instructions ends in a return, so loading an argument
+    # there never disturbs the next rule.
+    return [
+        # socket: AF_UNIX refused as "not permitted", other families as unsupported.
+        (numbers["socket"], [(_LD_W_ABS, 0, 0, _ARG0), (_JEQ_K, 0, 1, AF_UNIX)]
+         + _ret(refuse) + _ret(no_family)),
+        # socketpair: AF_UNIX only, and no datagram pair (it could sendto any address).
+        (numbers["socketpair"], [(_LD_W_ABS, 0, 0, _ARG0), (_JEQ_K, 1, 0, AF_UNIX)]
+         + _ret(no_family)
+         + [(_LD_W_ABS, 0, 0, _ARG1), (_AND_K, 0, 0, SOCK_TYPE_MASK),
+            (_JEQ_K, 0, 1, SOCK_DGRAM)] + _ret(refuse) + _ret(RET_ALLOW)),
+        # clone: a process or a thread, never in new namespaces (a user namespace would
+        # give the run capabilities over a kernel surface of its own).
+        (numbers["clone"], [(_LD_W_ABS, 0, 0, _ARG0), (_AND_K, 0, 0, CLONE_NAMESPACES),
+                            (_JEQ_K, 0, 1, 0)] + _ret(RET_ALLOW) + _ret(refuse)),
+        # clone3: its flags are behind a pointer. "Not implemented" makes glibc fall
+        # back to clone (as container runtimes' filters do).
+        (numbers["clone3"], _ret(RET_ERRNO | errno.ENOSYS)),
+        # unshare: a new IPC namespace only (the launcher's, per run).
+        (numbers["unshare"], [(_LD_W_ABS, 0, 0, _ARG0), (_JEQ_K, 0, 1, CLONE_NEWIPC)]
+         + _ret(RET_ALLOW) + _ret(refuse)),
+    ]
+
+
 def program(deny_ipc: bool = True, allowlist: bool = False, chain: bool = False
             ) -> List[_Instruction]:
     """The filter as a list of (code, jt, jf, k) BPF instructions (see the module
@@ -238,28 +214,7 @@ def program(deny_ipc: bool = True, allowlist: bool = False, chain: bool = False
     ]
     if x32_bit:
         code += [(_JGE_K, 0, 1, x32_bit), (_RET_K, 0, 0, refuse)]
-    # Each rule: the call's number, then the instructions run for it. Every path through
-    # them ends in a return, so loading an argument there never disturbs the next rule.
-    rules = [
-        # socket: AF_UNIX refused as "not permitted", other families as unsupported.
-        (numbers["socket"], [(_LD_W_ABS, 0, 0, _ARG0), (_JEQ_K, 0, 1, AF_UNIX)]
-         + _ret(refuse) + _ret(no_family)),
-        # socketpair: AF_UNIX only, and no datagram pair (it could sendto any address).
-        (numbers["socketpair"], [(_LD_W_ABS, 0, 0, _ARG0), (_JEQ_K, 1, 0, AF_UNIX)]
-         + _ret(no_family)
-         + [(_LD_W_ABS, 0, 0, _ARG1), (_AND_K, 0, 0, SOCK_TYPE_MASK),
-            (_JEQ_K, 0, 1, SOCK_DGRAM)] + _ret(refuse) + _ret(RET_ALLOW)),
-        # clone: a process or a thread, never in new namespaces (a user namespace would
-        # give the run capabilities over a kernel surface of its own).
-        (numbers["clone"], [(_LD_W_ABS, 0, 0, _ARG0), (_AND_K, 0, 0, CLONE_NAMESPACES),
-                            (_JEQ_K, 0, 1, 0)] + _ret(RET_ALLOW) + _ret(refuse)),
-        # clone3: its flags are behind a pointer. "Not implemented" makes glibc fall
-        # back to clone (as container runtimes' filters do).
-        (numbers["clone3"], _ret(RET_ERRNO | errno.ENOSYS)),
-        # unshare: a new IPC namespace only (the launcher's, per run).
-        (numbers["unshare"], [(_LD_W_ABS, 0, 0, _ARG0), (_JEQ_K, 0, 1, CLONE_NEWIPC)]
-         + _ret(RET_ALLOW) + _ret(refuse)),
-    ]
+    rules = _argument_rules(numbers, refuse, no_family)
     refused = [numbers["connect"], numbers["bind"], numbers["sched_setaffinity"],
                numbers["io_uring_setup"], numbers["io_uring_enter"],
                numbers["io_uring_register"]] + list(numbers["never"])
