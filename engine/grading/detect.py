@@ -31,8 +31,8 @@ from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence
 
 from .judges import GradedAssignment
 from .plan import Plan
-from ..sandbox import (SAFE_PATH, Bounds, TooLarge, copy_tree, move_out, read_text_file,
-                       regular_file_in, walk)
+from ..sandbox import (SAFE_PATH, Bounds, Entry, TooLarge, copy_tree, move_out,
+                       read_text_file, regular_file_in, walk)
 
 # How much of a submission is copied: past this it is not graded (its verdict says why).
 SUBMISSION_BOUNDS = Bounds(depth=32, entries=10_000, bytes=256 * 1024 * 1024)
@@ -205,20 +205,74 @@ def build(plan: Plan, submission: str, sandbox: Any, builds: str, timeout: float
     """
     if plan.error is not None:
         return Build(None, plan.error)
+    copied = _copy_submission(submission, sandbox, plan)
+    if isinstance(copied, str):
+        return Build(None, copied)
+    log = _BuildLog()
+    failure = (_run_build_steps(plan, copied, sandbox, timeout, wall, log)
+               or _run_after_steps(after, sandbox, log)
+               or _missing_binary(plan, sandbox))
+    if failure is not None:
+        sandbox.clear()
+        return Build(None, failure, log.tail(200), log.seconds)
+    try:
+        entries = walk(sandbox.folder, SUBMISSION_BOUNDS)
+    except TooLarge as error:
+        sandbox.clear()
+        return Build(None, f"build failed: the build left {error}", log.tail(200),
+                     log.seconds)
+    home = Path(tempfile.mkdtemp(prefix="build-", dir=builds))
+    built = home / "submission"
+    copied_across = move_out(sandbox.folder, str(built), str(home), SUBMISSION_BOUNDS)
+    if copied_across is not None:   # to another file system: no special files
+        entries = copied_across
+    group = sandbox.take_back(str(built), entries)
+    return Build(built, None, log.tail(200), log.seconds, group, tuple(entries))
+
+
+class _BuildLog:
+    """What a build's steps printed, in order, and their wall seconds in all."""
+
+    def __init__(self) -> None:
+        self.parts: List[bytes] = []
+        self.seconds = 0.0
+
+    def add(self, result: Any) -> None:
+        """Count a step's wall time and keep its stdout and stderr."""
+        self.seconds += result.wall
+        self.parts.append(result.stdout + result.stderr)
+
+    def tail(self, lines: int = 15) -> str:
+        """The log's last ``lines`` lines as text."""
+        return _tail(b"".join(self.parts), lines)
+
+
+def _copy_submission(submission: str, sandbox: Any, plan: Plan) -> Union[List[Entry], str]:
+    """Copy the submission into the emptied run folder and give it to the sandbox user;
+    return the copied entries, or why the submission is not graded (the folder emptied
+    again)."""
     sandbox.clear()
     try:
         copied = copy_tree(submission_root(submission), sandbox.folder, SUBMISSION_BOUNDS,
                            skip=IGNORED, keep=plan.keep, existing=True)
     except TooLarge as error:
         sandbox.clear()
-        return Build(None, f"submission not graded: {error} (the kit copies at most "
-                     f"{SUBMISSION_BOUNDS.entries:,} files, {SUBMISSION_BOUNDS.depth} "
-                     f"levels deep, {SUBMISSION_BOUNDS.bytes >> 20} MB)")
+        return (f"submission not graded: {error} (the kit copies at most "
+                f"{SUBMISSION_BOUNDS.entries:,} files, {SUBMISSION_BOUNDS.depth} "
+                f"levels deep, {SUBMISSION_BOUNDS.bytes >> 20} MB)")
     except OSError as error:
         sandbox.clear()
-        return Build(None, f"cannot copy the submission: {error.strerror or error}")
+        return f"cannot copy the submission: {error.strerror or error}"
     sandbox.renew()
     sandbox.give(entry.path for entry in copied)
+    return copied
+
+
+def _run_build_steps(plan: Plan, copied: List[Entry], sandbox: Any, timeout: float,
+                     wall: Optional[float], log: _BuildLog) -> Optional[str]:
+    """Run the plan's build command, then byte-compile Python; return why the build
+    failed (its log's end included), or None. A failed byte-compilation is no failure:
+    a syntax error shows in the cases' own output."""
     steps: List[List[str]] = []
     compiling: Optional[List[str]] = None
     if plan.build is not None:
@@ -227,46 +281,38 @@ def build(plan: Plan, submission: str, sandbox: Any, builds: str, timeout: float
             plan.kind == "command" and any(entry.path.endswith(".py") for entry in copied)):
         compiling = compile_step(plan)
         steps.append(compiling)
-    log, seconds = [], 0.0
     for step in steps:
         result = sandbox.run(step, timeout=timeout, wall=wall)
-        seconds += result.wall
-        log.append(result.stdout + result.stderr)
+        log.add(result)
         if result.ended != "exited" or result.exit != 0:
             if step is compiling:
                 continue  # a syntax error shows in the cases' own output
             reason = result.describe(sandbox.limits, timeout, wall)
-            sandbox.clear()
-            return Build(None, f"build failed ({' '.join(step)}: {reason}):\n"
-                         + _tail(b"".join(log)), _tail(b"".join(log), 200), seconds)
+            return f"build failed ({' '.join(step)}: {reason}):\n" + log.tail()
+    return None
+
+
+def _run_after_steps(after: Sequence[Tuple[Sequence[str], float, float]], sandbox: Any,
+                     log: _BuildLog) -> Optional[str]:
+    """Run the steps after the build (see :func:`build`); return why one failed the
+    build (still running at its cap), or None. Other failures are only logged."""
     for argv, cpu, wall in after:
         result = sandbox.run(list(argv), timeout=cpu, wall=wall)
-        seconds += result.wall
-        log.append(result.stdout + result.stderr)
+        log.add(result)
         if result.ended in ("timeout", "cpu"):
             reason = result.describe(sandbox.limits, cpu, wall)
-            sandbox.clear()
-            return Build(None, f"{' '.join(argv)} over its cap ({reason})",
-                         _tail(b"".join(log), 200), seconds)
+            return f"{' '.join(argv)} over its cap ({reason})"
         if result.ended != "exited" or result.exit != 0:
-            log.append(f"({' '.join(argv)}: {result.describe(sandbox.limits, cpu, wall)}; "
-                       f"ignored)\n".encode())
+            log.parts.append(f"({' '.join(argv)}: "
+                             f"{result.describe(sandbox.limits, cpu, wall)}; "
+                             f"ignored)\n".encode())
+    return None
+
+
+def _missing_binary(plan: Plan, sandbox: Any) -> Optional[str]:
+    """Why a make build failed when it made no program to run, else None."""
     if plan.kind == "make":
         binary = plan.run[0][2:]
         if not regular_file_in(sandbox.folder, binary):
-            sandbox.clear()
-            return Build(None, f"build failed: make produced no {binary}",
-                         _tail(b"".join(log), 200), seconds)
-    try:
-        entries = walk(sandbox.folder, SUBMISSION_BOUNDS)
-    except TooLarge as error:
-        sandbox.clear()
-        return Build(None, f"build failed: the build left {error}",
-                     _tail(b"".join(log), 200), seconds)
-    home = Path(tempfile.mkdtemp(prefix="build-", dir=builds))
-    built = home / "submission"
-    copied_across = move_out(sandbox.folder, str(built), str(home), SUBMISSION_BOUNDS)
-    if copied_across is not None:   # to another file system: no special files
-        entries = copied_across
-    group = sandbox.take_back(str(built), entries)
-    return Build(built, None, _tail(b"".join(log), 200), seconds, group, tuple(entries))
+            return f"build failed: make produced no {binary}"
+    return None
