@@ -40,7 +40,8 @@ PROGRAM_PAGES = {entry.name: entry.page for entry in PROGRAMS}
 OTHER_PAGES = ("engine.md", "README.md")
 # The pages for one reader and task each beside the programs' own (docs/README.md maps
 # every reader to one page), and those of them whose example sessions must be run.
-READER_PAGES = ("grading.md", "failures.md", "tournament.md", "agent.md", "adding_a_game.md")
+READER_PAGES = ("grading.md", "failures.md", "tournament.md", "agent.md", "adding_a_game.md",
+                "sandbox.md")
 READER_PAGES_WITH_SESSIONS = ("grading.md", "failures.md", "tournament.md", "agent.md")
 
 # The private brief, however a file might point at it.

@@ -211,7 +211,7 @@ def _running(marker):
 def _v2_offers_the_controllers():
     """True as root where the kit's slot groups would be v2 ones offering memory, pids
     and cpu (no v1 hierarchy holds them). Not on this project's hybrid test machine; it
-    ran in a virtual machine whose kernel mounts only cgroup2 (docs/grading.md)."""
+    ran in a virtual machine whose kernel mounts only cgroup2 (docs/sandbox.md)."""
     if os.geteuid() != 0:
         return False
     try:

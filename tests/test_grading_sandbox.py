@@ -1,6 +1,6 @@
 """Hostile submissions cost a verdict, never the machine, our files or another grade.
 
-Each test writes small submissions that attack in one way (docs/grading.md, "What each
+Each test writes small submissions that attack in one way (docs/sandbox.md, "What each
 fence stops"), grades them with small limits, and asserts the concrete fact: the secret
 is in no output, the neighbour's verdict is unchanged, the next student is graded,
 nothing is left running or lying in /tmp. Every test runs under each file fence this

@@ -1,4 +1,5 @@
-"""The kit never resolves a path a submission could have touched (docs/grading.md, fences).
+"""The kit never resolves a path a submission could have touched (docs/sandbox.md, "Files a
+submission controls").
 
 A submission's folder, its build and every run folder may hold links the submission
 planted, and a live process of another run may swap a folder for a link while the kit

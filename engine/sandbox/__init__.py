@@ -1,4 +1,4 @@
-"""The sandbox: the one place that runs someone else's code (docs/grading.md#isolation).
+"""The sandbox: the one place that runs someone else's code (docs/sandbox.md).
 
 Every feature that runs a student's program (``grade run``, the Gradescope autograder,
 ``tournament``, the ladder's workers) runs it through a :class:`Sandbox`, one slot: a run
@@ -9,7 +9,7 @@ longer change, and it is read only through the link-safe functions of
 :mod:`engine.sandbox.untrusted_files`.
 
 The contract (what each isolation guarantees and what it does not, the rules every caller
-keeps, the measured costs) is docs/grading.md, "Isolation". This module names everything the rest of
+keeps, the measured costs) is docs/sandbox.md. This module names everything the rest of
 the engine may use; the fences themselves (cgroups, seccomp, Landlock, bubblewrap, the
 launcher threads, the processes of a run) are private modules, and
 tests/test_imports.py fails when a module outside the package imports one.
