@@ -119,6 +119,11 @@ SEARCH_MODULES = ("engine.search", "engine.searchoptions", "engine.searchparts",
                   "engine.entries", "engine.selective", "engine.iterative")
 SEARCH_CORE = ("engine.game",) + SEARCH_MODULES + ("engine.trace", "engine.searchtree",
                                                   "engine.errors")
+# The grading kit's modules that other packages may import (engine/grading/__init__.py).
+KIT_PUBLIC = ("engine.grading.cli", "engine.grading.detect", "engine.grading.judges",
+              "engine.grading.layouts", "engine.grading.printable",
+              "engine.grading.report_html", "engine.grading.results",
+              "engine.grading.workers")
 LAYER_RULES = [
     # Games hold rules only: no program, no grading, no search.
     ("engine.games", ("engine.programs", "engine.grading", "engine.trace",
@@ -149,6 +154,11 @@ LAYER_RULES = [
     # The sandbox is the bottom layer of everything that runs someone else's code: it
     # imports nothing of ours but the errors.
     ("engine.sandbox", ("engine.",), ("engine.sandbox", "engine.errors")),
+    # The tournament, the ladder and grade similar reach the kit through its public
+    # modules only (engine/grading/__init__.py names them); its runner, cases, diagnoses
+    # and generators are its own.
+    (("engine.tournament", "engine.ladder", "engine.similarity"), ("engine.grading",),
+     KIT_PUBLIC),
 ]
 
 
