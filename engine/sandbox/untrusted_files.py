@@ -16,9 +16,9 @@ gigabytes. The functions here
   :func:`remove_beneath`, :func:`chown_beneath`, :func:`chmod_beneath`, ...).
 
 This is THE module through which the kit touches a run, build or seat folder:
-tests/test_trust_files.py fails on a path-based file call (``open``, ``os.path.isdir``,
-``Path.write_bytes``, ``shutil.*`` ...) anywhere else in engine/grading and
-engine/tournament, but for a short list of paths that are ours only. A path below an
+tests/test_trust_lint.py fails on a path-based file call (``open``, ``os.path.isdir``,
+``Path.write_bytes``, ``shutil.*`` ...) anywhere else in engine/sandbox, engine/grading
+and engine/tournament, but for a short list of paths that are ours only. A path below an
 open folder is resolved by ``openat2`` with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS``
 where the kernel has it (Linux 5.6+), else one component at a time with ``O_NOFOLLOW``:
 either way a link anywhere on the way, or a ``..``, is refused (ELOOP/EXDEV/EPERM),
