@@ -97,6 +97,18 @@ def parser() -> argparse.ArgumentParser:
                           description=(__doc__ or "").split("\n")[0])
     commands = top.add_subparsers(dest="command",
                                   metavar="cases|run|merge|similar|autograder")
+    _add_cases_command(commands)
+    _add_run_command(commands)
+    merge = commands.add_parser("merge", help="join the JSON results of shards")
+    merge.add_argument("shards", nargs="+", metavar="SHARD.json")
+    _output_options(merge)
+    _add_autograder_commands(commands)
+    similarity_command.add_parser(commands, PROGRAMS, _positive_int)
+    return top
+
+
+def _add_cases_command(commands: Any) -> None:
+    """``grade cases``: generated cases with their expected outputs."""
     cases = commands.add_parser("cases", help="write generated cases with expected outputs")
     cases.add_argument("program", choices=PROGRAMS)
     cases.add_argument("--count", type=_positive_int, required=True)
@@ -106,6 +118,9 @@ def parser() -> argparse.ArgumentParser:
                        help="cases (a folder of them) none of the new ones may equal: "
                             "make a hidden set with --exclude VISIBLE")
 
+
+def _add_run_command(commands: Any) -> None:
+    """``grade run``: grade submissions."""
     run = commands.add_parser("run", help="grade submissions")
     run.add_argument("program", choices=PROGRAMS)
     run.add_argument("submissions", nargs="+", metavar="SUBMISSION")
@@ -145,10 +160,10 @@ def parser() -> argparse.ArgumentParser:
     _output_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
-    merge = commands.add_parser("merge", help="join the JSON results of shards")
-    merge.add_argument("shards", nargs="+", metavar="SHARD.json")
-    _output_options(merge)
 
+def _add_autograder_commands(commands: Any) -> None:
+    """``grade autograder`` (the Gradescope bundle) and ``grade gradescope-run`` (what
+    the bundle runs there)."""
     bundle = commands.add_parser("autograder", help="make a Gradescope autograder zip")
     bundle.add_argument("program", choices=PROGRAMS)
     bundle.add_argument("--cases", required=True, help="the cases students see")
@@ -170,8 +185,6 @@ def parser() -> argparse.ArgumentParser:
     inside.add_argument("--root", default=os.environ.get(autograder.ROOT_VARIABLE)
                         or autograder.DEFAULT_ROOT, help="the autograder's root "
                         "(default $AUTOGRADER_ROOT, else /autograder)")
-    similarity_command.add_parser(commands, PROGRAMS, _positive_int)
-    return top
 
 
 def _output_options(command: argparse.ArgumentParser) -> None:
@@ -455,62 +468,18 @@ def run_grading(options: argparse.Namespace) -> int:
 
 def _grade_students(options: argparse.Namespace, cases: List[Case], staging: str) -> int:
     """Grade every row of the SUBMISSION paths (:mod:`engine.grading.layouts`)."""
-    try:
-        _, students = layouts.read_paths(options.assignment, options.submissions,
-                                         options.layout, staging, options.descend)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    sources = {student.label: student for student in students}
-    submissions = [student.label for student in students]
-    if options.shard:
-        # options.shard is (index, count): mypy cannot see it ends before ``cost``.
-        submissions = shard(submissions, *options.shard, cost=lambda submission:  # type: ignore[misc]
-                            expected_cost(options.assignment, sources[submission].folder
-                                          or submission, len(cases)))
+    sources, submissions = _students(options, cases, staging)
     limits = Limits(timeout=options.timeout, memory_mb=options.memory,
                     output_mb=options.output_limit)
-    previous = None
-    if options.resume and os.path.exists(options.json):
-        try:
-            previous = results_module.load(options.json)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
+    previous = _previous_results(options)
     progress = Progress(enabled=not options.quiet)
-    try:
-        runner_results = ObservedResults(
-            options.assignment.name, options.json, lenient=options.lenient,
-            limits=dict(limits._asdict()), previous=previous)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    runner_results.progress = progress
-    if options.shard:
-        runner_results.document["shard"] = "%d/%d" % options.shard
-    hidden = [os.path.realpath(options.cases)] if options.cases else []
+    runner_results = _observed_results(options, limits, previous, progress)
     held: List[int] = []
     # Set up whole: a Ctrl-C meanwhile never leaves sandboxes open; it stops the run as
     # it starts.
     with hold_signals(held):
-        try:
-            runner = Runner(options.assignment, cases, runner_results, limits, options.jobs,
-                            options.lenient, options.run_command, options.isolation,
-                            options.build_timeout, progress, hidden=hidden, sources=sources)
-        except IsolationError as error:
-            raise UsageError(f"--isolation {options.isolation}: {error}") from None
-        runner_results.document["isolation"] = runner.isolation
-        runner_results.document["fences"] = list(runner.fences)
-        progress.plan({label: sum(1 for case in cases if not runner_results.has_case(
-            label, case.name)) for label in submissions}, runner.jobs)
-        if not options.quiet:
-            print(f"grade: {len(submissions)} submission(s) x {len(cases)} cases, "
-                  f"{runner.jobs} at a time, isolation {runner.isolation}", file=sys.stderr)
-        exposed = exposure(runner.fences)
-        if exposed:
-            print(f"grade: warning: {exposed}", file=sys.stderr)
-        for label in submissions:
-            student = sources[label]
-            runner_results.add_submission(label)
-            if student.source and (student.ids or student.source != os.path.basename(label)):
-                runner_results.describe(label, source=student.source, ids=list(student.ids))
+        runner = _set_up_runner(options, cases, runner_results, limits, progress, sources,
+                                submissions)
     interrupted = False
     try:
         if held:
@@ -528,6 +497,82 @@ def _grade_students(options: argparse.Namespace, cases: List[Case], staging: str
         print("grade: interrupted; finished cases are kept", file=sys.stderr)
         return 130
     return 0
+
+
+def _students(options: argparse.Namespace, cases: List[Case], staging: str
+              ) -> Tuple[Dict[str, Any], List[str]]:
+    """({row label: layouts.Student}, the labels to grade: this shard's with --shard)."""
+    try:
+        _, students = layouts.read_paths(options.assignment, options.submissions,
+                                         options.layout, staging, options.descend)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    sources = {student.label: student for student in students}
+    submissions = [student.label for student in students]
+    if options.shard:
+        # options.shard is (index, count): mypy cannot see it ends before ``cost``.
+        submissions = shard(submissions, *options.shard, cost=lambda submission:  # type: ignore[misc]
+                            expected_cost(options.assignment, sources[submission].folder
+                                          or submission, len(cases)))
+    return sources, submissions
+
+
+def _previous_results(options: argparse.Namespace) -> Optional[Dict[str, Any]]:
+    """The --json file's document to continue with --resume (None: start afresh);
+    UsageError when it cannot be read."""
+    if options.resume and os.path.exists(options.json):
+        try:
+            return results_module.load(options.json)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    return None
+
+
+def _observed_results(options: argparse.Namespace, limits: Limits,
+                      previous: Optional[Dict[str, Any]],
+                      progress: Progress) -> ObservedResults:
+    """The results document the run fills (continuing ``previous``), telling
+    ``progress`` of each case; UsageError when ``previous`` cannot be continued."""
+    try:
+        runner_results = ObservedResults(
+            options.assignment.name, options.json, lenient=options.lenient,
+            limits=dict(limits._asdict()), previous=previous)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    runner_results.progress = progress
+    if options.shard:
+        runner_results.document["shard"] = "%d/%d" % options.shard
+    return runner_results
+
+
+def _set_up_runner(options: argparse.Namespace, cases: List[Case],
+                   runner_results: ObservedResults, limits: Limits, progress: Progress,
+                   sources: Dict[str, Any], submissions: List[str]) -> Runner:
+    """The Runner (its sandboxes set up), with the isolation, the plan and every row
+    recorded and said; UsageError when the isolation asked for cannot run here."""
+    hidden = [os.path.realpath(options.cases)] if options.cases else []
+    try:
+        runner = Runner(options.assignment, cases, runner_results, limits, options.jobs,
+                        options.lenient, options.run_command, options.isolation,
+                        options.build_timeout, progress, hidden=hidden, sources=sources)
+    except IsolationError as error:
+        raise UsageError(f"--isolation {options.isolation}: {error}") from None
+    runner_results.document["isolation"] = runner.isolation
+    runner_results.document["fences"] = list(runner.fences)
+    progress.plan({label: sum(1 for case in cases if not runner_results.has_case(
+        label, case.name)) for label in submissions}, runner.jobs)
+    if not options.quiet:
+        print(f"grade: {len(submissions)} submission(s) x {len(cases)} cases, "
+              f"{runner.jobs} at a time, isolation {runner.isolation}", file=sys.stderr)
+    exposed = exposure(runner.fences)
+    if exposed:
+        print(f"grade: warning: {exposed}", file=sys.stderr)
+    for label in submissions:
+        student = sources[label]
+        runner_results.add_submission(label)
+        if student.source and (student.ids or student.source != os.path.basename(label)):
+            runner_results.describe(label, source=student.source, ids=list(student.ids))
+    return runner
 
 
 def print_summary(document: Dict[str, Any], out: TextIO) -> None:
