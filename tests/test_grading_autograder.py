@@ -61,10 +61,11 @@ def check_gradescope_schema(results):
 def bundle(tmp_path_factory):
     """A Stake/Raid bundle: 8 visible cases, 4 hidden (the docs' example)."""
     folder = tmp_path_factory.mktemp("bundle")
-    # The default seed's edge cases visible, another seed's (none of them) hidden.
+    # 8 visible cases, and 4 hidden ones made to share none of them (--exclude).
     for name, seed, count in (("visible", 1, 8), ("hidden", 2, 4)):
+        exclude = ["--exclude", str(folder / "visible")] if name == "hidden" else []
         done = engine("grade", "cases", "stake_raid", "--count", str(count), "--seed",
-                      str(seed), "--out", str(folder / name))
+                      str(seed), "--out", str(folder / name), *exclude)
         assert done.returncode == 0, done.stderr
     done = engine("grade", "autograder", "stake_raid", "--cases", str(folder / "visible"),
                   "--hidden", str(folder / "hidden"), "--out", str(folder / "ag.zip"),
