@@ -28,7 +28,7 @@ import functools
 import hashlib
 import html
 import re
-from typing import Callable, Iterable, Mapping, Optional, Union
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Union
 
 __all__ = ["Markup", "Content", "Attribute", "Dialect", "HTML", "XML", "asset", "script_hash"]
 
@@ -55,16 +55,32 @@ Escape = Callable[[str], str]
 _SLOT = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
 
 
+# (Most values hold no character to escape: a test of each is quicker than replacing.)
 def _xml_text(value: str) -> str:
-    return value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+    if "&" in value or "<" in value or ">" in value:
+        return value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+    return value
 
 
 def _xml_attribute(value: str) -> str:
-    return _xml_text(value).replace('"', "&quot;")
+    if "&" in value or "<" in value or ">" in value or '"' in value:
+        return _xml_text(value).replace('"', "&quot;")
+    return value
 
 
 def _html_escape(value: str) -> str:
-    return html.escape(value, quote=True)
+    if "&" in value or "<" in value or ">" in value or '"' in value or "'" in value:
+        return html.escape(value)                   # (quotes too: quote=True by default)
+    return value
+
+
+def _attribute_name(name: str) -> str:
+    """The attribute a Python keyword names (see Dialect.attributes), remembered."""
+    _ATTRIBUTE_NAMES[name] = written = name.rstrip("_").replace("_", "-")
+    return written
+
+
+_ATTRIBUTE_NAMES: Dict[str, str] = {}
 
 
 class Dialect:
@@ -83,54 +99,72 @@ class Dialect:
 
     def escape(self, value: Content) -> Markup:
         """``value`` as markup: Markup as it is, anything else written and escaped."""
-        return self.join((value,))
+        if isinstance(value, str):
+            return value if isinstance(value, Markup) else Markup(self._text(value))
+        out: List[str] = []
+        self._write((value,), out)
+        return Markup("".join(out))
 
     def join(self, parts: Iterable[Content], separator: str = "") -> Markup:
         """The ``parts`` one after the other (``separator``, markup, between them), each
         escaped unless it is Markup; None parts are skipped, iterables written in turn."""
-        written = []
+        if not separator:
+            out: List[str] = []
+            self._write(parts, out)
+            return Markup("".join(out))
+        return Markup(separator.join(self.escape(part) for part in parts if part is not None))
+
+    def _write(self, parts: Iterable[Content], out: List[str]) -> None:
+        """Append each of ``parts`` to ``out`` as markup (see :meth:`join`)."""
+        text = self._text
         for part in parts:
-            if part is None:
+            if isinstance(part, str):
+                out.append(part if isinstance(part, Markup) else text(part))
+            elif part is None:
                 continue
-            if isinstance(part, Markup):
-                written.append(str(part))
-            elif isinstance(part, str):
-                written.append(self._text(part))
             elif isinstance(part, (int, float)):
-                written.append(self._text(str(part)))
+                out.append(text(str(part)))
             else:
-                written.append(self.join(part))
-        return Markup(separator.join(written))
+                self._write(part, out)
 
     def attributes(self, attributes: Mapping[str, Attribute]) -> str:
         """`` name="value"`` for each attribute, in order. A Python name maps to the
         attribute's: a trailing ``_`` is dropped (``class_``), other ``_`` become ``-``
         (``data_g``, ``stroke_width``)."""
+        escape, names = self._attribute, _ATTRIBUTE_NAMES
         written = []
         for name, value in attributes.items():
             if value is None or value is False:
                 continue
-            name = name.rstrip("_").replace("_", "-")
+            name = names.get(name) or _attribute_name(name)
             if value is True:
                 written.append(" " + name)
             elif isinstance(value, Markup):
                 written.append(f' {name}="{value}"')
             else:
-                written.append(f' {name}="{self._attribute(str(value))}"')
+                written.append(f' {name}="{escape(str(value))}"')
         return "".join(written)
 
     def element(self, tag: str, *content: Content, **attributes: Attribute) -> Markup:
         """``<tag attributes>content</tag>``, the content escaped unless it is Markup.
 
         Raises ValueError for content given to a void element."""
-        head = "<" + tag + self.attributes(attributes)
+        head = "<" + tag + self.attributes(attributes) if attributes else "<" + tag
         if tag in self.void:
             if content:
                 raise ValueError(f"<{tag}> is a void element: it holds no content")
             return Markup(head + ">")
         if not content and self.close_empty:
             return Markup(head + "/>")
-        return Markup(head + ">" + self.join(content) + "</" + tag + ">")
+        if len(content) == 1 and isinstance(content[0], str):     # (the common case: fast)
+            inner = content[0]
+            if not isinstance(inner, Markup):
+                inner = self._text(inner)
+        else:
+            out: List[str] = []
+            self._write(content, out)
+            inner = "".join(out)
+        return Markup(head + ">" + inner + "</" + tag + ">")
 
     def start(self, tag: str, **attributes: Attribute) -> Markup:
         """``<tag attributes>`` alone, for a document written a line at a time (its

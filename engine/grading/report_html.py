@@ -59,12 +59,13 @@ def _block(label: str, text: Optional[str], truncated: Any, first_line: int = 1,
         if lines and lines[-1] == "" and final_newline:
             lines.pop()
         other_count = len(other.split("\n")) if other is not None else None
+        number, end = HTML.start("span", class_="ln"), HTML.end("span")   # (once: fast)
+        past = HTML.join((" ", _note("(blank line past the end)", "mark")))
         rows: List[Markup] = []
         for index, line in enumerate(lines):
             past_end = other_count is not None and line == "" and index >= other_count - 1
-            rows.append(HTML.join((
-                HTML.element("span", first_line + index, class_="ln"), _marked(line),
-                (" ", _note("(blank line past the end)", "mark")) if past_end else None)))
+            rows.append(HTML.join((number, first_line + index, end, _marked(line),
+                                   past if past_end else None)))
         if not final_newline and not truncated:
             rows.append(_note("(no newline at the end of the file)", "mark"))
         body = HTML.element("pre", HTML.join(rows, "\n"))
@@ -75,14 +76,19 @@ def _block(label: str, text: Optional[str], truncated: Any, first_line: int = 1,
 
 def _marked(line: str) -> Markup:
     """A line as HTML, carriage returns and trailing blanks made visible."""
+    if "\r" not in line and not line.endswith((" ", "\t")):
+        return escape(line)                     # (most lines: nothing to mark)
     stripped = line.rstrip("\r")
     carriage = len(line) - len(stripped)
     content = stripped.rstrip(" \t")
     trailing = stripped[len(content):]
-    blank = (HTML.element("span", escape(trailing), class_="blank", title="trailing blanks")
-             if trailing else None)
-    return HTML.join((HTML.join((escape(part) for part in content.split("\r")),
-                                CARRIAGE_RETURN), blank, [CARRIAGE_RETURN] * carriage))
+    pieces: List[Markup] = []
+    for part in content.split("\r"):
+        pieces += [CARRIAGE_RETURN, escape(part)] if pieces else [escape(part)]
+    if trailing:
+        pieces.append(HTML.element("span", escape(trailing), class_="blank",
+                                   title="trailing blanks"))
+    return HTML.join(pieces + [CARRIAGE_RETURN] * carriage)
 
 
 def render(document: Mapping[str, Any],
