@@ -33,7 +33,7 @@ import pytest
 from golden import REPO
 
 from engine.errors import UsageError
-from engine.sandbox import start_time
+from engine.sandbox import is_running, start_time
 from engine.ladder import serving
 
 PYTHON = sys.executable
@@ -230,10 +230,13 @@ def _children(state):
 
 
 def _wait_gone(processes, seconds):
-    """The processes (pid, start time) still running after at most ``seconds``."""
+    """The processes (pid, start time) still running after at most ``seconds``. A
+    zombie has ended: its reaper may be a test process that became a child subreaper
+    (the sandbox's tests make theirs one) and never waits for it."""
     deadline = time.monotonic() + seconds
     while True:
-        left = [pid for pid, started in processes if start_time(pid) == started]
+        left = [pid for pid, started in processes
+                if start_time(pid) == started and is_running(pid)]
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.05)
