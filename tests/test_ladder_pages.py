@@ -228,6 +228,7 @@ def test_the_leaderboard_updates_itself(site, watched):
 # --- end to end: a real server, workers, sandboxed agents ----------------------------------
 
 @pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.skipif(shutil.which("bwrap") is None,
                     reason="the workers' sandbox needs bubblewrap here")
 def test_upload_from_me_the_leaderboard_updates_a_replay_steps(tmp_path, browser):
