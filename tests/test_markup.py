@@ -74,3 +74,15 @@ def test_start_and_end_tags_for_a_document_written_a_line_at_a_time():
     lines = [XML.start("g", class_="a<b"), XML.element("rect", x=1), XML.end("g")]
     assert "\n".join(lines) == '<g class="a&lt;b">\n<rect x="1"/>\n</g>'
     assert all(isinstance(line, Markup) for line in lines)
+
+
+@pytest.mark.parametrize("text, html, xml_text, xml_attribute", [
+    ("it's", "it&#x27;s", "it's", "it's"),
+    ('say "x"', "say &quot;x&quot;", 'say "x"', "say &quot;x&quot;"),
+    ("a&b", "a&amp;b", "a&amp;b", "a&amp;b"),
+    ("plain 12.5", "plain 12.5", "plain 12.5", "plain 12.5"),
+])
+def test_each_escape_replaces_exactly_its_characters(text, html, xml_text, xml_attribute):
+    assert HTML.escape(text) == html
+    assert XML.escape(text) == xml_text
+    assert XML.element("t", title=text) == f'<t title="{xml_attribute}"/>'
