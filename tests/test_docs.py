@@ -582,3 +582,13 @@ def test_pictures_are_what_the_programs_draw_today(name, tmp_path):
                          capture_output=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert drawn.read_bytes() == (DOCS / "img" / name).read_bytes()
+
+
+def test_engine_md_maps_every_package_of_engine():
+    """docs/engine.md's layout table has a row for every package of engine/ (a folder
+    with an __init__.py): a maintainer finds each on the map."""
+    layout = (REPO / "docs" / "engine.md").read_text().split(
+        "## Layout", 1)[1].split("\n## ", 1)[0]
+    packages = sorted(path.parent.name for path in (REPO / "engine").glob("*/__init__.py"))
+    missing = [name for name in packages if f"`engine/{name}/" not in layout]
+    assert not missing, f"docs/engine.md's layout has no row for {missing}"
