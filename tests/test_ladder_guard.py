@@ -1,4 +1,4 @@
-"""The ladder's web process on the open network (engine.ladder.guard, .connections):
+"""The ladder's web process on the open network (engine.ladder.web.guard, .connections):
 real uvicorn servers on 127.0.0.1 at random ports, attacked as an attacker would:
 
 * a slowloris head and a trickling body are cut (408, connection closed), an honest
@@ -39,8 +39,8 @@ from starlette.requests import Request  # noqa: E402
 from starlette.responses import HTMLResponse, JSONResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
-from engine.ladder import guard  # noqa: E402
-from engine.ladder.connections import (ConnectionBook, Limits, QuietLog,  # noqa: E402
+from engine.ladder.web import guard  # noqa: E402
+from engine.ladder.web.connections import (ConnectionBook, Limits, QuietLog,  # noqa: E402
                                        address_key, parse_networks)
 
 CSP = "default-src 'none'"
@@ -137,7 +137,7 @@ class Served:
 
 @contextlib.contextmanager
 def serving(limits=QUICK, trust_proxy=None, disk=None):
-    """The test application served by :func:`engine.ladder.guard.server` in a thread."""
+    """The test application served by :func:`engine.ladder.web.guard.server` in a thread."""
     lines = []
     sock = guard.listening_socket("127.0.0.1", 0)
     server = guard.server(application(lines, disk), "127.0.0.1", sock.getsockname()[1],
@@ -252,7 +252,7 @@ SERVER_SCRIPT = textwrap.dedent("""
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
     from starlette.routing import Route
-    from engine.ladder import guard
+    from engine.ladder.web import guard
 
     async def ping(request):
         return JSONResponse({"ok": True})

@@ -117,7 +117,7 @@ def test_a_reload_after_an_upload_from_me_does_not_upload_again(site, watched, t
 
 
 # A browser sends the form's length first, so the body cap's middleware
-# (engine.ladder.guard.protect, given pages.error) answers before the handler: a page.
+# (engine.ladder.web.guard.protect, given pages.error) answers before the handler: a page.
 def test_a_too_large_upload_from_me_is_a_page_naming_the_limit(tmp_path, watched):
     site = Site(tmp_path, ["ann"], upload_mb=1)
     try:

@@ -1,4 +1,4 @@
-"""Uploads (engine/ladder/uploads.py and its readers): hostile archives are refused for
+"""Uploads (engine/ladder/uploads/: the API and its readers): hostile archives are refused for
 the right reason with memory and CPU bounded whatever they declare; normal archives are
 kept once in our normal form, the same files giving the same digest. Standard library
 only: no ladder extra needed.

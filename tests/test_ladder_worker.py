@@ -33,11 +33,12 @@ from ladder_helpers import zip_bytes
 
 from engine.sandbox import SandboxError
 from engine.sandbox.workspace import workspace_root
-from engine.ladder import worker as worker_module
-from engine.ladder import uploads, worker_cache
+from engine.ladder.worker import loop as worker_module
+from engine.ladder import uploads
+from engine.ladder.worker import cache as worker_cache
 from engine.ladder.worker import Worker
-from engine.ladder.worker_cache import BuildCache, WorkerFolder, capacity_for
-from engine.ladder.worker_client import Client, backoff
+from engine.ladder.worker.cache import BuildCache, WorkerFolder, capacity_for
+from engine.ladder.worker.client import Client, backoff
 
 REPO = Path(__file__).resolve().parent.parent
 TOKEN = "w0rker-t0ken-" + "x" * 30
@@ -273,7 +274,7 @@ def test_the_cache_keeps_its_bytes_under_the_cap():
 
 def hold_folder(root):
     """A process that makes a worker's folder in ``root`` and sleeps; (process, path)."""
-    code = ("import sys, time; from engine.ladder.worker_cache import WorkerFolder; "
+    code = ("import sys, time; from engine.ladder.worker.cache import WorkerFolder; "
             f"f = WorkerFolder({str(root)!r}); print(f.path, flush=True); time.sleep(600)")
     process = subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
                                stdout=subprocess.PIPE, text=True)

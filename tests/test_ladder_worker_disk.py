@@ -39,7 +39,7 @@ from engine.sandbox import untrusted_files
 from engine.sandbox.untrusted_files import Bounds, TooLarge, move_out, remove_tree
 from engine.sandbox.workspace import workspace_root
 from engine.ladder.worker import Worker
-from engine.ladder.worker_client import Client
+from engine.ladder.worker.client import Client
 from engine.tournament import entrants as entrants_module
 from engine.tournament.director import Director
 from engine.tournament.games import rules_for

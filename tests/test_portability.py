@@ -20,8 +20,7 @@ NEWER_MODULES = {"zoneinfo", "graphlib", "tomllib"}
 # the ladder's worker, uploads, scheduler and command line stay standard-library only.
 LADDER_EXTRA = {"sqlalchemy", "alembic", "starlette", "uvicorn", "jinja2"}
 LADDER_EXTRA_MODULES = ("engine/ladder/store/", "engine/ladder/web/",
-                        "engine/ladder/migrations/", "engine/ladder/guard.py",
-                        "engine/ladder/connections.py", "engine/ladder/pages.py")
+                        "engine/ladder/migrations/", "engine/ladder/pages.py")
 
 
 def sources():

@@ -1,20 +1,25 @@
-"""A class ladder (``python3 -m engine ladder init|serve|work|export``, docs/ladder.md):
-students upload agents any time, workers play rated games in the kit's sandbox, pages
-show the standings and the replays.
+"""A class ladder (``python3 -m engine ladder``, docs/ladder.md): students upload agents
+any time, workers play rated games in the kit's sandbox, pages show the standings and
+the replays.
 
+    cli.py        the command line: each command's module adds its own arguments
+    create.py     init: a ladder's folder, database and secrets
+    serving.py    serve, its web process, stop (lifelines.py: children die with serve;
+                  ownership.py: DIR/data handed to the web user through descriptors)
+    admin.py      freeze, worker-token
+    exporting.py  export: the tournament's results, the final's entrants
     config.py     the ladder's folder: settings, tokens, where things live
-    uploads.py    an upload read once, kept in our normal form, unpacked link-safely
-    archive_rules.py, tar_format.py, zip_format.py   its bounded readers
-    scheduler.py  placement games, then pairing by rating uncertainty
-    store.py      the database (SQLAlchemy; SQLite or PostgreSQL; Alembic migrations)
-    web.py        the HTTP API, pages and workers' protocol (Starlette)
-    pages.py      renders the pages: templates/*.html (Jinja2), static/ (style, script,
-                  icon); the game's board is the tournament report's
-    worker.py     a worker: leases builds and games, plays them through the tournament
-    cli.py        the command line
+    extra.py      the optional libraries, imported with one clear line when missing
+    uploads/      an upload read once by bounded readers, kept in our normal form
+    scheduler.py  who plays whom: turns, placement, uncertainty, backoff (pure)
+    store/        the database, by responsibility (SQLAlchemy; Alembic migrations)
+    web/          the API, the workers' protocol, the pages (Starlette), and the
+                  network's bounds (guard.py, connections.py)
+    pages.py      renders the pages: templates/*.html (Jinja2), static/
+    worker/       a worker: leases builds and games, plays them through the tournament
 
 The ladder builds on the tournament (entrants, director, referee, ratings, results,
-report) and the kit's sandbox; nothing imports the ladder. Its web process and database
-need the ``ladder`` extra (pip install '.[ladder]'); a worker needs the standard
-library only.
+report) and the sandbox; nothing imports the ladder. Its web process and database need
+the ``ladder`` extra (pip install '.[ladder]'); a worker, the uploads and the scheduler
+need the standard library only.
 """

@@ -142,7 +142,7 @@ def _refuse_a_second_serve(folder: str) -> None:
 
 def _listen(host: str, port: int) -> socket.socket:
     """The server's listening socket, bound here: UsageError when the port is taken."""
-    from .guard import PortTaken, listening_socket
+    from .web.guard import PortTaken, listening_socket
     try:
         return listening_socket(host, port)
     except PortTaken as error:
@@ -288,8 +288,8 @@ def run_web(options: argparse.Namespace) -> int:
     settings = config.load(options.folder)
     module = store_module()
     web = web_module()
-    from . import guard
-    from .connections import Limits
+    from .web import guard
+    from .web.connections import Limits
     store = module.Store(settings)
     listener = None if options.socket_fd is None else socket.socket(fileno=options.socket_fd)
     try:

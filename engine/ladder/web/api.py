@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 
 from .. import config
 from ..store.accounts import Caller
-from ..guard import BodyTooLarge
+from .guard import BodyTooLarge
 from .common import error, for_students, json_body, limits_of, store_of
 from .receiving import receive
 

@@ -1,5 +1,5 @@
 """The application: the routes, the objects the endpoints share (``app.state``), and
-the network guards around it (engine.ladder.guard; the server itself is guard.server).
+the network guards around it (engine.ladder.web.guard; the server itself is guard.server).
 
 ``app.state.store`` is the :class:`engine.ladder.store.Store`, ``app.state.limits`` the
 process's rate limiters (engine.ladder.web.common). The standings' refresher thread
@@ -9,8 +9,9 @@ starts with the server (see engine.ladder.store.standings).
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from .. import guard, pages
-from ..guard import ASGIApp
+from .. import pages
+from . import guard
+from .guard import ASGIApp
 from ..store import Store
 from . import api, site, work
 from .common import Limits
@@ -45,7 +46,7 @@ ROUTES = [
 
 def make_app(store: Store) -> ASGIApp:
     """The application over ``store`` (see the module docstring), inside the network
-    guards (engine.ladder.guard.protect): bodies capped, every failure answered as JSON
+    guards (engine.ladder.web.guard.protect): bodies capped, every failure answered as JSON
     under /api/ and as a page elsewhere, the policy headers."""
     app = Starlette(routes=ROUTES)
     app.state.store = store

@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..guard import FailureLimit, RateLimit
+from .guard import FailureLimit, RateLimit
 from ..store import Store
 from ..store.accounts import Caller
 

@@ -16,7 +16,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import config, pages
 from ..store.games import CHALLENGES_PER_HOUR
-from ..guard import BodyTooLarge
+from .guard import BodyTooLarge
 from .common import (LOGIN_COOKIE, SESSION_COOKIE, address, limits_of, store_of)
 from .receiving import receive
 

@@ -3,7 +3,7 @@
 uvicorn's HTTP protocols bound the size of a request head (h11's 16 KB) but not its
 time: a client that sends one header byte a minute holds its connection for ever, and a
 few hundred of them held every slot. :class:`GuardedProtocol` (the class passed as
-``uvicorn.Config(http=...)``; see :func:`engine.ladder.guard.server`) adds:
+``uvicorn.Config(http=...)``; see :func:`engine.ladder.web.guard.server`) adds:
 
 * a connection cap per client address (an IPv6 client counts by its /64) and one in
   all, checked when the connection is made: past either, the connection is closed at
@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Un
 
 from uvicorn.protocols.http import h11_impl
 
-from ..grading.printable import printable
+from ...grading.printable import printable
 
 # h11 as uvicorn uses it (reached through uvicorn, whose names mypy.ini leaves unchecked).
 h11: Any = h11_impl.h11
@@ -138,7 +138,7 @@ class ConnectionBook:
 
     Connections from a trusted proxy (``trusted``) are counted in all only: the proxy
     speaks for many clients, and the per-client limits then apply to the address it
-    forwards (engine.ladder.guard)."""
+    forwards (engine.ladder.web.guard)."""
 
     def __init__(self, limits: Limits, trusted: Iterable[Network],
                  log: Callable[[Any, str], None]) -> None:

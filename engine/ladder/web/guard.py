@@ -2,7 +2,7 @@
 
 * :func:`server` -> the uvicorn server of an application, on a socket bound beforehand,
   whose connections are capped per client address and in all and whose request heads
-  and bodies are timed (:mod:`engine.ladder.connections`); proxy headers
+  and bodies are timed (:mod:`engine.ladder.web.connections`); proxy headers
   (X-Forwarded-For, X-Forwarded-Proto) are believed only from the addresses
   ``trust_proxy`` names, never by default.
 * :func:`protect` -> the application wrapped in the request-body caps (413, naming the
@@ -26,8 +26,8 @@ from typing import (Any, Awaitable, Callable, Deque, Dict, Hashable, Iterable, L
 
 from starlette.requests import ClientDisconnect
 
-from ..errors import EngineError
-from ..grading.printable import printable
+from ...errors import EngineError
+from ...grading.printable import printable
 from .connections import (ConnectionBook, Limits, Network, QuietLog, is_address, parse_networks,
                           protocol_class, within)
 

@@ -4,7 +4,7 @@ grading kit's sandbox through the tournament's director and referee, posts the r
 Every worker, on the server's machine (``ladder work DIR``, or ``ladder serve
 --workers N``) or on another (``ladder work --server URL --worker-token-file FILE``, a
 cluster node), speaks the same JSON protocol (version 2), its own token as its Bearer
-token (:mod:`engine.ladder.worker_client`):
+token (:mod:`engine.ladder.worker.client`):
 
     GET  /api/work/settings                  the game, clock, sizes, seed, lease,
                                              isolation, memory_mb, class_size
@@ -29,9 +29,9 @@ every line of it that reaches stderr goes through ``printable``.
 
 A worker keeps one :class:`engine.tournament.director.Director` (one job: two seats)
 for its life: its builds on disk in the worker's folder
-(:class:`engine.ladder.worker_cache.WorkerFolder`, cleaned by the next worker if this
+(:class:`engine.ladder.worker.cache.WorkerFolder`, cleaned by the next worker if this
 one is killed outright), kept by last use
-(:class:`engine.ladder.worker_cache.BuildCache`), never evicting a player of the game
+(:class:`engine.ladder.worker.cache.BuildCache`), never evicting a player of the game
 being set up; its run folders in the kit's workspace in memory, where the run's memory
 limit bounds what an agent writes. A worker killed outright loses its lease's work: the
 lease expires and the server hands it out again. Standard library only, so that a
@@ -46,17 +46,17 @@ import time
 from typing import (Any, Callable, Dict, NamedTuple, Optional, Sequence, Set, Tuple, TypeVar,
                     Union)
 
-from ..commandline import positive, terminate_as_interrupt
-from ..errors import UsageError
-from ..grading.printable import printable
-from ..sandbox import remove_tree
-from ..tournament import entrants as entrants_module
-from ..tournament.director import Director
-from ..tournament.games import rules_for
-from ..tournament.schedule import GameSpec
-from . import config, uploads
-from .worker_cache import (DEFAULT_CACHE_MB, BuildCache, WorkerFolder, capacity_for)
-from .worker_client import (Client, ServerError, read_token_file, refuse_exposed_token,
+from ...commandline import positive, terminate_as_interrupt
+from ...errors import UsageError
+from ...grading.printable import printable
+from ...sandbox import remove_tree
+from ...tournament import entrants as entrants_module
+from ...tournament.director import Director
+from ...tournament.games import rules_for
+from ...tournament.schedule import GameSpec
+from .. import config, uploads
+from .cache import (DEFAULT_CACHE_MB, BuildCache, WorkerFolder, capacity_for)
+from .client import (Client, ServerError, read_token_file, refuse_exposed_token,
                             say)
 
 IDLE_WAIT = 1.0

@@ -5,7 +5,7 @@ An upload is hostile until proven otherwise. The server calls :func:`accept` onc
 upload: it reads the raw archive with our own bounded readers
 (:mod:`engine.ladder.zip_format`, :mod:`engine.ladder.tar_format`: every header, name,
 member count, total and per-member size bounded BEFORE anything is buffered, see
-:mod:`engine.ladder.archive_rules`) and either refuses it (:class:`Refused`, a one-line
+:mod:`engine.ladder.uploads.rules`) and either refuses it (:class:`Refused`, a one-line
 reason for the student) or writes our normal form of it: a .tar.gz of regular files and
 folders only, clean names in sorted order, our modes (0755 or 0644), no owner, no times,
 the single folder an agent is often wrapped in removed, nothing else of the original
@@ -35,8 +35,8 @@ import tempfile
 import zlib
 from typing import IO, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
 
-from ..sandbox import Bounds, open_folder, open_path, remove_tree
-from .archive_rules import (CHUNK, UPLOAD_BOUNDS, Catalog, Refused, Sink, size_words,
+from ...sandbox import Bounds, open_folder, open_path, remove_tree
+from .rules import (CHUNK, UPLOAD_BOUNDS, Catalog, Refused, Sink, size_words,
                             stream_limit)
 from .tar_format import Inflated, NormalTar, read_tar
 from .zip_format import read_zip

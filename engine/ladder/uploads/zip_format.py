@@ -28,7 +28,7 @@ import struct
 import zlib
 from typing import IO, Iterator, List, NamedTuple, Optional, Tuple
 
-from .archive_rules import (CHUNK, MAX_NAME, Catalog, Refused, Sink, decode_name, shown,
+from .rules import (CHUNK, MAX_NAME, Catalog, Refused, Sink, decode_name, shown,
                             size_words)
 
 END, END_SIZE = b"PK\x05\x06", 22

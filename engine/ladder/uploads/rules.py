@@ -24,8 +24,8 @@ archive may hold (:func:`stream_limit`), whatever the archive says.
 
 from typing import Dict, Iterator, List, Optional, Protocol
 
-from ..errors import EngineError
-from ..sandbox import Bounds
+from ...errors import EngineError
+from ...sandbox import Bounds
 
 # What one upload may hold: far more than an agent needs, far less than a disk.
 UPLOAD_BOUNDS = Bounds(depth=16, entries=2000, bytes=64 * 1024 * 1024)

@@ -36,7 +36,7 @@ import tempfile
 import time
 from typing import Any, Callable, Collection, List, NamedTuple, Optional
 
-from ..sandbox import WORKSPACE_PREFIX, remove_tree
+from ...sandbox import WORKSPACE_PREFIX, remove_tree
 
 FOLDER_PREFIX = "ladder-worker-"
 # A folder being made has this name until its worker holds its lock.

@@ -23,8 +23,8 @@ import urllib.error
 import urllib.request
 from typing import Any, Callable, Iterator, Optional
 
-from ..errors import EngineError, UsageError
-from ..grading.printable import printable
+from ...errors import EngineError, UsageError
+from ...grading.printable import printable
 
 RETRY_FIRST = 0.5
 RETRY_CAP = 30.0

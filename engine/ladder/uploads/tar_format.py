@@ -32,7 +32,7 @@ import struct
 import zlib
 from typing import IO, Callable, Dict, Iterator, NamedTuple, Optional, Set
 
-from .archive_rules import (CHUNK, MAX_EXTENDED, MAX_NAME, Catalog, Refused, Sink,
+from .rules import (CHUNK, MAX_EXTENDED, MAX_NAME, Catalog, Refused, Sink,
                             decode_name, shown, size_words)
 
 BLOCK = 512
