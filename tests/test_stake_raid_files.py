@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from engine.errors import UsageError
 from engine.games.stake_raid import MAX, MIN, RAID, move_name
-from engine.games.stake_raid_files import (FileFormatError, board_cells, board_rows,
+from engine.games.stake_raid_files import (FileFormatError, Problem, board_cells, board_rows,
                                            input_text, output_move, output_text,
                                            parse_input, parse_move, parse_output,
                                            plain_number, position)
@@ -23,7 +23,8 @@ def test_input_text_and_parse_input_round_trip(case):
     marks[0] = "."                          # a board with a move to make
     rows = ["".join(marks[r * size:(r + 1) * size]) for r in range(size)]
     problem = parse_input(input_text(size, mode, player, depth, values, rows))
-    assert problem == (size, mode, player, depth, values, rows)
+    assert problem == Problem(size, mode, player, depth, values, rows)
+    assert problem != Problem(size, mode, player, depth + 1, values, rows)
     game, state = position(problem)
     assert board_rows(state[0], size, player) == rows
     assert state[2] == MAX

@@ -22,15 +22,22 @@ program searches: its nodes also carry their depth and the positions on their pa
 that repetition, "sooner wins score higher" and the evaluation can be stated per node.
 """
 
-from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Union, cast
+from __future__ import annotations
 
 from ..game import Game
 
-# A placement is the cell (int), a slide ``(origin, destination)``; a position is
-# ``(board, turn)``, a node of MorrisLookahead ``(board, turn, depth, path)``.
-Action = Union[int, Tuple[int, int]]
-Position = Tuple[str, str]
-Node = Tuple[str, str, int, FrozenSet[str]]
+# tmmorris.py imports this module on every run; typing (about 10 ms of start-up) is for
+# mypy only. A placement is the cell (int), a slide ``(origin, destination)``; a position
+# is ``(board, turn)``, a node of MorrisLookahead ``(board, turn, depth, path)``.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
+
+    Action = Union[int, Tuple[int, int]]
+    Position = Tuple[str, str]
+    Node = Tuple[str, str, int, FrozenSet[str]]
+else:   # the same names at run time, for modules that build type aliases of them
+    Action, Position, Node = object, tuple, tuple
 
 ROWS_AND_COLUMNS = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8))
 # Orthogonal neighbours of each cell, in raster order (so slides come out in spec order).
@@ -315,7 +322,8 @@ class MorrisLookahead(Game):
         return self.terminal_value(node) is not None
 
     def utility(self, node: Node) -> int:
-        return cast(int, self.terminal_value(node))      # not None: ``node`` is terminal
+        value: int = self.terminal_value(node)  # type: ignore[assignment]  # terminal: an int
+        return value
 
     def is_maxs_turn(self, node: Node) -> bool:
         return node[1] == "x"

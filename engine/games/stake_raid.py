@@ -26,14 +26,23 @@ Successor order (spec "Search"): all Stakes row-major, then all Raids row-major 
 raided square. This order is the tie-break order of the root.
 """
 
-from itertools import compress
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
+from __future__ import annotations
+
+from itertools import chain, compress
 
 from ..game import Game
 
-# A state is ``(cells, score, mover)``: the board as one byte per cell (EMPTY, MAX, MIN)
-# in row-major order, MAX's score, the side to move.
-State = Tuple[bytes, int, int]
+# homework.py's every run imports this module, and typing costs about 10 ms of start-up:
+# the type names are for mypy only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+    # A state is ``(cells, score, mover)``: the board as one byte per cell (EMPTY, MAX,
+    # MIN) in row-major order, MAX's score, the side to move.
+    State = Tuple[bytes, int, int]
+else:
+    State = tuple       # the same name at run time, for modules that build type aliases
 
 EMPTY, MAX, MIN = 0, 1, 2
 RAID = 1 << 10          # actions >= RAID are Raids (N*N <= 676 < 1024)
@@ -157,16 +166,13 @@ class StakeRaid(Game):
         """Raided squares in row-major order: empty cells orthogonally adjacent to a
         piece of ``mover`` and, unless ``flipless`` (default: the game's
         ``flipless_raids``), to an enemy piece too."""
-        flags = cells.translate(_ONLY[mover])
-        if 1 not in flags:
+        own = int.from_bytes(cells.translate(_ONLY[mover]), "little")
+        if not own:
             return []
-        near = self._near(int.from_bytes(flags, "little"))
-        if not (self.flipless_raids if flipless is None else flipless):
-            flags = cells.translate(_ONLY[MAX + MIN - mover])
-            if 1 not in flags:
-                return []
-            near &= self._near(int.from_bytes(flags, "little"))
-        near &= int.from_bytes(cells.translate(_ONLY[EMPTY]), "little")
+        near = self._near(own) & int.from_bytes(cells.translate(_ONLY[EMPTY]), "little")
+        if near and not (self.flipless_raids if flipless is None else flipless):
+            near &= self._near(int.from_bytes(cells.translate(_ONLY[MAX + MIN - mover]),
+                                              "little"))
         if not near:
             return []
         return list(compress(self.cell_range, near.to_bytes(self.area, "little")))
@@ -293,18 +299,20 @@ class StakeRaid(Game):
         """(actions, values) of every child on the cut-off: its score, in visit order.
 
         A child's value (terminal or evaluated alike) is the parent's score plus the
-        move's gain, so no child is built. ``values`` is a lazy iterator: alpha-beta
-        stops computing at a cut; ``actions`` is an indexable view of the same moves.
+        move's gain, so no child is built. ``values`` is a lazy iterator: the Stakes'
+        values are one list, made in one pass over the empty squares' values; the Raids'
+        are computed only if the search gets past the Stakes (alpha-beta stops at a
+        cut). ``actions`` is an indexable view of the same moves.
         """
         cells, score, mover = state
-        actions = HorizonActions(self, cells, mover, self.empties(cells))
-        return actions, self._horizon_iter(actions, score)
+        empty_flags = cells.translate(_ONLY[EMPTY])
+        stakes = [score + gain for gain in compress(self.signed[mover], empty_flags)]
+        actions = HorizonActions(self, cells, mover, empty_flags)
+        return actions, chain(stakes, self._raid_values(actions, score))
 
-    def _horizon_iter(self, actions: "HorizonActions", score: int) -> Iterator[int]:
-        cells, mover, empties = actions.cells, actions.mover, actions.empties
-        signed = self.signed[mover]
-        for cell in empties:
-            yield score + signed[cell]
+    def _raid_values(self, actions: "HorizonActions", score: int) -> Iterator[int]:
+        """The values of the Raids of a horizon node, in visit order, one at a time."""
+        cells, mover = actions.cells, actions.mover
         values, neighbours = self.values, self.neighbours
         enemy = MAX + MIN - mover
         sign = 1 if mover == MAX else -1
@@ -317,13 +325,15 @@ class StakeRaid(Game):
 
 
 class HorizonActions:
-    """The actions of a horizon node by index (Stakes, then Raids); the raid targets
-    are found once, when first needed."""
+    """The actions of a horizon node by index (Stakes, then Raids): the empty squares
+    and the raid targets are found once, when first needed (most horizon nodes never
+    ask: the search reads an action only to store a best move)."""
 
-    __slots__ = ("game", "cells", "mover", "empties", "targets")
+    __slots__ = ("game", "cells", "mover", "empty_flags", "empties", "targets")
 
-    def __init__(self, game: StakeRaid, cells: bytes, mover: int, empties: List[int]) -> None:
-        self.game, self.cells, self.mover, self.empties = game, cells, mover, empties
+    def __init__(self, game: StakeRaid, cells: bytes, mover: int, empty_flags: bytes) -> None:
+        self.game, self.cells, self.mover, self.empty_flags = game, cells, mover, empty_flags
+        self.empties: Optional[List[int]] = None
         self.targets: Optional[List[int]] = None
 
     def raid_targets(self) -> List[int]:
@@ -332,6 +342,8 @@ class HorizonActions:
         return self.targets
 
     def __getitem__(self, index: int) -> int:
+        if self.empties is None:
+            self.empties = list(compress(self.game.cell_range, self.empty_flags))
         stakes = len(self.empties)
         if index < stakes:
             return self.empties[index]

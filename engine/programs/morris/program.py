@@ -19,14 +19,21 @@ depth is min(PLY, 7): from 7 on the choice is perfect and a larger PLY changes n
 'play' lets you play against the program in the terminal (cells are numbered 1-9).
 """
 
+from __future__ import annotations
+
 import sys
-from typing import List, Optional, Tuple
 
 from ...errors import UsageError
 from ...games.morris import check_board
 from ...trace import VisitedListing
 from ...commandline import parse_positive_int, run_program, write_atomically
 from .lookahead import best_move
+
+# The grader programs import this module on every run; typing (about 10 ms of start-up)
+# is for mypy only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional, Tuple
 
 USAGE = "usage: tmmorris.py STATE PATH PLY TURN  (or: python3 -m engine tmmorris play)"
 

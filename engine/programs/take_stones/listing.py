@@ -19,18 +19,24 @@ str), and both write plain text to the sink:
   depth of the subtree; text would need them spelled out line by line.
 """
 
+from __future__ import annotations
+
 import sys
 from operator import itemgetter
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from ...games.take_stones import TakeStones
 from ...trace import TraceRecorder
 
+# The grader program imports this module on every run; typing (about 10 ms of start-up)
+# is for mypy only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-# A captured subtree: (its text or records, the stones varying under its memo key, those
-# of them on the table); see RecordListing. ``memo`` arguments are the program's
-# BoundedMemo (a dict that counts the bytes it holds), or None.
-Segment = Tuple[bytes, int, int]
+    # A captured subtree: (its text or records, the stones varying under its memo key,
+    # those of them on the table); see RecordListing. ``memo`` arguments are the
+    # program's BoundedMemo (a dict that counts the bytes it holds), or None.
+    Segment = Tuple[bytes, int, int]
 
 
 def stone_texts(n: int) -> List[bytes]:
