@@ -56,7 +56,7 @@ def play(paths, staff=(), fmt="round-robin", isolation="auto", seconds=2.0, grac
         while True:
             plan = schedule.make(fmt, names, staff_names, 3, list(sizes), pairs, 3, None,
                                  played)
-            todo = schedule_todo(plan, played, shard)
+            todo = schedule_todo(plan, played, shard, RULES)
             if not todo:
                 break
             director.play(todo, lambda record: played.__setitem__(record["id"], record))

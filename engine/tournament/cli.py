@@ -504,7 +504,7 @@ class _Tournament(_Directed):
         self.plan = plan = self._plan_now()
         shard_count = options.shard[1] if options.shard else 1
         progress = Progress(options, max(0, (plan.expected - len(self.played))) // shard_count
-                            or len(schedule_todo(plan, self.played, options.shard)))
+                            or len(schedule_todo(plan, self.played, options.shard, self.rules)))
 
         def on_game(record: Dict[str, Any]) -> None:
             self.played[record["id"]] = record
@@ -513,7 +513,7 @@ class _Tournament(_Directed):
                 results.save(options.json, self.document(False))
 
         while True:
-            todo = schedule_todo(plan, self.played, options.shard)
+            todo = schedule_todo(plan, self.played, options.shard, self.rules)
             if not todo or director.failures:
                 break
             director.play(todo, on_game, _say_not_refereed)
@@ -531,7 +531,7 @@ class _Tournament(_Directed):
         options, plan = self.options, self.plan
         complete = not interrupted and not director.failures and plan is not None and (
             options.shard is not None
-            or plan.final and not schedule_todo(plan, self.played, None))
+            or plan.final and not schedule_todo(plan, self.played, None, self.rules))
         self.final = self.document(complete)
         write_outputs(options, self.final)
 

@@ -262,7 +262,7 @@ class Director:
 
 
 def schedule_todo(plan: schedule.Schedule, played: Container[int],
-                  shard: Optional[Tuple[int, int]]) -> List[GameSpec]:
-    """The games of ``plan`` still to play in ``shard``."""
-    mine = schedule.in_shard(plan.games, shard)
+                  shard: Optional[Tuple[int, int]], rules: Rules) -> List[GameSpec]:
+    """The games of ``plan`` still to play in ``shard`` (of the game ``rules``)."""
+    mine = schedule.in_shard(plan.games, shard, rules.size_cost)
     return [game for game in plan.games if game.id not in played and game.id in mine]

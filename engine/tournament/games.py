@@ -40,6 +40,7 @@ from ..grading.judges import load as load_assignment
 X_SIDE, O_SIDE = "x", "o"
 _SWAP = bytes.maketrans(bytes([MAX, MIN]), bytes([MIN, MAX]))
 _LINE_CELL = re.compile(r"^\s*([A-Za-z])\s*,?\s*(\d+)\s*$")
+_CELL_NAME = re.compile(r"^[A-Z][0-9]{1,2}$")      # a cell as records name it: B3
 
 
 # ``seconds`` as the plainest number that keeps its milliseconds (``3``, ``2.5``), as
@@ -52,7 +53,19 @@ class SizeError(EngineError, ValueError):
 
 
 class Board(Protocol):
-    """One game in progress, as the referee drives it (both games' boards fulfil it)."""
+    """One game in progress, as the referee drives it (every game's board fulfils it).
+
+    ``side`` is the side to move (``x`` moves first, then ``o``); ``over`` whether the
+    game has ended. The referee writes ``input_text(seconds)`` as the mover's
+    input.txt, reads its output.txt with ``parse`` (None: garbled), checks the action
+    with ``legal`` and plays it with ``play`` (which returns the move's name for the
+    record). ``scores`` are [X, O] as the game counts them, ``forfeit_scores(winner)``
+    those of a game ``winner`` won by forfeit, ``winner`` is ``x``, ``o`` or ``draw``.
+
+    ``rows`` is the position as the report draws it: a square of n strings of n
+    characters (n * n < 676 cells), the top row first, a character per cell: ``.``
+    empty, ``X``, ``O``, ``*`` a cell nobody may take (the report colours these
+    four)."""
 
     @property
     def over(self) -> bool: ...
@@ -79,13 +92,28 @@ class Board(Protocol):
 
 class Rules(Protocol):
     """A tournament game's facts (the class engine.registry names as an assignment's
-    ``tournament``; its members are static): ``name`` (the assignment's), ``title``,
-    ``default_sizes`` (``--sizes``'s default), ``entry_points`` and ``entrant_plan``
-    (how an entrant without a Makefile runs), ``ours`` (our players: name ->
-    description), ``anchors`` (the players of ``ours`` a ladder places every newcomer
-    against, as ``ours:NAME``, strongest first), the sizes (``parse_sizes``,
-    ``size_label``, ``size_of``), the seeded ``setup`` of a board's cells and the
-    :class:`Board` of a game."""
+    ``tournament``; its members are static). Nothing outside this class looks at a
+    game's name to know one of them:
+
+    * ``name`` (the assignment's), ``title``;
+    * ``entry_points`` and ``entrant_plan``: how an entrant without a Makefile runs;
+    * ``ours``: our players (name -> description); ``anchors``: the players of ``ours``
+      a ladder places every newcomer against, as ``ours:NAME``, strongest first (may
+      be empty);
+    * sizes: ``default_sizes`` (``--sizes``'s default), ``parse_sizes`` (a size's
+      word, as ``--sizes`` and the records write it, to the game's size objects; a
+      size is written to JSON as itself when it is an int, else as its ``str``, which
+      ``parse_sizes`` reads back), ``size_label`` (plain, for terminals and logs:
+      ``5x5``), ``size_text`` (for people, on pages: ``5×5``; shorter when ``short``),
+      ``size_of`` (the size of a game's cells), ``size_cost`` (what a game on it costs,
+      in moves, to balance shards);
+    * cells: the seeded ``setup`` of a game's ``cells`` (stored in its record),
+      ``clean_cells`` (a record's cells when a board can be set up from them and drawn,
+      else None: records are untrusted), ``cell_values`` (the numbers a replay writes
+      in the cells, row by row, or None);
+    * ``first_row``: the number the game gives the top row in cell names (A1: 1, A0:
+      0), which the report's replays label rows with;
+    * ``board``: the :class:`Board` of a game in progress."""
 
     @property
     def name(self) -> str: ...
@@ -105,15 +133,26 @@ class Rules(Protocol):
     @property
     def anchors(self) -> Tuple[str, ...]: ...
 
+    @property
+    def first_row(self) -> int: ...
+
     def entrant_plan(self, folder: Path) -> Optional[Plan]: ...
 
     def parse_sizes(self, text: str) -> List[Any]: ...
 
     def size_label(self, size: Any) -> str: ...
 
+    def size_text(self, size: Any, short: bool = ...) -> str: ...
+
+    def size_cost(self, size: Any) -> int: ...
+
     def setup(self, seed: int, pair: int, size: Any, openings: int = ...) -> Any: ...
 
     def size_of(self, cells: Any) -> Any: ...
+
+    def clean_cells(self, cells: object) -> Any: ...
+
+    def cell_values(self, cells: Any) -> Optional[List[int]]: ...
 
     def board(self, cells: Any) -> Board: ...
 
@@ -196,6 +235,7 @@ class StakeRaidRules:
             "greedy": "the move with the best immediate score",
             **{f"depth{d}": f"fixed-depth alpha-beta, depth {d}" for d in range(1, 10)}}
     anchors = ("ours:agent", "ours:greedy")
+    first_row = 1           # the homework names the top-left cell A1
 
     @staticmethod
     def entrant_plan(folder: Path) -> Optional[Plan]:
@@ -225,6 +265,16 @@ class StakeRaidRules:
         return f"{size}x{size}"
 
     @staticmethod
+    def size_text(size: int, short: bool = False) -> str:
+        """``5×5`` (short or not)."""
+        return f"{size}×{size}"
+
+    @staticmethod
+    def size_cost(size: int) -> int:
+        """The board's squares: the moves of a game."""
+        return size * size
+
+    @staticmethod
     def setup(seed: int, pair: int, size: int, openings: int = 0) -> List[int]:
         """The values of pair ``pair``'s board: a pure function of the arguments."""
         rng = random.Random(f"tournament stake_raid {seed} {pair} {size}")
@@ -233,6 +283,22 @@ class StakeRaidRules:
     @staticmethod
     def size_of(cells: Sequence[int]) -> int:
         return int(len(cells) ** 0.5 + 0.5)
+
+    @staticmethod
+    def clean_cells(cells: object) -> Optional[List[int]]:
+        """``cells`` when they are N * N integers (N in 1..26) a page can show, else
+        None."""
+        if not isinstance(cells, list) or not all(
+                isinstance(v, int) and not isinstance(v, bool) and abs(v) < 10 ** 6
+                for v in cells):
+            return None
+        size = int(len(cells) ** 0.5 + 0.5)
+        return cells if 1 <= size <= 26 and size * size == len(cells) else None
+
+    @staticmethod
+    def cell_values(cells: Sequence[int]) -> List[int]:
+        """The squares' values, which a replay writes in them (and adds up)."""
+        return list(cells)
 
     @staticmethod
     def board(cells: Sequence[int]) -> StakeRaidBoard:
@@ -341,6 +407,7 @@ class LineEmUpRules:
     ours = {"e1": "our AI with heuristic e1 (open lines)",
             "e2": "our AI with heuristic e2 (weighted threats)"}
     anchors = ("ours:e2", "ours:e1")
+    first_row = 0           # the handout names the top-left cell A0
 
     @staticmethod
     def entrant_plan(folder: Path) -> Optional[Plan]:
@@ -374,6 +441,18 @@ class LineEmUpRules:
         return f"{size.n}x{size.n} s={size.s} b={size.b}"
 
     @staticmethod
+    def size_text(size: LineSize, short: bool = False) -> str:
+        """``6×6, 4 in a row, 3 blocs``; ``6×6 s4 b3`` when ``short``."""
+        if short:
+            return f"{size.n}×{size.n} s{size.s} b{size.b}"
+        return f"{size.n}×{size.n}, {size.s} in a row, {size.b} blocs"
+
+    @staticmethod
+    def size_cost(size: LineSize) -> int:
+        """The board's cells (blocs included): a bound on the moves of a game."""
+        return size.n * size.n
+
+    @staticmethod
     def setup(seed: int, pair: int, size: LineSize, openings: int = 2) -> Dict[str, Any]:
         """Blocs and an opening of ``openings`` plies (never one that ends the game), a
         pure function of the arguments."""
@@ -399,6 +478,29 @@ class LineEmUpRules:
     @staticmethod
     def size_of(cells: Dict[str, Any]) -> LineSize:
         return LineSize(cells["n"], cells["s"], len(cells["blocs"]))
+
+    @staticmethod
+    def clean_cells(cells: object) -> Optional[Dict[str, Any]]:
+        """``cells`` when n is 3..10, s 3..n, and every bloc and opening move names a
+        cell of the board (``B3``), else None."""
+        if not isinstance(cells, dict):
+            return None
+        n, s, blocs = cells.get("n"), cells.get("s"), cells.get("blocs")
+        if not (isinstance(n, int) and isinstance(s, int) and 3 <= n <= 10 and 3 <= s <= n):
+            return None
+        opening = cells.get("opening", [])
+        names = (blocs if isinstance(blocs, list) else []) + (
+            opening if isinstance(opening, list) else [])
+        if not isinstance(blocs, list) or not all(
+                isinstance(name, str) and _CELL_NAME.match(name)
+                and ord(name[0]) - ord("A") < n and int(name[1:]) < n for name in names):
+            return None
+        return cells
+
+    @staticmethod
+    def cell_values(cells: Dict[str, Any]) -> None:
+        """None: a replay writes nothing in Line 'em Up's cells."""
+        return None
 
     @staticmethod
     def board(cells: Dict[str, Any]) -> LineEmUpBoard:

@@ -19,12 +19,14 @@ computed here and embedded as JSON in ``<script type="application/json"
 id="replay-data">`` (``<``, ``>``, ``&``, U+2028 and U+2029 written as ``\\uXXXX``)::
 
     {"game": "stake_raid", "base": 1,          # base: the number of the top row
+                                                #   (the rules' first_row)
      "games": [null | {                         # one per record of "games", in order
          "n": 5,                                # rows (= columns) of the board
          "b": ".........................",      # the start position, rows joined
          "d": ["X0c", "O0dX0e", ...],           # per move: what changed, as triples
                                                 #   <mark><cell, 2 base-36 digits>
-         "v": [12, 7, ...],                     # Stake/Raid: the cell values
+         "v": [12, 7, ...],                     # the cells' values, when the rules
+                                                #   give some (Stake/Raid's)
          "m": ["B2 Stake", ...],                # the recorded moves (printable, cut)
          "t": [0.41, null, ...],                # their CPU seconds
          "s": "xoxo",                           # their sides (x, o, ? when garbled)
@@ -38,13 +40,12 @@ browser when a game is opened. Measured: a 2,000-game Stake/Raid document (sizes
 
 import json
 import math
-import re
 from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional,
-                    Sequence, Tuple, Union)
+                    Sequence, Tuple)
 
 from ..grading.printable import printable
 from ..markup import HTML, XML, Content, Markup, asset, script_hash
-from .games import GAMES, LineEmUpRules, positions
+from .games import GAMES, Rules, positions
 from .results import placing_rank
 
 # How much of an untrusted text is shown: names and the like are cut short (a name is
@@ -59,8 +60,6 @@ BUILD_HEAD, BUILD_TAIL = 1024, 3072
 # A replay without a board shows at most this many recorded moves.
 MOVES_WITHOUT_BOARD = 1000
 
-_ROW_BASE: Dict[Optional[str], int] = {"stake_raid": 1, "lineemup": 0}
-_CELL_NAME = re.compile(r"^[A-Z][0-9]{1,2}$")
 
 
 # --- reading an untrusted document ----------------------------------------------------
@@ -340,19 +339,18 @@ _FORMAT_PARAMETERS = (("pairs", "pairs"), ("games_per_match", "games per match")
                       ("rounds", "rounds"))
 
 
-def _size_text(game: Optional[str], size: object, short: bool = False) -> str:
-    """A board size for people, as plain text: ``5×5``; ``6×6, 4 in a row, 3 blocs``
-    (``6×6 s4 b3`` when ``short``); ``?`` when it is missing."""
-    if game == "stake_raid" and _number(size) is not None:
-        return f"{_plain(size)}×{_plain(size)}"
-    if game == "lineemup" and isinstance(size, str) and len(size) <= WORD_CHARS:
+def _size_text(rules: Optional[Rules], size: object, short: bool = False) -> str:
+    """A recorded board size for people, as plain text, as the game's rules write it
+    (:meth:`Rules.size_text`: ``5×5``; ``6×6, 4 in a row, 3 blocs``); as recorded when
+    the game has no such size; ``?`` when it is missing."""
+    if rules is not None and isinstance(size, (int, str)) and not isinstance(size, bool) \
+            and len(str(size)) <= WORD_CHARS:
         try:
-            (line,) = LineEmUpRules.parse_sizes(size)
-        except ValueError:
-            return printable(size)
-        if short:
-            return f"{line.n}×{line.n} s{line.s} b{line.b}"
-        return f"{line.n}×{line.n}, {line.s} in a row, {line.b} blocs"
+            (parsed,) = rules.parse_sizes(str(size))
+        except ValueError:      # (a SizeError, or not one size)
+            pass
+        else:
+            return rules.size_text(parsed, short)
     return _text(size, WORD_CHARS)
 
 
@@ -371,7 +369,7 @@ def _header(view: "_Tournament") -> Markup:
     rows.append(("time control", f"{_plain(seconds)} s of CPU per player per game"
                  if seconds is not None else _missing()))
     sizes = doc.get("sizes")
-    rows.append(("board sizes", ", ".join(_size_text(game, s) for s in sizes)
+    rows.append(("board sizes", ", ".join(_size_text(view.rules, s) for s in sizes)
                  if isinstance(sizes, list) else _missing()))
     seed = doc.get("seed")
     rows.append(("seed", _h(seed, WORD_CHARS) if seed is not None else _missing()))
@@ -769,7 +767,7 @@ _RESULTS = {"x": "1–0", "o": "0–1", "draw": "½–½"}
 def _games(view: "_Tournament") -> Markup:
     game = view.game
     replays = [_replay(view, _dict(record)) for record in view.games]
-    data = {"game": game if view.rules else None, "base": _ROW_BASE.get(game, 0),
+    data = {"game": game if view.rules else None, "base": _first_row(view),
             "games": replays}
     unknown = HTML.element("p", "Unknown game ", _h(view.doc.get("game"), WORD_CHARS),
                            ": the games cannot be replayed.", class_="broken")
@@ -798,6 +796,11 @@ def _games_table(rows: Iterable[Markup], kind: str) -> Markup:
                         class_=kind)
 
 
+def _first_row(view: "_Tournament") -> int:
+    """The number of the top row in the replays' labels (0 for an unknown game)."""
+    return view.rules.first_row if view.rules is not None else 0
+
+
 def _replay_data(data: Dict[str, Any]) -> Markup:
     return HTML.element("script", Markup(_script_json(data)), type="application/json",
                         id="replay-data")
@@ -818,8 +821,8 @@ def game_board(document: Any, index: int = 0) -> str:
     view = _Tournament(dict(doc, games=chosen))
     record = _dict(chosen[0]) if chosen else {}
     replay = _replay(view, record) if record else None
-    data = {"game": view.game if view.rules else None,
-            "base": _ROW_BASE.get(view.game, 0), "games": [replay]}
+    data = {"game": view.game if view.rules else None, "base": _first_row(view),
+            "games": [replay]}
     row = (_game_row(view, 0, record, replay, opened=True) if record else
            HTML.element("tr", HTML.element("td", "No such game.", colspan="10",
                                            class_="muted")))
@@ -852,43 +855,18 @@ def _game_row(view: "_Tournament", index: int, record: Dict[str, Any],
     x_name, o_name = _text(record.get("x"), NAME_CHARS), _text(record.get("o"), NAME_CHARS)
     title = (f"Game {_text(record.get('id'), WORD_CHARS)} · round "
              f"{_text(view.round_of(index, record), WORD_CHARS)} · "
-             f"{_size_text(view.game, record.get('size'))} · {x_name} (X) vs {o_name} (O) · "
+             f"{_size_text(view.rules, record.get('size'))} · {x_name} (X) vs {o_name} (O) · "
              f"{_RESULTS[result] if result else '?'}")
     button = (HTML.element("button", "replay", type="button", class_="play")
               if replay is not None else _muted("—"))
     return HTML.element(
         "tr", _cell(_h(record.get("id"), WORD_CHARS), "n"),
         _cell(_h(view.round_of(index, record), WORD_CHARS), "n"),
-        _cell(_size_text(view.game, record.get("size"), True)), _cell(names[0]),
+        _cell(_size_text(view.rules, record.get("size"), True)), _cell(names[0]),
         _cell(names[1]), _cell(shown), _cell(_pair(record.get("score")), "n"),
         _cell(moves, "n"), _cell(_pair(record.get("cpu"), 1), "n"), _cell(button),
         data_open=opened, id=f"game-{index}", data_g=index, data_title=title, data_x=x_name,
         data_o=o_name)
-
-
-def _clean_cells(game: Optional[str], cells: object
-                 ) -> Union[List[int], Dict[str, Any], None]:
-    """``cells`` when the rules can set a board up from them, else None (the rules would
-    raise, or build a board nobody could draw)."""
-    if game == "stake_raid":
-        if not isinstance(cells, list) or not all(
-                isinstance(v, int) and not isinstance(v, bool) and abs(v) < 10 ** 6
-                for v in cells):
-            return None
-        size = int(len(cells) ** 0.5 + 0.5)
-        return cells if 1 <= size <= 26 and size * size == len(cells) else None
-    if game == "lineemup":
-        cells = _dict(cells)
-        n, s = cells.get("n"), cells.get("s")
-        if not (isinstance(n, int) and isinstance(s, int) and 3 <= n <= 10 and 3 <= s <= n):
-            return None
-        names = _list(cells.get("blocs")) + _list(cells.get("opening", []))
-        if not isinstance(cells.get("blocs"), list) or not all(
-                isinstance(name, str) and _CELL_NAME.match(name)
-                and ord(name[0]) - ord("A") < n and int(name[1:]) < n for name in names):
-            return None
-        return cells
-    return None
 
 
 def _clean_moves(moves: object) -> List[List[Any]]:
@@ -907,9 +885,10 @@ def _replay(view: "_Tournament", record: Dict[str, Any]) -> Optional[Dict[str, A
     """The embedded replay of a record (module docstring), or None when it has no moves
     and no board to show."""
     moves = _clean_moves(record.get("moves"))
-    cells = _clean_cells(view.game, record.get("cells"))
+    rules = view.rules
+    cells = rules.clean_cells(record.get("cells")) if rules is not None else None
     frames, note = None, ""
-    if view.rules is None or view.game is None:     # (no game: no rules either)
+    if rules is None or view.game is None:     # (no game: no rules either)
         note = "unknown game: no board"
     elif cells is None:
         note = "the record's board (cells) is unreadable: no board"
@@ -938,8 +917,9 @@ def _replay(view: "_Tournament", record: Dict[str, Any]) -> Optional[Dict[str, A
     if frames is not None:
         entry.update(n=size, b=frames[0],
                      d=[_delta(before, after) for before, after in zip(frames, frames[1:])])
-        if view.game == "stake_raid":
-            entry["v"] = cells
+        values = rules.cell_values(cells) if rules is not None else None
+        if values is not None:
+            entry["v"] = values
     if note:
         entry["e"] = note
     return entry

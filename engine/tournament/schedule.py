@@ -28,8 +28,8 @@ every game before it has been played.
 
 import math
 import random
-from typing import (Any, Collection, Dict, FrozenSet, Iterable, List, NamedTuple, Optional,
-                    Sequence, Set, Tuple)
+from typing import (Any, Callable, Collection, Dict, FrozenSet, Iterable, List, NamedTuple,
+                    Optional, Sequence, Set, Tuple)
 
 
 # How many steps the Swiss pairing may search before it gives up avoiding repeats.
@@ -287,20 +287,14 @@ def bye_points(schedule: Schedule, pairs: int) -> Dict[str, int]:
     return {name: count * pairs for name, count in schedule.byes.items()}
 
 
-def game_cost(game: GameSpec) -> int:
-    """A game's expected cost, for balancing shards: its board's cells (the moves each
-    player makes; every game has the same clock)."""
-    size = game.size
-    n = size if isinstance(size, int) else size.n
-    return n * n
-
-
-def in_shard(games: Iterable[GameSpec], shard: Optional[Tuple[int, int]]) -> Set[int]:
+def in_shard(games: Iterable[GameSpec], shard: Optional[Tuple[int, int]],
+             size_cost: Callable[[Any], int]) -> Set[int]:
     """The ids of the ``games`` in the slice ``shard`` = (I, K) (1-based I; None: all).
-    Whole colour-swapped pairs are dealt out round by round, the costliest first (see
-    :func:`game_cost`), each to the slice with the least cost so far (ties: the lower
-    slice): every slice gets a fair share of big boards, a pair is never split, and
-    the slices are the same on any machine."""
+    Whole colour-swapped pairs are dealt out round by round, the costliest first (a
+    game costs ``size_cost(game.size)``, the game's :meth:`Rules.size_cost`: the moves
+    of a game on that board; every game has the same clock), each to the slice with
+    the least cost so far (ties: the lower slice): every slice gets a fair share of big
+    boards, a pair is never split, and the slices are the same on any machine."""
     if shard is None:
         return {game.id for game in games}
     index, count = shard
@@ -311,10 +305,10 @@ def in_shard(games: Iterable[GameSpec], shard: Optional[Tuple[int, int]]) -> Set
     for round_number in sorted({key[0] for key in pairs}):
         loads = [0] * count
         these = [(key, members) for key, members in pairs.items() if key[0] == round_number]
-        these.sort(key=lambda item: (-sum(game_cost(g) for g in item[1]), item[0][1]))
+        these.sort(key=lambda item: (-sum(size_cost(g.size) for g in item[1]), item[0][1]))
         for _, members in these:
             target = min(range(count), key=lambda slot: (loads[slot], slot))
-            loads[target] += sum(game_cost(game) for game in members)
+            loads[target] += sum(size_cost(game.size) for game in members)
             if target == index - 1:
                 mine.update(game.id for game in members)
     return mine
