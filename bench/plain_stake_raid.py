@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A careful plain Stake/Raid homework.py: the yardstick of bench_stake_raid.py.
 
-    cd FOLDER && python3 bench/plain_stake_raid.py     # input.txt -> output.txt
+    python3 PATH/TO/bench/plain_stake_raid.py    # in a folder: input.txt -> output.txt
 
 Not part of the product, and not used by it: the single file a good student hands in for
 the MINIMAX and ALPHABETA modes, written the straightforward way the assignment asks
@@ -87,16 +87,18 @@ def neighbour_lists(n):
     return lists
 
 
-def best_move(n, values, cells, limit, prune):
-    """(square, flipped squares or None) of the first move with the strictly greatest
-    value, YOUPLAY (MINE, Max) to move in ``cells``, searched to depth ``limit``.
+def board_moves(n, values, cells):
+    """(moves, play, undo) on the board ``cells``, changed in place:
 
-    ``cells`` is changed in place while searching and put back as it was."""
+    moves(side)                 [(square, flipped squares or None for a Stake)]: every
+                                Stake in row-major order, then every Raid that flips
+                                something, in row-major order
+    play(square, flipped, side) plays a move; returns what it adds to the score
+    undo(square, flipped, side) takes it back
+    """
     near = neighbour_lists(n)
 
     def moves(side):
-        """[(square, flipped squares or None for a Stake)]: every Stake in row-major
-        order, then every Raid that flips something, in row-major order."""
         empty = [square for square, cell in enumerate(cells) if cell == EMPTY]
         found = [(square, None) for square in empty]
         for square in empty:
@@ -108,7 +110,6 @@ def best_move(n, values, cells, limit, prune):
         return found
 
     def play(square, flipped, side):
-        """Play a move in place; return what it adds to the score."""
         cells[square] = side
         gain = values[square]
         if flipped:
@@ -118,12 +119,18 @@ def best_move(n, values, cells, limit, prune):
         return gain if side == MINE else -gain
 
     def undo(square, flipped, side):
-        """Take back a move ``side`` played."""
         cells[square] = EMPTY
         if flipped:
             for other in flipped:
                 cells[other] = -side
 
+    return moves, play, undo
+
+
+def value_functions(moves, play, undo, limit, prune):
+    """AIMA's (MAX-VALUE, MIN-VALUE), each ``(score, empty squares, depth, alpha, beta)
+    -> value``: a node is scored at depth ``limit`` or on a full board; alpha-beta when
+    ``prune``, else minimax."""
     def max_value(score, empty, depth, alpha, beta):
         if empty == 0 or depth == limit:
             return score
@@ -158,6 +165,16 @@ def best_move(n, values, cells, limit, prune):
                     beta = v
         return v
 
+    return max_value, min_value
+
+
+def best_move(n, values, cells, limit, prune):
+    """(square, flipped squares or None) of the first move with the strictly greatest
+    value, YOUPLAY (MINE, Max) to move in ``cells``, searched to depth ``limit``.
+
+    ``cells`` is changed in place while searching and put back as it was."""
+    moves, play, undo = board_moves(n, values, cells)
+    _, min_value = value_functions(moves, play, undo, limit, prune)
     score = sum(value * cell for value, cell in zip(values, cells))
     empty = cells.count(EMPTY)
     best, best_value, alpha = None, -INF, -INF

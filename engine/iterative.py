@@ -19,6 +19,7 @@ from collections import namedtuple
 from typing import Any, Callable, List, Optional, Union, overload
 
 from .errors import SearchTimeout
+from .game import Game
 from .search import (SearchResult, SelectiveSearch, Statistics, TableSearch,
                      TranspositionTable, search)
 from .searchparts import Tracer
@@ -47,7 +48,7 @@ class DeepeningResult(namedtuple("DeepeningResult",
 
 
 @overload
-def iterative_deepening(game: Any, state: Any, options: TableSearch, *, min_depth: int = 1,
+def iterative_deepening(game: Game, state: Any, options: TableSearch, *, min_depth: int = 1,
                         tracer_for: Optional[Callable[[int], Tracer]] = None,
                         stats: Optional[Statistics] = None,
                         on_iteration: Optional[Callable[[Iteration], Any]] = None,
@@ -56,14 +57,14 @@ def iterative_deepening(game: Any, state: Any, options: TableSearch, *, min_dept
 
 
 @overload
-def iterative_deepening(game: Any, state: Any, options: SelectiveSearch, *,
+def iterative_deepening(game: Game, state: Any, options: SelectiveSearch, *,
                         min_depth: int = 1, stats: Optional[Statistics] = None,
                         on_iteration: Optional[Callable[[Iteration], Any]] = None,
                         stop_when: Optional[Callable[[Iteration], bool]] = None
                         ) -> DeepeningResult: ...
 
 
-def iterative_deepening(game: Any, state: Any, options: Union[TableSearch, SelectiveSearch],
+def iterative_deepening(game: Game, state: Any, options: Union[TableSearch, SelectiveSearch],
                         *, min_depth: int = 1,
                         tracer_for: Optional[Callable[[int], Tracer]] = None,
                         stats: Optional[Statistics] = None,

@@ -122,67 +122,92 @@ def parse_input(text: str, name: str = "input.txt") -> Problem:
     Lenient with CRLF, spaces around tokens and trailing blank lines (spec "input.txt");
     every error message names the offending line.
     """
-    lines = [line.strip() for line in text.splitlines()]
-    while lines and not lines[-1]:
-        lines.pop()
+    lines = _InputLines(text, name)
+    size, mode, player, limit = _header(lines)
+    values = _cell_values(lines, size)
+    board = _board(lines, size)
+    if len(lines.lines) > 4 + 2 * size:
+        lines.fail(5 + 2 * size, f"unexpected extra line {lines.lines[4 + 2 * size][:40]!r}: "
+                                 f"the file should have {4 + 2 * size} lines for N = {size}")
+    if not any("." in row for row in board):
+        lines.fail(5 + size, "the board is full: there is no move to make")
+    return Problem(size, mode, player, limit, values, board)
 
-    def line(number: int, what: str) -> str:
-        if number > len(lines):
-            raise FileFormatError(f"{name}: line {number} ({what}) is missing: the file has "
-                             f"{len(lines)} lines")
-        return lines[number - 1]
 
-    def fail(number: int, message: str) -> NoReturn:
-        raise FileFormatError(f"{name} line {number}: {message}")
+class _InputLines:
+    """The stripped lines of an input.txt named ``name``, trailing blank lines dropped;
+    ``line`` and ``fail`` raise FileFormatError naming the line."""
 
-    size_text = line(1, "N")
+    def __init__(self, text: str, name: str) -> None:
+        self.name = name
+        self.lines = [line.strip() for line in text.splitlines()]
+        while self.lines and not self.lines[-1]:
+            self.lines.pop()
+
+    def line(self, number: int, what: str) -> str:
+        """Line ``number`` (from 1), which holds ``what``."""
+        if number > len(self.lines):
+            raise FileFormatError(f"{self.name}: line {number} ({what}) is missing: the file "
+                                  f"has {len(self.lines)} lines")
+        return self.lines[number - 1]
+
+    def fail(self, number: int, message: str) -> NoReturn:
+        raise FileFormatError(f"{self.name} line {number}: {message}")
+
+
+def _header(lines: _InputLines) -> Tuple[int, str, str, Union[int, float]]:
+    """(N, MODE, YOUPLAY, DEPTH or the time left) of lines 1 to 4."""
+    size_text = lines.line(1, "N")
     if not (size_text.isascii() and size_text.isdigit()) or not 1 <= int(size_text) <= MAX_SIZE:
-        fail(1, f"N must be an integer from 1 to {MAX_SIZE}, not {size_text!r}")
-    size = int(size_text)
-    mode = line(2, "MODE")
+        lines.fail(1, f"N must be an integer from 1 to {MAX_SIZE}, not {size_text!r}")
+    mode = lines.line(2, "MODE")
     if mode not in MODES:
-        fail(2, f"MODE must be one of {', '.join(MODES)}, not {mode!r}")
-    player = line(3, "YOUPLAY")
+        lines.fail(2, f"MODE must be one of {', '.join(MODES)}, not {mode!r}")
+    player = lines.line(3, "YOUPLAY")
     if player not in PLAYERS:
-        fail(3, f"YOUPLAY must be X or O, not {player!r}")
-    limit_text = line(4, "DEPTH" if mode != "COMPETITION" else "time left")
-    if mode == "COMPETITION":
-        try:
-            limit = float(limit_text)
-        except ValueError:
-            limit = -1.0
-        if not 0 <= limit < INF:          # also refuses nan, which compares false
-            fail(4, f"the CPU time left must be a number of seconds >= 0, not {limit_text!r}")
-    else:
+        lines.fail(3, f"YOUPLAY must be X or O, not {player!r}")
+    limit_text = lines.line(4, "DEPTH" if mode != "COMPETITION" else "time left")
+    if mode != "COMPETITION":
         if not (limit_text.isascii() and limit_text.isdigit()) or int(limit_text) < 1:
-            fail(4, f"DEPTH must be a positive integer, not {limit_text!r}")
-        limit = int(limit_text)
+            lines.fail(4, f"DEPTH must be a positive integer, not {limit_text!r}")
+        return int(size_text), mode, player, int(limit_text)
+    try:
+        seconds = float(limit_text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < INF:          # also refuses nan, which compares false
+        lines.fail(4, f"the CPU time left must be a number of seconds >= 0, not "
+                      f"{limit_text!r}")
+    return int(size_text), mode, player, seconds
 
+
+def _cell_values(lines: _InputLines, size: int) -> List[int]:
+    """The N*N cell values of lines 5 to 4 + N, row-major."""
     values = []
     for number in range(5, 5 + size):
-        words = line(number, f"row {number - 4} of the cell values").split()
+        words = lines.line(number, f"row {number - 4} of the cell values").split()
         if len(words) != size:
-            fail(number, f"expected {size} cell values, found {len(words)}")
+            lines.fail(number, f"expected {size} cell values, found {len(words)}")
         for word in words:
             if not (word.isascii() and word.isdigit()) or not MIN_VALUE <= int(word) <= MAX_VALUE:
-                fail(number, f"cell values must be integers from {MIN_VALUE} to "
-                             f"{MAX_VALUE}, not {word!r}")
+                lines.fail(number, f"cell values must be integers from {MIN_VALUE} to "
+                                   f"{MAX_VALUE}, not {word!r}")
             values.append(int(word))
+    return values
+
+
+def _board(lines: _InputLines, size: int) -> List[str]:
+    """The N board rows of lines 5 + N to 4 + 2N."""
     board = []
     for number in range(5 + size, 5 + 2 * size):
-        row = line(number, f"row {number - 4 - size} of the board")
+        row = lines.line(number, f"row {number - 4 - size} of the board")
         if len(row) != size:
-            fail(number, f"expected {size} board characters, found {len(row)}: {row!r}")
+            lines.fail(number, f"expected {size} board characters, found {len(row)}: {row!r}")
         wrong = [c for c in row if c not in "XO."]
         if wrong:
-            fail(number, f"board characters must be X, O or '.', not {wrong[0]!r}")
+            lines.fail(number, f"board characters must be X, O or '.', not {wrong[0]!r}")
         board.append(row)
-    if len(lines) > 4 + 2 * size:
-        fail(5 + 2 * size, f"unexpected extra line {lines[4 + 2 * size][:40]!r}: the file "
-                           f"should have {4 + 2 * size} lines for N = {size}")
-    if not any("." in row for row in board):
-        fail(5 + size, "the board is full: there is no move to make")
-    return Problem(size, mode, player, limit, values, board)
+    return board
 
 
 def parse_move(line: str, size: int) -> int:
