@@ -82,6 +82,15 @@ PROGRAMS = (
 )
 
 
+class Leaderboard(NamedTuple):
+    """An autograder bundle's leaderboard (``grade autograder ... --leaderboard``): the
+    student's competition agent plays a short gauntlet, ``python3 -m engine tournament
+    run NAME SUBMISSION --staff STAFF... --sizes SIZES`` (the assignment's tournament
+    game), against ``staff``, our players as ``ours:NAME``, on the boards ``sizes``."""
+    staff: Tuple[str, ...]
+    sizes: str
+
+
 class Assignment(NamedTuple):
     """An assignment: everything the grading kit, ``picture`` and the tournament need to
     know about it (``python3 -m engine grade ... NAME``, ``picture NAME``, ``tournament
@@ -104,9 +113,12 @@ class Assignment(NamedTuple):
     arguments, of the visited file the stepping page overlays (the others are
     ``picture``'s arguments), None when its grader compares no search trace.
 
-    ``tournament``: the rules class of its tournament game (engine.tournament.games);
+    ``tournament``: the rules class of its tournament game (engine.tournament.games),
+    which holds the game's own facts (its sizes, boards, entry points, our players);
     ``agent_args``: the words after ``python3 -m engine PROGRAM`` that run our player
-    ``{player}`` as a tournament entrant."""
+    ``{player}`` as a tournament entrant; ``leaderboard``: the :class:`Leaderboard` of
+    a graded assignment whose submissions are competition agents of its tournament
+    game (None: its bundles have no leaderboard)."""
     name: str
     program: str
     graded: Optional[str] = None
@@ -116,6 +128,7 @@ class Assignment(NamedTuple):
     visited_arg: Optional[int] = None
     tournament: Optional[str] = None
     agent_args: Tuple[str, ...] = ()
+    leaderboard: Optional[Leaderboard] = None
     aliases: Tuple[str, ...] = ()
 
     @property
@@ -152,7 +165,8 @@ ASSIGNMENTS = (
                "engine.grading.assignments.stake_raid", quick_exit=True,
                picture="engine.programs.picture:StakeRaidAdapter",
                tournament="engine.tournament.games:StakeRaidRules",
-               agent_args=("--strategy", "{player}")),
+               agent_args=("--strategy", "{player}"),
+               leaderboard=Leaderboard(("ours:greedy", "ours:classic"), "5")),
     Assignment("lineemup", "lineemup",
                tournament="engine.tournament.games:LineEmUpRules",
                agent_args=("agent", "--heuristic", "{player}")),
@@ -218,3 +232,9 @@ def pictured() -> Tuple[Assignment, ...]:
 def tournament_games() -> Tuple[Assignment, ...]:
     """The assignments that are tournament games, in order."""
     return tuple(entry for entry in ASSIGNMENTS if entry.tournament is not None)
+
+
+def with_leaderboard() -> Tuple[Assignment, ...]:
+    """The graded assignments whose autograder bundles may have a leaderboard, in
+    order."""
+    return tuple(entry for entry in graded() if entry.leaderboard is not None)

@@ -265,3 +265,41 @@ def test_the_real_setup_script_and_the_real_autograder_path(bundle, tmp_path):
         assert results["score"] == 50
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_leaderboard_is_the_registrys_and_only_where_it_says(tmp_path, monkeypatch):
+    """Which assignments have a leaderboard, and whom it plays on which boards, are the
+    registry's facts: the autograder asks it, never a game's name."""
+    from engine import registry
+    from engine.grading import autograder
+    command = autograder.leaderboard_command("stake_raid", "SUB", "OUT")
+    assert command[command.index("run"):command.index("--format")] == [
+        "run", "stake_raid", "SUB", "--staff", "ours:greedy", "ours:classic",
+        "--sizes", "5"]
+    with pytest.raises(autograder.BundleError, match="competition agent: stake_raid$"):
+        autograder.build_bundle("tictactoe", str(tmp_path), None, str(tmp_path / "b.zip"),
+                                ["python"], 5, 256, True, lambda folder: [])
+    # An entry that gains a leaderboard has one, with its own opponents and boards.
+    board = registry.Leaderboard(("ours:depth2",), "6")
+    table = tuple(entry._replace(leaderboard=board) if entry.name == "tictactoe" else entry
+                  for entry in registry.ASSIGNMENTS)
+    monkeypatch.setattr(registry, "ASSIGNMENTS", table)
+    command = autograder.leaderboard_command("tictactoe", "SUB", "OUT")
+    assert command[command.index("--staff"):command.index("--format")] == [
+        "--staff", "ours:depth2", "--sizes", "6"]
+    with pytest.raises(autograder.BundleError, match="agent: tictactoe, stake_raid$"):
+        autograder.build_bundle("take_stones", str(tmp_path), None,
+                                str(tmp_path / "b.zip"), ["python"], 5, 256, True,
+                                lambda folder: [])
+
+
+@pytest.mark.parametrize("program, said", [("stake_raid", True), ("tictactoe", False)])
+def test_the_zero_points_rule_is_told_where_the_judge_has_it(program, said):
+    from engine.grading.autograder import results_json
+    case = {"case": "001", "passed": False, "reason": "output.txt missing",
+            "unusable_output": True}
+    entry = {"cases": [case], "points": 0, "max_points": 50, "score": 0, "max_score": 1}
+    output = results_json({"program": program}, entry, set())["output"]
+    rule = ("The assignment's rule: 0 points when output.txt is missing or cannot be read "
+            "in any case.")
+    assert (rule in output) is said

@@ -164,3 +164,21 @@ def test_each_tournament_game_says_how_an_entrant_without_a_makefile_runs(tmp_pa
     assert plan_for(lineemup, folder("empty", {})).error == "no Makefile or lineemup_agent.py"
     make = plan_for(lineemup, folder("make", {"Makefile": "agent:\nrun:\n"}))
     assert make.kind == "makefile"
+
+
+def test_a_leaderboard_plays_our_players_of_its_tournament_game():
+    """A leaderboard belongs to a graded assignment that is a tournament game; its
+    opponents are players of that game's ``ours``, its boards sizes of the game."""
+    from engine.tournament.entrants import OURS_PREFIX
+    from engine.tournament.games import rules_for
+    assert [entry.name for entry in registry.with_leaderboard()] == ["stake_raid"]
+    for entry in registry.ASSIGNMENTS:
+        if entry.leaderboard is None:
+            continue
+        assert entry.judge is not None and entry.tournament is not None, entry.name
+        rules = rules_for(entry.name)
+        assert entry.leaderboard.staff
+        for player in entry.leaderboard.staff:
+            assert player.startswith(OURS_PREFIX)
+            assert player[len(OURS_PREFIX):] in rules.ours, (entry.name, player)
+        assert rules.parse_sizes(entry.leaderboard.sizes)

@@ -17,9 +17,10 @@ A student's code runs in the kit's sandbox as a uid of its own, never as root (t
 runs as root on Gradescope). The score follows the assignment's rule over every case,
 hidden ones included; each test's output (Markdown) gives the command, the inputs, the
 diagnosis, an excerpt of the expected and actual output and how to rerun the case.
-With ``--leaderboard`` (Stake/Raid), the student's COMPETITION agent also plays a short
-gauntlet against our staff agents (``python3 -m engine tournament``, run as a command:
-the kit imports no tournament code) and its points and rating go to the leaderboard.
+With ``--leaderboard`` (an assignment whose registry entry has a ``leaderboard``:
+Stake/Raid), the student's competition agent also plays a short gauntlet against the
+staff agents the registry names (``python3 -m engine tournament``, run as a command: the
+kit imports no tournament code) and its points and rating go to the leaderboard.
 """
 
 import json
@@ -33,7 +34,9 @@ from typing import (Any, Callable, Collection, Dict, Iterable, List, Mapping, Op
                     Tuple, Union)
 
 from .exports import KIT_HINT, installed_stepper, standalone
+from .judges import load as load_assignment
 from .printable import printable
+from .. import registry
 from ..commandline import write_atomically
 from ..errors import EngineError
 from ..sandbox import IsolationError, syscall_filters
@@ -49,10 +52,9 @@ HIDDEN_PREFIX = "hidden-"
 # Gradescope's autograder root; tests point AUTOGRADER_ROOT at a folder laid out alike.
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
-# The leaderboard's gauntlet: short, against two of our agents.
-LEADERBOARD_STAFF = ("ours:greedy", "ours:classic")
-LEADERBOARD_ARGS = ("--format", "gauntlet", "--sizes", "5", "--time", "5", "--jobs", "1",
-                    "--quiet")
+# The leaderboard's gauntlet is short: its opponents and boards are the assignment's
+# (engine.registry's Leaderboard), the rest is this.
+LEADERBOARD_ARGS = ("--format", "gauntlet", "--time", "5", "--jobs", "1", "--quiet")
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, when the autograder image is built: the packages
@@ -148,8 +150,10 @@ def build_bundle(program: str, cases: str, hidden: Optional[str], out: str,
     if unknown or not languages:
         raise BundleError(f"--languages: choose from {', '.join(LANGUAGES)}, not "
                           f"{','.join(unknown) or 'nothing'}")
-    if leaderboard and program != "stake_raid":
-        raise BundleError("--leaderboard needs a competition agent: stake_raid")
+    entry = registry.assignment(program)
+    if leaderboard and (entry is None or entry.leaderboard is None):
+        raise BundleError("--leaderboard needs a competition agent: " + ", ".join(
+            found.name for found in registry.with_leaderboard()))
     config = {"program": program, "timeout": timeout, "memory": memory,
               "languages": list(languages), "leaderboard": bool(leaderboard)}
     folder = os.path.dirname(os.path.abspath(out))
@@ -265,10 +269,11 @@ def results_json(document: Mapping[str, Any], entry: Mapping[str, Any],
     if entry.get("build_error"):
         lines.append("Your submission could not be run:\n\n"
                      + _fence(printable(entry["build_error"], newlines=True)))
-    if any(case.get("unusable_output") for case in cases) and entry["points"] == 0 \
-            and document["program"] == "stake_raid":
-        lines.append("Stake/Raid's rule: 0 points when output.txt is missing or cannot be "
-                     "read in any case.")
+    if any(case.get("unusable_output") for case in cases) and entry["points"] == 0:
+        judge = load_assignment(document["program"]).judge
+        if judge.UNREADABLE_ZEROES:
+            lines.append(f"The assignment's rule: 0 points when {judge.FILE_LABEL} is "
+                         "missing or cannot be read in any case.")
     filters = syscall_filters(case.get("seccomp") for case in cases)
     lines.append(f"Your code ran in a sandbox ({document.get('isolation', '')}"
                  + (f"; {filters}" if filters else "") + "), as its own user, with no "
@@ -289,15 +294,25 @@ def kit_failure(error: BaseException) -> Dict[str, Any]:
                        f"`{printable(type(error).__name__)}: {printable(str(error))}`")}
 
 
-def leaderboard_entries(source: Union[str, Path], submission: Union[str, Path]
-                        ) -> Optional[List[Dict[str, Any]]]:
-    """The leaderboard of a short gauntlet of ``submission`` against our staff agents,
-    or None when it could not be played."""
+def leaderboard_command(program: str, submission: str, out: str) -> List[str]:
+    """The command that plays the leaderboard's gauntlet of ``submission``, the
+    assignment ``program``'s competition agent, and writes its results to ``out``
+    (KeyError for an assignment without a leaderboard)."""
+    entry = registry.assignment(program)
+    if entry is None or entry.leaderboard is None:
+        raise KeyError(program)
+    return [sys.executable, "-m", "engine", "tournament", "run", entry.name, submission,
+            "--staff", *entry.leaderboard.staff, "--sizes", entry.leaderboard.sizes,
+            *LEADERBOARD_ARGS, "--json", out]
+
+
+def leaderboard_entries(source: Union[str, Path], submission: Union[str, Path],
+                        program: str) -> Optional[List[Dict[str, Any]]]:
+    """The leaderboard of a short gauntlet of ``submission`` (the assignment
+    ``program``'s) against our staff agents, or None when it could not be played."""
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "gauntlet.json")
-        command = [sys.executable, "-m", "engine", "tournament", "run", "stake_raid",
-                   str(submission), "--staff", *LEADERBOARD_STAFF, *LEADERBOARD_ARGS,
-                   "--json", out]
+        command = leaderboard_command(program, str(submission), out)
         environment = dict(os.environ, PYTHONPATH=str(source))
         done = subprocess.run(command, cwd=str(source), env=environment,
                               capture_output=True, timeout=1800)
@@ -368,6 +383,6 @@ def _grade_one(root: Path, source: Path, config: Dict[str, Any],
     entry = document["submissions"][0]
     leaderboard = None
     if config.get("leaderboard") and not entry.get("build_error"):
-        leaderboard = leaderboard_entries(source, submission)
+        leaderboard = leaderboard_entries(source, submission, program)
     return results_json(document, entry, hidden_names, leaderboard)
 
