@@ -1,6 +1,6 @@
 """python3 -m engine ladder init|serve|work|stop|export: a class ladder (docs/ladder.md).
 
-  python3 -m engine ladder init DIR --game stake_raid|lineemup --roster ROSTER.csv
+  python3 -m engine ladder init DIR --game GAME --roster ROSTER.csv
           [--time SEC] [--sizes LIST] [--seed S] [--lease SEC] [--upload-mb MB]
           [--db postgresql://USER@HOST/DB]
   python3 -m engine ladder serve DIR [--host 127.0.0.1] [--port 8000] [--workers N]
@@ -14,6 +14,7 @@
   python3 -m engine ladder freeze DIR --at TIME|now|off
   python3 -m engine ladder worker-token DIR NAME [--out FILE] [--revoke] | --list
 
+GAME is one of the tournament's games (python3 -m engine tournament --help lists them).
 Students upload a .zip or .tar.gz of their agent's folder any time (POST
 /api/submissions with their token, or the page /me); workers build it once in the
 grading kit's sandbox, play placement games against our anchors and nearby ratings,

@@ -10,19 +10,19 @@
           [--alpha 0.05] [--beta 0.05] [--max-pairs N] [--time SEC] [--sizes LIST]
           [--json FILE] [--seed S] [--jobs J] [--isolation ...] [--memory MB] [--quiet]
 
-GAME is stake_raid or lineemup. An ENTRANT is a folder (with a Makefile: make agent,
+GAME is one of the games below. An ENTRANT is a folder (with a Makefile: make agent,
 calibrate, newgame, run; or the game's entry point), a class folder holding one folder
-per entrant, or one of our players: ours:agent, ours:classic, ours:greedy, ours:depthD
-(Stake/Raid), ours:e1, ours:e2 (Line 'em Up). Every call runs in the grading kit's
-sandbox; clocks charge CPU time, user + system. Exit code 0 when it ran (whatever the
-games' results), 1 when a game could not be refereed (--resume plays it), 2 on bad usage,
-130 when interrupted (every finished game is kept). A student's entrant and gauntlet:
-docs/agent.md; sprt: docs/stake_raid_agent.md.
+per entrant, or one of our players of the game, ours:NAME. Every call runs in the grading
+kit's sandbox; clocks charge CPU time, user + system. Exit code 0 when it ran (whatever
+the games' results), 1 when a game could not be refereed (--resume plays it), 2 on bad
+usage, 130 when interrupted (every finished game is kept). A student's entrant and
+gauntlet: docs/agent.md; sprt: docs/stake_raid_agent.md.
 """
 
 import argparse
 import os
 import sys
+import textwrap
 import time
 import unicodedata
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
@@ -92,9 +92,7 @@ def _sandbox_options(command: argparse.ArgumentParser) -> None:
                          metavar="SEC", help="CPU seconds per player per game "
                          f"(default {DEFAULT_TIME:g})")
     command.add_argument("--sizes", metavar="LIST",
-                         help="board sizes, comma-separated (Stake/Raid: N; Line 'em Up: "
-                              "n[:s[:b]]); default: stake_raid 5,6,8,10, lineemup "
-                              "5:4:2,6:4:3,8:5:4")
+                         help="board sizes, comma-separated (default: the game's, below)")
     command.add_argument("--seed", type=int, default=1, help="the boards' seed (default 1)")
     command.add_argument("--jobs", type=_positive_int, default=_default_jobs(),
                          help="games at once (default: one per CPU)")
@@ -728,10 +726,23 @@ def _prefix_counts(played: Dict[int, Dict[str, Any]], a: str) -> List[int]:
         pair += 1
 
 
+def help_text() -> str:
+    """``--help``: the module docstring, then each game of the registry with its
+    entry points, our players and its default sizes (its rules' facts)."""
+    lines = [(__doc__ or "").rstrip("\n"), "", "Games:"]
+    for name, rules in GAMES.items():
+        lines.append(textwrap.fill(
+            f"{name} ({rules.title}): entry points {', '.join(rules.entry_points)}; "
+            f"ours: {', '.join(rules.ours) or 'none'}; --sizes {rules.default_sizes}",
+            width=88, initial_indent="  ", subsequent_indent="      ",
+            break_on_hyphens=False))
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point: ``main(sys.argv[1:])`` -> exit code."""
     argv = sys.argv[1:] if argv is None else argv
-    return run_program(NAME, escaping_usage_errors(_main), argv, help_text=__doc__)
+    return run_program(NAME, escaping_usage_errors(_main), argv, help_text=help_text())
 
 
 def _main(argv: List[str]) -> int:
