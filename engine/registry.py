@@ -37,7 +37,7 @@ class Program(NamedTuple):
         return main
 
 
-PROGRAMS = (
+PROGRAMS: Tuple[Program, ...] = (
     Program("tictactoe", "engine.programs.tictactoe",
             "tic-tac-toe: tictactoe.py STATE PATH [prune [PLY]]",
             page="tictactoe.md", script="tictactoe.py"),
@@ -150,7 +150,7 @@ class Assignment(NamedTuple):
             word.replace("{player}", player) for word in self.agent_args]
 
 
-ASSIGNMENTS = (
+ASSIGNMENTS: Tuple[Assignment, ...] = (
     Assignment("tictactoe", "tictactoe", "stdout and the PATH file",
                "engine.grading.assignments.tictactoe",
                picture="engine.programs.picture:TicTacToeAdapter", visited_arg=1),

@@ -141,10 +141,10 @@ def command(options: argparse.Namespace) -> int:
                 else:
                     os.unlink(path)
         raise
-    anchors = ", ".join(rules.anchors)
+    anchors = f"anchors {', '.join(rules.anchors)}" if rules.anchors else "no anchors"
     print(f"ladder: {folder} is a {rules.title} ladder for {len(names)} students "
           f"({options.time:g} s per player per game, sizes "
-          f"{', '.join(map(str, settings['sizes']))}; anchors {anchors}; database "
+          f"{', '.join(map(str, settings['sizes']))}; {anchors}; database "
           f"{'PostgreSQL' if options.db else 'SQLite'})")
     print(f"ladder: each student's token is in {os.path.join(folder, config.TOKENS)} "
           "(mode 0600: hand them out, keep the file)")
