@@ -63,9 +63,9 @@ class Board(Protocol):
     those of a game ``winner`` won by forfeit, ``winner`` is ``x``, ``o`` or ``draw``.
 
     ``rows`` is the position as the report draws it: a square of n strings of n
-    characters (n * n < 676 cells), the top row first, a character per cell: ``.``
-    empty, ``X``, ``O``, ``*`` a cell nobody may take (the report colours these
-    four)."""
+    characters, n at most 26 (the columns are lettered A to Z), the top row first, a
+    character per cell: ``.`` empty, ``X``, ``O``, ``*`` a cell nobody may take (the
+    report colours these four)."""
 
     @property
     def over(self) -> bool: ...
