@@ -23,7 +23,8 @@ from golden import REPO
 from similarity_helpers import disguise, program
 
 from engine.grading import cli
-from engine.similarity import command, report_html
+from engine.markup import asset
+from engine.similarity import command
 from engine.similarity.behaviour import read_behaviour, shared_wrong
 
 
@@ -156,7 +157,7 @@ def test_the_page_carries_its_own_style_and_allows_nothing_else(tmp_path, capsys
     assert code == 0
     page = (tmp_path / "r.html").read_text()
     css = (REPO / "engine" / "similarity" / "assets" / "report.css").read_text()
-    assert report_html.stylesheet() == css
+    assert asset("engine.similarity", "report.css") == css
     assert f"<style>{css}</style>" in page
     digest = __import__("base64").b64encode(hashlib.sha256(css.encode()).digest()).decode()
     assert f"default-src 'none'; style-src 'sha256-{digest}'" in page
@@ -390,7 +391,6 @@ ALLOWED_PATH_CALLS = {
     ("sources.py", "read_submission"):
         "lstat of a submission's own entry (never followed) and, for a submission that "
         "is one file the instructor named, its folder",
-    ("report_html.py", "stylesheet"): "our own package's stylesheet",
 }
 
 

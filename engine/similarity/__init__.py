@@ -16,7 +16,7 @@
     behaviour.py      evidence from a ``grade run --json`` results file: the same wrong
                       bytes on the same failing cases
     report.py         the report document (JSON) and its CSV
-    report_html.py    the self-contained HTML page (its CSS in assets/report.css)
+    report_html.py    the self-contained HTML page (assets/report.html and report.css)
     command.py        the command line's options and its run
 
 The package reads what students handed in and never runs it. It imports the kit's class

@@ -7,8 +7,11 @@ section per reported pair: both directions' shares, its regions (each linked to 
 side-by-side view: the lines of both files, the matched ones highlighted), and its
 behaviour evidence in a box of its own.
 
-The page carries its style inline (assets/report.css, read with importlib.resources) and
-a Content-Security-Policy that allows that style alone: no script, no request. Every
+The page is built with engine.markup: its skeleton is assets/report.html, its style
+assets/report.css (inline, read with :func:`engine.markup.asset`), and its
+Content-Security-Policy allows that style alone: no script, no request. Sections that run
+over many lines are written a line at a time (``start``, rows, ``end``), the bytes the
+page had before it was built this way. Every
 text a student controls (names, file names, source lines, diagnoses) is escaped, its
 control characters shown as backslash escapes (:mod:`engine.grading.printable`).
 Printed, each pair starts a page and long lines wrap.
@@ -16,210 +19,229 @@ Printed, each pair starts a page and long lines wrap.
 
 import base64
 import hashlib
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from ..grading.report_html import escape
+from ..markup import HTML, Content, Markup, asset
 
 Document = Dict[str, Any]
 # Lines shown around a region, before and after.
 CONTEXT = 2
 # The text of an entry's file: (entry name, file name) -> text, or None.
 Texts = Callable[[str, str], Optional[str]]
+# The page's skeleton and style: assets/report.html, assets/report.css.
+ASSETS = __name__.rpartition(".")[0]
 
-
-def stylesheet() -> str:
-    """The page's CSS (engine/similarity/assets/report.css)."""
-    try:
-        from importlib.resources import files
-    except ImportError:                     # Python 3.8: no files(); the same bytes
-        import pkgutil
-        data = pkgutil.get_data(__package__, "assets/report.css") or b""
-        return data.decode("utf-8")
-    return (files(__package__) / "assets" / "report.css").read_text(encoding="utf-8")
+# Headings of ours with an apostrophe, which the HTML dialect would write as &#x27;
+# (the page has always shown them as they are).
+A_IN_B, B_IN_A = Markup("a's code in b"), Markup("b's code in a")
+KITS_DIAGNOSIS = Markup(" — the kit's diagnosis for both: ")
+# A listing's line: its span (highlighted or not), the number's span, their end.
+_LINE, _LINE_HIT = HTML.start("span", class_="l"), HTML.start("span", class_="l hit")
+_NUMBER, _END_SPAN = HTML.start("span", class_="ln"), HTML.end("span")
 
 
 def render(report: Document, texts: Texts, title: str) -> str:
     """The HTML page of ``report`` (engine.similarity.report's document); ``texts``
     gives the source of the files its pairs name; ``title`` names the class."""
-    css = stylesheet()
+    css = asset(ASSETS, "report.css")
     digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode()
-    parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        f"style-src 'sha256-{digest}'\">",
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>Similarity: {escape(title)}</title>", f"<style>{css}</style>",
-        "</head><body>", f"<h1>Similarity: {escape(title)}</h1>", _meta(report),
-        _caveat(report),
-        '<nav class="contents"><a href="#pairs">Pairs</a><a href="#clusters">Clusters'
-        '</a><a href="#behaviour">Same wrong outputs</a><a href="#entries">Entries</a>'
-        "</nav>"]
-    parts.extend(_pairs_table(report))
-    parts.extend(_clusters(report))
-    parts.extend(_behaviour(report))
-    parts.extend(_entries(report))
+    lines = [*_pairs_table(report), *_clusters(report), *_behaviour(report),
+             *_entries(report)]
     for pair in report["pairs"]:
-        parts.extend(_pair_detail(pair, texts))
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+        lines.extend(_pair_detail(pair, texts))
+    return HTML.fill(asset(ASSETS, "report.html"), digest=digest, title=escape(title),
+                     style=css, meta=_meta(report), caveat=_caveat(report),
+                     sections=HTML.join(lines, "\n"))
 
 
-def _meta(report: Document) -> str:
+def _muted(*content: Content) -> Markup:
+    return HTML.element("p", *content, class_="muted")
+
+
+def _head(labels: Iterable[Content]) -> Markup:
+    """``<table>`` and its heading row (the rows and ``</table>`` follow, a line each)."""
+    return HTML.join((HTML.start("table"),
+                      HTML.element("tr", (HTML.element("th", label) for label in labels))))
+
+
+def _names(names: Iterable[str]) -> Markup:
+    return HTML.join((escape(name) for name in names), ", ")
+
+
+def _meta(report: Document) -> Markup:
     parameters, summary = report["parameters"], report["summary"]
     prior = f", {summary['prior']} prior entries" if summary["prior"] else ""
     base = report["base"]
     handout = (f" · handout: {len(base['files'])} file(s), {base['fingerprints']:,} "
                "k-grams removed") if base["files"] else " · no handout given (--base)"
-    return (f'<div class="meta">{escape(report["program"])} · {summary["compared"]} of '
-            f'{summary["entries"]} entries compared{prior} · {summary["pairs_sharing"]:,} '
-            f'pairs share {parameters["min_shared"]} fingerprints or more · k = '
-            f'{parameters["k"]} tokens, window {parameters["window"]} (every match of '
-            f'{parameters["guarantee"]} tokens found) · fingerprints in more than '
-            f'{parameters["common_limit"]} entries ignored ({summary["common_ignored"]:,})'
-            f"{handout}</div>")
+    return HTML.element(
+        "div", escape(report["program"]),
+        f" · {summary['compared']} of {summary['entries']} entries compared{prior} · "
+        f"{summary['pairs_sharing']:,} pairs share {parameters['min_shared']} fingerprints "
+        f"or more · k = {parameters['k']} tokens, window {parameters['window']} (every "
+        f"match of {parameters['guarantee']} tokens found) · fingerprints in more than "
+        f"{parameters['common_limit']} entries ignored ({summary['common_ignored']:,})"
+        f"{handout}", class_="meta")
 
 
-def _caveat(report: Document) -> str:
-    behaviour = report.get("behaviour")
-    said = ("" if behaviour is None else " The same wrong output on the same case is "
-            "a second, separate kind of evidence, shown apart from the code.")
-    return ('<div class="caveat"><b>What this is, and is not.</b> A high score says that '
-            "two programs share long stretches of code once names, literals, comments "
-            "and layout are set aside; it is a reason to read both side by side, never "
-            "proof of copying: a handout not given as <code>--base</code>, a shared "
-            "tutorial, or a very short assignment also make programs alike." + said
-            + "</div>")
+def _caveat(report: Document) -> Markup:
+    said = (None if report.get("behaviour") is None else
+            " The same wrong output on the same case is a second, separate kind of "
+            "evidence, shown apart from the code.")
+    return HTML.element(
+        "div", HTML.element("b", "What this is, and is not."),
+        " A high score says that two programs share long stretches of code once names, "
+        "literals, comments and layout are set aside; it is a reason to read both side by "
+        "side, never proof of copying: a handout not given as ", HTML.element("code", "--base"),
+        ", a shared tutorial, or a very short assignment also make programs alike.", said,
+        class_="caveat")
 
 
-def _bar(score: float) -> str:
+def _bar(score: float) -> Markup:
     # A class per 5 % (assets/report.css): the page's policy allows no style attribute.
-    return (f'<span class="bar"><span class="w{round(score * 20)}"></span></span>'
-            f"{score:.2f}")
+    return HTML.join((HTML.element("span", HTML.element("span", class_=f"w{round(score * 20)}"),
+                                   class_="bar"), f"{score:.2f}"))
 
 
-def _pairs_table(report: Document) -> List[str]:
-    rows = ['<h2 id="pairs">Pairs, most similar first</h2>']
+def _tag(text: str, kind: str = "tag") -> Markup:
+    return HTML.element("span", text, class_=kind)
+
+
+def _pairs_table(report: Document) -> List[Markup]:
+    rows = [HTML.element("h2", "Pairs, most similar first", id="pairs")]
     if not report["pairs"]:
-        return rows + ['<p class="muted">No pair shares '
-                       f'{report["parameters"]["min_shared"]} fingerprints.</p>']
-    rows.append("<table><tr><th>#</th><th>a</th><th>b</th><th>score</th>"
-                "<th>a's code in b</th><th>b's code in a</th><th>shared fingerprints</th>"
-                "<th>regions</th><th>cluster</th><th>same wrong outputs</th></tr>")
+        return rows + [_muted(f"No pair shares {report['parameters']['min_shared']} "
+                              "fingerprints.")]
+    rows.append(_head(("#", "a", "b", "score", A_IN_B, B_IN_A, "shared fingerprints",
+                       "regions", "cluster", "same wrong outputs")))
     for pair in report["pairs"]:
-        prior = ' <span class="tag prior">prior</span>' if pair["prior"] else ""
         same = pair.get("behaviour")
-        mark = (f'<span class="tag">{len(same)} case{"s" * (len(same) > 1)}</span>'
-                if same else
-                ("—" if same is not None else '<span class="muted">no results</span>'))
-        rows.append(
-            f'<tr><td class="num"><a href="#pair-{pair["rank"]}">{pair["rank"]}</a></td>'
-            f'<td class="name">{escape(pair["a"])}</td>'
-            f'<td class="name">{escape(pair["b"])}{prior}</td>'
-            f'<td class="num">{_bar(pair["score"])}</td>'
-            f'<td class="num">{pair["a_share"]:.0%}</td>'
-            f'<td class="num">{pair["b_share"]:.0%}</td>'
-            f'<td class="num">{pair["shared"]:,}</td>'
-            f'<td class="num">{len(pair["regions"])}</td>'
-            f'<td class="num">{_cluster_link(pair["cluster"])}</td><td>{mark}</td></tr>')
-    rows.append("</table>")
+        mark = (_tag(f"{len(same)} case{'s' * (len(same) > 1)}") if same else
+                "—" if same is not None else _tag("no results", "muted"))
+        rows.append(HTML.element(
+            "tr", _cell(HTML.element("a", pair["rank"], href=f"#pair-{pair['rank']}"), "num"),
+            _cell(escape(pair["a"]), "name"),
+            _cell(HTML.join((escape(pair["b"]), _prior(pair))), "name"),
+            _cell(_bar(pair["score"]), "num"), _cell(f"{pair['a_share']:.0%}", "num"),
+            _cell(f"{pair['b_share']:.0%}", "num"), _cell(f"{pair['shared']:,}", "num"),
+            _cell(len(pair["regions"]), "num"), _cell(_cluster_link(pair["cluster"]), "num"),
+            _cell(mark)))
+    rows.append(HTML.end("table"))
     return rows
 
 
-def _cluster_link(number: Optional[int]) -> str:
-    return "—" if number is None else f'<a href="#cluster-{number}">{number}</a>'
+def _cell(content: Content, kind: Optional[str] = None) -> Markup:
+    return HTML.element("td", content, class_=kind)
 
 
-def _clusters(report: Document) -> List[str]:
+def _prior(pair: Document) -> Optional[Markup]:
+    return HTML.join((" ", _tag("prior", "tag prior"))) if pair["prior"] else None
+
+
+def _cluster_link(number: Optional[int]) -> Content:
+    return "—" if number is None else HTML.element("a", number, href=f"#cluster-{number}")
+
+
+def _clusters(report: Document) -> List[Markup]:
     threshold = report["parameters"]["threshold"]
-    rows = ['<h2 id="clusters">Clusters</h2>',
-            f'<p class="muted">Entries joined by pairs scoring {threshold:.2f} or more.</p>']
+    rows = [HTML.element("h2", "Clusters", id="clusters"),
+            _muted(f"Entries joined by pairs scoring {threshold:.2f} or more.")]
     if not report["clusters"]:
-        return rows + ['<p class="muted">None.</p>']
+        return rows + [_muted("None.")]
     for cluster in report["clusters"]:
-        rows.append(f'<h3 id="cluster-{cluster["number"]}">Cluster {cluster["number"]}: '
-                    f'{len(cluster["members"])} entries, best score {cluster["best"]:.2f}'
-                    "</h3><p>" + ", ".join(escape(name) for name in cluster["members"])
-                    + "</p><ul class=\"notes\">")
+        number = cluster["number"]
+        rows.append(HTML.join((
+            HTML.element("h3", f"Cluster {number}: {len(cluster['members'])} entries, best "
+                         f"score {cluster['best']:.2f}", id=f"cluster-{number}"),
+            HTML.element("p", _names(cluster["members"])),
+            HTML.start("ul", class_="notes"))))
         for pair in cluster["pairs"]:
-            label = f'{escape(pair["a"])} – {escape(pair["b"])}: {pair["score"]:.2f}'
-            rows.append(f'<li><a href="#pair-{pair["rank"]}">{label}</a></li>'
-                        if pair["rank"] else f"<li>{label} (below the top pairs)</li>")
-        rows.append("</ul>")
-        for shared in cluster["behaviour"]:
-            rows.append(f'<div class="evidence">Same wrong output on {escape(shared["case"])}'
-                        ": " + ", ".join(escape(name) for name in shared["members"])
-                        + "</div>")
+            label = HTML.join((escape(pair["a"]), " – ", escape(pair["b"]),
+                               f": {pair['score']:.2f}"))
+            rows.append(HTML.element("li", HTML.element("a", label, href=f"#pair-{pair['rank']}")
+                                     if pair["rank"] else (label, " (below the top pairs)")))
+        rows.append(HTML.end("ul"))
+        rows.extend(HTML.element("div", "Same wrong output on ", escape(shared["case"]), ": ",
+                                 _names(shared["members"]), class_="evidence")
+                    for shared in cluster["behaviour"])
     return rows
 
 
-def _behaviour(report: Document) -> List[str]:
-    rows = ['<h2 id="behaviour">Same wrong outputs (behaviour)</h2>']
+def _behaviour(report: Document) -> List[Markup]:
+    rows = [HTML.element("h2", "Same wrong outputs (behaviour)", id="behaviour")]
     behaviour = report.get("behaviour")
     if behaviour is None:
-        return rows + ['<p class="muted">No results file given (<code>--results</code> '
-                       "from <code>grade run --json</code> of the same class).</p>"]
-    rows.append(f'<p class="muted">From {escape(behaviour["results"] or "")}: pairs that '
-                 "failed the same cases with the very same wrong bytes (passed cases never "
-                 f"count; {behaviour['common_ignored']} wrong answers shared by more than "
-                 "the common limit ignored).</p>")
+        return rows + [_muted("No results file given (", HTML.element("code", "--results"),
+                              " from ", HTML.element("code", "grade run --json"),
+                              " of the same class).")]
+    rows.append(_muted(
+        "From ", escape(behaviour["results"] or ""), ": pairs that failed the same cases "
+        "with the very same wrong bytes (passed cases never count; "
+        f"{behaviour['common_ignored']} wrong answers shared by more than the common limit "
+        "ignored)."))
     if behaviour["missing"]:
-        rows.append('<p class="muted">No results for: '
-                    + ", ".join(escape(name) for name in behaviour["missing"]) + "</p>")
+        rows.append(_muted("No results for: ", _names(behaviour["missing"])))
     if not behaviour["pairs"]:
-        return rows + ['<p class="muted">No pair shares a wrong output.</p>']
-    rows.append("<table><tr><th>a</th><th>b</th><th>cases</th><th>which</th>"
-                "<th>code score</th></tr>")
+        return rows + [_muted("No pair shares a wrong output.")]
+    rows.append(_head(("a", "b", "cases", "which", "code score")))
     for pair in behaviour["pairs"]:
-        cases = ", ".join(f'{escape(case["case"])} ({escape(", ".join(case["kinds"]))})'
-                          for case in pair["wrong"])
-        rows.append(f'<tr><td class="name">{escape(pair["a"])}</td><td class="name">'
-                    f'{escape(pair["b"])}</td><td class="num">{pair["cases"]}</td>'
-                    f'<td>{cases}</td><td class="num">{pair["score"]:.2f}</td></tr>')
-    return rows + ["</table>"]
+        cases = HTML.join((HTML.join((escape(case["case"]), " (",
+                                      escape(", ".join(case["kinds"])), ")"))
+                           for case in pair["wrong"]), ", ")
+        rows.append(HTML.element("tr", _cell(escape(pair["a"]), "name"),
+                                 _cell(escape(pair["b"]), "name"), _cell(pair["cases"], "num"),
+                                 _cell(cases), _cell(f"{pair['score']:.2f}", "num")))
+    return rows + [HTML.end("table")]
 
 
-def _entries(report: Document) -> List[str]:
-    rows = ['<h2 id="entries">Entries</h2>']
+def _entries(report: Document) -> List[Markup]:
+    rows = [HTML.element("h2", "Entries", id="entries")]
     skipped = [entry for entry in report["entries"] if not entry["compared"]]
     noted = [entry for entry in report["entries"] if entry["compared"] and entry["notes"]]
     if not skipped and not noted:
-        return rows + ['<p class="muted">Every entry was compared, every file read.</p>']
+        return rows + [_muted("Every entry was compared, every file read.")]
     if skipped:
-        rows.append("<h3>Not compared</h3><table><tr><th>entry</th><th>why</th></tr>")
-        rows.extend(f'<tr><td class="name">{escape(entry["name"])}</td>'
-                    f'<td>{escape(entry["reason"])}</td></tr>' for entry in skipped)
-        rows.append("</table>")
+        rows.append(HTML.join((HTML.element("h3", "Not compared"), _head(("entry", "why")))))
+        rows.extend(HTML.element("tr", _cell(escape(entry["name"]), "name"),
+                                 _cell(escape(entry["reason"])))
+                    for entry in skipped)
+        rows.append(HTML.end("table"))
     if noted:
-        rows.append("<h3>Compared, with notes</h3><table><tr><th>entry</th><th>notes</th>"
-                    "</tr>")
-        rows.extend(f'<tr><td class="name">{escape(entry["name"])}</td><td>'
-                    + "<br>".join(escape(note) for note in entry["notes"]) + "</td></tr>"
+        rows.append(HTML.join((HTML.element("h3", "Compared, with notes"),
+                               _head(("entry", "notes")))))
+        rows.extend(HTML.element("tr", _cell(escape(entry["name"]), "name"),
+                                 _cell(HTML.join((escape(note) for note in entry["notes"]),
+                                                 HTML.element("br"))))
                     for entry in noted)
-        rows.append("</table>")
+        rows.append(HTML.end("table"))
     return rows
 
 
-def _pair_detail(pair: Document, texts: Texts) -> List[str]:
+def _pair_detail(pair: Document, texts: Texts) -> List[Markup]:
     rank = pair["rank"]
-    rows = [f'<section class="pair" id="pair-{rank}">',
-            f'<h3>#{rank}: {escape(pair["a"])} and {escape(pair["b"])}'
-            + (' <span class="tag prior">prior</span>' if pair["prior"] else "") + "</h3>",
-            f'<p>Score {pair["score"]:.2f}: {pair["a_share"]:.0%} of the fingerprints of '
-            f'{escape(pair["a"])} are in {escape(pair["b"])}, {pair["b_share"]:.0%} of '
-            f'those of {escape(pair["b"])} are in {escape(pair["a"])} '
-            f'({pair["shared"]:,} shared). <a class="back" href="#pairs">↑ pairs</a></p>',
-            '<div class="code-evidence"><h4>Code: matched regions</h4>'
-            "<table><tr><th>region</th><th>in a</th><th>in b</th><th>fingerprints</th></tr>"]
+    a, b = escape(pair["a"]), escape(pair["b"])
+    rows = [HTML.start("section", class_="pair", id=f"pair-{rank}"),
+            HTML.element("h3", f"#{rank}: ", a, " and ", b, _prior(pair)),
+            HTML.element(
+                "p", f"Score {pair['score']:.2f}: {pair['a_share']:.0%} of the fingerprints of ",
+                a, " are in ", b, f", {pair['b_share']:.0%} of those of ", b, " are in ", a,
+                f" ({pair['shared']:,} shared). ",
+                HTML.element("a", "↑ pairs", class_="back", href="#pairs")),
+            HTML.join((HTML.start("div", class_="code-evidence"),
+                       HTML.element("h4", "Code: matched regions"),
+                       _head(("region", "in a", "in b", "fingerprints"))))]
     for number, region in enumerate(pair["regions"], 1):
-        rows.append(f'<tr><td><a href="#pair-{rank}-region-{number}">{number}</a></td>'
-                    f'<td>{escape(region["a_file"])}: {_span(region["a_lines"])}</td>'
-                    f'<td>{escape(region["b_file"])}: {_span(region["b_lines"])}</td>'
-                    f'<td class="num">{region["fingerprints"]}</td></tr>')
-    rows.append("</table></div>")
+        rows.append(HTML.element(
+            "tr", _cell(HTML.element("a", number, href=f"#pair-{rank}-region-{number}")),
+            _cell((escape(region["a_file"]), ": ", _span(region["a_lines"]))),
+            _cell((escape(region["b_file"]), ": ", _span(region["b_lines"]))),
+            _cell(region["fingerprints"], "num")))
+    rows.append(HTML.join((HTML.end("table"), HTML.end("div"))))
     rows.extend(_pair_behaviour(pair))
     for number, region in enumerate(pair["regions"], 1):
         rows.append(_region_block(pair, number, region, texts))
-    rows.append("</section>")
+    rows.append(HTML.end("section"))
     return rows
 
 
@@ -227,42 +249,52 @@ def _span(lines: List[int]) -> str:
     return f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]}–{lines[1]}"
 
 
-def _pair_behaviour(pair: Document) -> List[str]:
+def _pair_behaviour(pair: Document) -> List[Markup]:
     same = pair.get("behaviour")
     if not same:
         return []
-    rows = ['<div class="evidence"><h4>Behaviour: the same wrong bytes on the same '
-            "failing cases</h4><ul class=\"notes\">"]
+    rows = [HTML.join((HTML.start("div", class_="evidence"),
+                       HTML.element("h4", "Behaviour: the same wrong bytes on the same "
+                                    "failing cases"),
+                       HTML.start("ul", class_="notes")))]
     for case in same:
-        diagnosis = (f" — the kit's diagnosis for both: {escape(case['diagnosis'])}"
-                     if case["diagnosis"] else "")
-        rows.append(f'<li>{escape(case["case"])}: same {escape(", ".join(case["kinds"]))} '
-                    f'({escape(", ".join(case["outputs"]))}){diagnosis}</li>')
-    return rows + ["</ul></div>"]
+        diagnosis = ((KITS_DIAGNOSIS, escape(case["diagnosis"])) if case["diagnosis"]
+                     else None)
+        rows.append(HTML.element("li", escape(case["case"]), ": same ",
+                                 escape(", ".join(case["kinds"])), " (",
+                                 escape(", ".join(case["outputs"])), ")", diagnosis))
+    return rows + [HTML.join((HTML.end("ul"), HTML.end("div")))]
 
 
-def _region_block(pair: Document, number: int, region: Document, texts: Texts) -> str:
+def _region_block(pair: Document, number: int, region: Document, texts: Texts) -> Markup:
+    rank = pair["rank"]
     sides = []
     for side in ("a", "b"):
         name, file_name = pair[side], region[f"{side}_file"]
         first, last = region[f"{side}_lines"]
-        sides.append(f"<div><b>{escape(name)} · {escape(file_name)}: {_span([first, last])}"
-                     f"</b>{_listing(texts(name, file_name), first, last)}</div>")
-    return (f'<div class="region" id="pair-{pair["rank"]}-region-{number}"><h4>Region '
-            f'{number} <a class="back" href="#pair-{pair["rank"]}">↑ pair</a></h4>'
-            f'<div class="side">{"".join(sides)}</div></div>')
+        sides.append(HTML.element(
+            "div", HTML.element("b", escape(name), " · ", escape(file_name), ": ",
+                                _span([first, last])),
+            _listing(texts(name, file_name), first, last)))
+    return HTML.element(
+        "div", HTML.element("h4", f"Region {number} ",
+                            HTML.element("a", "↑ pair", class_="back", href=f"#pair-{rank}")),
+        HTML.element("div", sides, class_="side"), class_="region",
+        id=f"pair-{rank}-region-{number}")
 
 
-def _listing(text: Optional[str], first: int, last: int) -> str:
+def _listing(text: Optional[str], first: int, last: int) -> Markup:
     """Lines ``first`` to ``last`` of ``text`` highlighted, with :data:`CONTEXT` lines
     around them, numbered."""
     if text is None:
-        return '<pre><span class="l muted">(the file is no longer readable)</span></pre>'
+        return HTML.element("pre", HTML.element("span", "(the file is no longer readable)",
+                                                class_="l muted"))
     lines = text.split("\n")
     start, end = max(1, first - CONTEXT), min(len(lines), last + CONTEXT)
     rows = []
     for number in range(start, end + 1):
-        css = "l hit" if first <= number <= last else "l"
-        rows.append(f'<span class="{css}"><span class="ln">{number}</span>'
-                    f"{escape(lines[number - 1].rstrip(chr(13)))}</span>")
-    return "<pre>" + "\n".join(rows) + "</pre>"
+        # (the tags written once: a page holds thousands of these lines)
+        rows.append(HTML.join((_LINE_HIT if first <= number <= last else _LINE, _NUMBER,
+                               number, _END_SPAN, escape(lines[number - 1].rstrip(chr(13))),
+                               _END_SPAN)))
+    return HTML.element("pre", HTML.join(rows, "\n"))
