@@ -122,10 +122,14 @@ ALLOWED = {
     ("engine/grading/cli.py", "write_step_pages"):
         "the report's folder and a temporary folder of ours where our own stepper runs",
     ("engine/grading/cli.py", "run_grading"):
-        "the --json and --cases paths the instructor named, before any run",
-    ("engine/grading/cli.py", "_grade_students"):
-        "the kit's own staging folder (mkdtemp), removed by shutil.rmtree (descriptor "
-        "based) after every run is dead; runs never write there",
+        "the --json and --cases paths the instructor named, before any run; the kit's "
+        "own staging folder (mkdtemp), removed by shutil.rmtree (descriptor based) after "
+        "every run is dead; runs never write there",
+    ("engine/grading/cli.py", "_previous_results"):
+        "the --json file the instructor named, read before any run (--resume)",
+    ("engine/grading/cli.py", "_set_up_runner"):
+        "the --cases folder the instructor named, resolved before any run so runs "
+        "cannot see it",
     ("engine/grading/cli.py", "run_bundle"): "the --cases and --hidden folders named",
     ("engine/grading/cli.py", "grade_for_gradescope"):
         "Gradescope's /autograder/submission and source paths, made before any run",
@@ -148,7 +152,7 @@ ALLOWED = {
         "a temporary folder of ours for the gauntlet's JSON (runs never see it)",
     ("engine/tournament/cli.py", "_earlier"):
         "the --json file the organiser named, before any entrant runs",
-    ("engine/tournament/cli.py", "run_tournament"):
+    ("engine/tournament/cli.py", "_resolve"):
         "resolve(): the entrant paths the organiser named, before any entrant runs",
     ("engine/tournament/cli.py", "run_sprt"):
         "the --json file and entrant paths the organiser named, before any entrant runs",

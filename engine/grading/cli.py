@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import (Any, Callable, Dict, Iterable, List, Optional, Sequence, TextIO, Tuple,
                     Union)
 
+from .. import registry
 from ..commandline import (argument_parser, parse_positive_int, run_program,
                            shadowing_engine as _shadowing, terminate_as_interrupt,
                            write_atomically)
@@ -177,8 +178,9 @@ def _add_autograder_commands(commands: Any) -> None:
     bundle.add_argument("--memory", type=_positive_int, default=768,
                         help="MB of memory per case (default 768, Gradescope's default)")
     bundle.add_argument("--leaderboard", action="store_true",
-                        help="Stake/Raid: a short gauntlet against our agents, on "
-                             "Gradescope's leaderboard")
+                        help="a short gauntlet against our agents, on Gradescope's "
+                             "leaderboard (" + ", ".join(
+                                 entry.name for entry in registry.with_leaderboard()) + ")")
 
     inside = commands.add_parser("gradescope-run",
                                  help="what the bundle's run_autograder runs on Gradescope")
