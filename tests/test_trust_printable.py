@@ -87,6 +87,14 @@ def test_tournament_run_merge_and_sprt_show_control_characters_escaped(tmp_path)
     assert decided.returncode == 0, decided.stderr
     assert b"\\x1b" in decided.stdout + decided.stderr      # shown, escaped
     assert_clean(decided)
+    # The Elo estimate counts A's games under its own name, not the escaped one: the
+    # same code under a plain name gets the same estimate.
+    plain = submission(tmp_path / "plain", {"homework.py": FIRST_EMPTY})
+    same = engine("tournament", "sprt", "stake_raid", str(plain), str(other),
+                  "--elo0", "0", "--elo1", "100", "--sizes", "3", "--time", "5",
+                  "--max-pairs", "1")
+    assert same.returncode == 0, same.stderr
+    assert same.stdout.split(b"; Elo ")[1] == decided.stdout.split(b"; Elo ")[1]
 
 
 def test_one_line_errors_show_a_named_folder_escaped(tmp_path):

@@ -699,9 +699,8 @@ class _SprtMatch(_Directed):
             verdict = f"H0 accepted: {a} is not {test.elo1:g} Elo stronger than {b}"
         else:
             verdict = f"no decision after {self.pairs} pairs (--max-pairs)"
-        # Counted under the printable name, as this line always was: a name that
-        # printable() escapes matches no game there (left as is, to be decided apart).
-        elo, low, high = elo_estimate(_prefix_counts(self.played, a))
+        # Counted under the entrant's own name: the records hold it unescaped.
+        elo, low, high = elo_estimate(_prefix_counts(self.played, self.a))
         return (f"{verdict}; LLR {self.llr:.2f} [{test.lower:.2f}, {test.upper:.2f}] after "
                 f"{self.pairs} pairs; Elo {elo:+.1f} [{low:+.1f}, {high:+.1f}]")
 
