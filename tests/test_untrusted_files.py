@@ -6,7 +6,7 @@ import stat
 import pytest
 
 from engine.sandbox.untrusted_files import (Bounds, TooLarge, copy_tree, open_path,
-                                            read_regular, read_text_file, remove_tree,
+                                            read_regular, read_untrusted_text, remove_tree,
                                             walk)
 
 
@@ -39,9 +39,9 @@ def test_only_regular_files_are_read_and_links_never_followed(tree):
         assert read_regular("inner", folder) is None
     finally:
         os.close(folder)
-    assert read_text_file(str(tree / "link")) is None
-    assert read_text_file(str(tree / "fifo")) is None
-    assert read_text_file("/proc/self/mem") in (None, "")
+    assert read_untrusted_text(str(tree / "link")) is None
+    assert read_untrusted_text(str(tree / "fifo")) is None
+    assert read_untrusted_text("/proc/self/mem") in (None, "")
 
 
 def test_a_file_is_read_in_one_call_and_short_reads_are_completed(tmp_path, monkeypatch):

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence
 from .judges import GradedAssignment
 from .plan import Plan
 from ..sandbox import (SAFE_PATH, Bounds, Entry, TooLarge, copy_tree, move_out,
-                       read_text_file, regular_file_in, walk)
+                       read_untrusted_text, regular_file_in, walk)
 
 # How much of a submission is copied: past this it is not graded (its verdict says why).
 SUBMISSION_BOUNDS = Bounds(depth=32, entries=10_000, bytes=256 * 1024 * 1024)
@@ -65,7 +65,7 @@ def is_file(path: Union[str, Path]) -> bool:
 
 def makefile_has_target(folder: Path, target: str) -> bool:
     for name in ("GNUmakefile", "makefile", "Makefile"):
-        text = read_text_file(str(folder / name))
+        text = read_untrusted_text(str(folder / name))
         if text is not None and re.search(rf"^{re.escape(target)}\s*:", text, re.MULTILINE):
             return True
     return False

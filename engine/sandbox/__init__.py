@@ -23,7 +23,7 @@ from ._slot import Sandbox, close_all, usable_cores
 from .uid_leases import LeaseError, next_uid
 from .untrusted_files import (O_PATH, Bounds, Entry, TooLarge, copy_across, copy_tree,
                               hard_link, lstat_beneath, make_link, move_out, open_folder,
-                              open_path, read_link, read_regular, read_text_file,
+                              open_path, read_link, read_regular, read_untrusted_text,
                               regular_file_in, remove_beneath, remove_tree, walk, write_new)
 from .workspace import WORKSPACE_PREFIX, new_workspace, populate, workspace_root
 
@@ -38,7 +38,7 @@ __all__ = [
     "SYSCALL_FILTERS", "syscall_filter_name", "syscall_filters",
     # Folders a submission controls: read, copied and removed without following a link.
     "Bounds", "TooLarge", "Entry", "O_PATH", "open_folder", "open_path", "read_regular",
-    "read_text_file", "regular_file_in", "lstat_beneath", "write_new", "remove_beneath",
+    "read_untrusted_text", "regular_file_in", "lstat_beneath", "write_new", "remove_beneath",
     "remove_tree", "walk", "copy_tree", "copy_across", "move_out", "hard_link",
     "make_link", "read_link",
     # The workspace: builds and the slots' run folders.

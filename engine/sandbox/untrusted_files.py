@@ -95,7 +95,7 @@ def read_regular(name: str, dir_fd: Optional[int] = None, cap: Optional[int] = N
         os.close(descriptor)
 
 
-def read_text_file(path: str, cap: int = 1 << 20) -> Optional[str]:
+def read_untrusted_text(path: str, cap: int = 1 << 20) -> Optional[str]:
     """The text of the regular file ``path`` (at most ``cap`` bytes, decoded leniently),
     or None when it is missing, a link, a special file or unreadable."""
     parent, name = os.path.split(path)
