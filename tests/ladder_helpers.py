@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from golden import REPO
 from grading_helpers import FIRST_EMPTY, LAST_EMPTY
+from ports import free_port
 
 PYTHON = sys.executable
 
@@ -44,12 +44,6 @@ open("output.txt", "w").write("Z99 Stake\\n")
 
 # A Makefile entrant: `make agent` writes the agent that `make run` runs.
 MAKEFILE = ("agent:\n\tcp first.py agent.py\n\nrun:\n\tpython3 agent.py\n")
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def zip_bytes(files, extra=None):

@@ -13,18 +13,13 @@ import signal
 import socket
 import subprocess
 import time
+from ports import free_port
 
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol")
 
 
 class ClusterUnavailable(Exception):
     """Slurm cannot run here (the message says why)."""
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_for(condition, seconds, what):

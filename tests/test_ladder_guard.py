@@ -42,6 +42,7 @@ from starlette.routing import Route  # noqa: E402
 from engine.ladder.web import guard  # noqa: E402
 from engine.ladder.web.connections import (ConnectionBook, Limits, QuietLog,  # noqa: E402
                                        address_key, parse_networks)
+from ports import free_port
 
 CSP = "default-src 'none'"
 QUICK = Limits(head_seconds=1.0, body_seconds=60.0, body_grace_seconds=0.5,
@@ -287,9 +288,7 @@ def test_idle_connections_from_one_address_lock_out_no_one_else():
     open 256 descriptors: the per-address cap's worth are kept, the rest closed at once,
     and 127.0.0.2 is answered. (Plain uvicorn keeps them all, runs out of descriptors
     and answers no one until they go.)"""
-    sock = guard.listening_socket("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    sock.close()
+    port = free_port()
     process = subprocess.Popen([sys.executable, "-c", SERVER_SCRIPT, str(port)], cwd=REPO,
                                stderr=subprocess.PIPE, text=True)
     idle = []

@@ -35,6 +35,7 @@ from golden import REPO
 from engine.errors import UsageError
 from engine.sandbox import is_running, start_time
 from engine.ladder import serving
+from ports import free_port
 
 PYTHON = sys.executable
 
@@ -167,13 +168,6 @@ def test_root_walks_data_safely_while_the_web_user_swaps_folders(planted):
 
 # --- serve and stop --------------------------------------------------------------------------
 
-def _free_port():
-    import socket
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def ladder_folder():
     """A new ladder (two students) in a folder every user may pass."""
@@ -254,14 +248,14 @@ def test_serve_killed_outright_takes_its_children_with_it(ladder_folder):
     is refused, and SIGKILL of serve ends the web process and the workers."""
     token = open(os.path.join(ladder_folder, "worker-token")).read().strip()
     environment = dict(os.environ, LADDER_WORKER_TOKEN=token)
-    serve, state = _serve(ladder_folder, _free_port(), 2, environment)
+    serve, state = _serve(ladder_folder, free_port(), 2, environment)
     try:
         children = _children(state)
         for pid, _ in children:
             for name in ("cmdline", "environ"):
                 with open(f"/proc/{pid}/{name}", "rb") as handle:
                     assert token.encode() not in handle.read(), (pid, name)
-        second = _run("serve", ladder_folder, "--port", str(_free_port()), "--workers", "0")
+        second = _run("serve", ladder_folder, "--port", str(free_port()), "--workers", "0")
         assert second.returncode == 2
         assert second.stderr == (f"ladder: {ladder_folder} is served already (pid "
                                  f"{serve.pid}): ladder stop {ladder_folder} first\n")
@@ -282,7 +276,7 @@ def test_serve_killed_outright_takes_its_children_with_it(ladder_folder):
 
 @pytest.mark.slow
 def test_stop_stops_serve_its_web_process_and_its_workers(ladder_folder):
-    serve, state = _serve(ladder_folder, _free_port(), 2)
+    serve, state = _serve(ladder_folder, free_port(), 2)
     children = _children(state)
     stop = _run("stop", ladder_folder)
     assert stop.returncode == 0, stop.stderr
@@ -325,7 +319,7 @@ def test_a_ladder_on_a_full_disk_answers_503_and_logs_one_line(small_disk, tmp_p
     folder = os.path.join(small_disk, "ladder")
     assert _run("init", folder, "--game", "stake_raid", "--roster", roster, "--time", "1",
                 "--sizes", "3").returncode == 0
-    port = _free_port()
+    port = free_port()
     logs = None if log_on_the_full_disk else str(tmp_path)
     serve, _ = _serve(folder, port, 0, log_folder=logs)
     from ladder_helpers import FIRST_EMPTY, request, upload, zip_bytes
@@ -393,7 +387,7 @@ def test_serve_refuses_a_port_another_server_holds(ladder_folder):
     path = os.path.join(ladder_folder, "server.json")
     with open(path, "w") as handle:
         json.dump({"pid": os.getpid(), "started": start_time(os.getpid())}, handle)
-    done = _run("serve", ladder_folder, "--port", str(_free_port()), "--workers", "0")
+    done = _run("serve", ladder_folder, "--port", str(free_port()), "--workers", "0")
     os.unlink(path)
     assert (done.returncode, done.stderr) == (2, f"ladder: {ladder_folder} is served "
                                                  f"already (pid {os.getpid()}): ladder stop "
