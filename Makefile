@@ -3,21 +3,27 @@ PYTHON ?= python3
 VENV   ?= .venv
 VPY    := $(VENV)/bin/python
 PYTEST := $(VPY) -m pytest
-# Test processes of `make test` (pytest-xdist's -n): auto is one per CPU; 0 runs serially.
-# worksteal: a process that runs out of tests takes some from the other's queue (the
-# longest tests take 10-20 s: the run ends a few seconds sooner than with -d load).
-PYTEST_JOBS ?= auto
+# Test processes of `make test` (pytest-xdist's -n): one more than the CPUs, since a
+# fifth of the tests' time is spent waiting on a sandbox's clock or a server (2 CPUs:
+# 3:00 with 3 processes, 3:41 with 2); 0 runs serially. worksteal: a process that runs
+# out of tests takes some from another's queue.
+PYTEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 XDIST  := -n $(PYTEST_JOBS) --dist worksteal
 ENGINE_SOURCES := $(shell find engine -name '*.py' 2>/dev/null)
+# The tests start the programs thousands of times: each compiles what it imports unless
+# the bytecode is cached, and pytest rewrites every test module's asserts unless it may
+# cache them. A machine-wide PYTHONDONTWRITEBYTECODE=1 forbids both (20 s of `make test`).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: test test-all test-slow test-under-load test-cluster test-golden update-goldens lint venv bench clean tictactoe help
 
 help:
 	@echo "make test         install test requirements in $(VENV) and run the everyday suite"
 	@echo "                  (every program and kit feature; = plain pytest: pytest.ini's -m),"
-	@echo "                  one pytest process per CPU (PYTEST_JOBS=0: one process)"
-	@echo "make test-all     everything: the everyday suite, the tests marked slow (sweeps,"
-	@echo "                  hostile suites' long variants, load tests) and browser, then the cluster"
+	@echo "                  one pytest process per CPU and one more (PYTEST_JOBS=0: one)"
+	@echo "make test-all     everything: the everyday suite (with every property test's full"
+	@echo "                  examples), the tests marked slow (sweeps, hostile suites' long"
+	@echo "                  variants, load tests) and browser, then the cluster"
 	@echo "make test-slow    only the tests marked slow"
 	@echo "make test-under-load  the everyday suite $(LOAD_RUNS) times in a row beside"
 	@echo "                  $(LOAD_PER_CORE) spinning processes per CPU (LOAD_MARKERS='not cluster': all)"
@@ -47,14 +53,16 @@ $(VENV)/.ready: requirements-test.txt
 test: $(VENV)/.ready
 	$(PYTEST) -q $(XDIST) $(PYTEST_ARGS)
 
-# Everything but the cluster in one xdist run, then the cluster (one process).
+# Everything but the cluster in one xdist run, then the cluster (one process). Property
+# tests draw all their examples here (TESTS_THOROUGH=1; tests/thoroughness.py), a third
+# of them in `make test`.
 test-all: $(VENV)/.ready
-	$(PYTEST) -q -m "not cluster" $(XDIST) $(PYTEST_ARGS)
+	TESTS_THOROUGH=1 $(PYTEST) -q -m "not cluster" $(XDIST) $(PYTEST_ARGS)
 	$(MAKE) --no-print-directory test-cluster
 
 # Fails when nothing is collected too (pytest's exit code 5).
 test-slow: $(VENV)/.ready
-	$(PYTEST) -q -m "slow and not cluster" $(XDIST) $(PYTEST_ARGS)
+	TESTS_THOROUGH=1 $(PYTEST) -q -m "slow and not cluster" $(XDIST) $(PYTEST_ARGS)
 
 # The suite beside a loaded machine: LOAD_PER_CORE spinning processes per CPU at the
 # ordinary priority, LOAD_RUNS runs in a row, stopping at the first failure.

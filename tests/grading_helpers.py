@@ -23,10 +23,10 @@ ISOLATIONS = (["rlimits"] + (["landlock"] if landlock_works() else [])
 
 def isolation_params(keep=None):
     """ISOLATIONS as pytest parameters for the hostile suites: those of ``keep`` (default:
-    every file fence, rlimits alone only when there is none) run every day, the others
-    are their long variants, marked slow (make test-all)."""
+    the strongest fence here, the one ``auto`` picks: bwrap, else landlock, else rlimits)
+    run every day, the others are their long variants, marked slow (make test-all)."""
     if keep is None:
-        keep = [name for name in ISOLATIONS if name != "rlimits"] or ["rlimits"]
+        keep = ISOLATIONS[-1:]
     return [name if name in keep else pytest.param(name, marks=pytest.mark.slow)
             for name in ISOLATIONS]
 

@@ -11,6 +11,7 @@ from engine.pictures import charts
 from engine.programs.lineemup import program as lineemup
 from engine.programs.nqueens import program as nqueens
 from engine.programs.lineemup.check import read_scoreboard
+from thoroughness import examples
 
 SVG = "{http://www.w3.org/2000/svg}"
 REPO = Path(__file__).resolve().parent.parent
@@ -34,7 +35,7 @@ points_strategy = st.lists(st.tuples(st.integers(1, 30), st.floats(1e-6, 1e4)), 
                            max_size=12, unique_by=lambda p: p[0])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(points=points_strategy, log_y=st.booleans())
 def test_a_line_chart_draws_one_point_per_value_in_order(points, log_y):
     chart = charts.LineChart("T", "x title", "y title", [charts.Series("s", points)],
@@ -75,7 +76,7 @@ def test_titles_axis_titles_and_legend_are_present_and_the_legend_is_right_of_th
 
 
 # --- bar charts ----------------------------------------------------------------------------------
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(values=st.lists(st.one_of(st.none(), st.integers(0, 500)), min_size=2, max_size=8))
 def test_bars_match_their_values_and_grow_with_them(values):
     chart = charts.BarChart("T", "x", "y", [f"c{i}" for i in range(len(values))],

@@ -524,8 +524,9 @@ def test_program_pages_show_example_sessions():
 
 
 # The tournament and ladder pages' sessions play whole tournaments, the ladder's with a
-# server and workers: long variants (make test-all).
-LONG_SESSIONS = ("tournament.md", "ladder.md")
+# server and workers, the agent and failures pages' play gauntlets (10 s each) and the
+# N-queens page solves boards of 10 and more (4 s): long variants (make test-all).
+LONG_SESSIONS = ("tournament.md", "ladder.md", "agent.md", "failures.md", "nqueens.md")
 
 
 @pytest.mark.parametrize("page", [

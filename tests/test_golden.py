@@ -20,6 +20,7 @@ from engine.grading.case import (Case, case_from_fields, case_to_fields, compare
                                  escape_bytes, plain_text, run_reference, unescape_text)
 from golden import (FIXTURES, OFFICIAL, REPO, YAML_SUFFIX, case_id, dump_yaml, interpreter,
                     load_any, raw_cases, read_yaml, replay, yaml_cases)
+from thoroughness import examples
 
 RAW = raw_cases()
 
@@ -117,14 +118,14 @@ TEXTS = st.lists(PIECES, max_size=12).map("".join)
 BLOBS = st.one_of(TEXTS.map(lambda text: text.encode("utf-8")), st.binary(max_size=40))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(BLOBS)
 def test_escaping_round_trips(data):
     assert unescape_text(escape_bytes(data)) == data
     assert plain_text(escape_bytes(data).encode("utf-8")) is not None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(stdout=BLOBS, stderr=st.one_of(st.none(), BLOBS), stdin=BLOBS,
        files=st.dictionaries(st.sampled_from(["input.txt", "a/b.txt"]), BLOBS, max_size=2))
 def test_a_case_round_trips_through_pytest_golden_yaml(tmp_path_factory, stdout, stderr,
@@ -144,6 +145,8 @@ def fingerprint(folder):
             for path in sorted(folder.rglob("*")) if path.is_file()}
 
 
+# Runs `make update-goldens` on a copy of the tree (13 s): a maintainer's tool, make test-all.
+@pytest.mark.slow
 def test_update_goldens_rewrites_our_cases_and_never_the_official_samples(tmp_path):
     """In a copy of the repository whose tic-tac-toe program prints something else,
     ``pytest --update-goldens`` (what ``make update-goldens`` runs) records the new output

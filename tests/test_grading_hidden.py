@@ -16,6 +16,7 @@ from engine.grading.case import Outcome, load_case
 from engine.grading.casespace import Stratum, Walk, permute
 from engine.grading.generate import PROGRAMS, case_key, generate_cases
 from engine.grading.judges import load as load_assignment
+from thoroughness import examples
 
 
 def kit(*args, cwd):
@@ -30,7 +31,7 @@ def stub(case):
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=examples(4), deadline=None)
 @given(seed=st.integers(0, 2 ** 63 - 1), visible=st.integers(1, 30), hidden=st.integers(1, 30))
 @example(seed=2021, visible=40, hidden=40)
 def test_a_hidden_set_never_holds_a_visible_case(program, seed, visible, hidden):
@@ -52,7 +53,7 @@ def test_seeds_do_not_keep_sets_apart():
     assert {case_key(case) for case in one} & {case_key(case) for case in other}
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(size=st.integers(1, 1500), data=st.data())
 def test_a_seed_walks_a_whole_family_once(size, data):
     """What generation rests on: permute maps 0..size-1 onto itself, so a seed draws

@@ -74,6 +74,8 @@ def installed(tmp_path_factory):
     return venv / "bin" / "game-search"
 
 
+# Both installed-command tests pay a pip install into a new venv (12 s): make test-all.
+@pytest.mark.slow
 def test_the_installed_command_is_the_hub(installed, tmp_path):
     shown = subprocess.run([str(installed), "--help"], capture_output=True, text=True,
                            timeout=60, cwd=tmp_path)
@@ -87,6 +89,8 @@ def test_the_installed_command_is_the_hub(installed, tmp_path):
     assert (tmp_path / "v.txt").read_bytes() == (tmp_path / "w.txt").read_bytes()
 
 
+# (the same pip install as above)
+@pytest.mark.slow
 def test_the_installed_command_grades_a_copy_from_inside_it(installed, tmp_path):
     """A console command does not put the current folder first on sys.path: run inside
     a buggy copy, it grades the copy with the installed reference."""

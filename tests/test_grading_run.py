@@ -314,7 +314,9 @@ def test_merge_joins_shards_and_refuses_mixtures():
 
 @pytest.mark.parametrize("number, again", [
     (signal.SIGINT, None), pytest.param(signal.SIGTERM, None, marks=pytest.mark.slow),
-    (signal.SIGINT, signal.SIGINT)])
+    # A second signal as the sandboxes close: the long variant (tournament's daily
+    # interrupt test sends a second signal through the same closing steps).
+    pytest.param(signal.SIGINT, signal.SIGINT, marks=pytest.mark.slow)])
 def test_ctrl_c_kills_the_running_case_and_keeps_finished_ones(tmp_path, number, again):
     """Ctrl-C (or SIGTERM) while a case runs: exit 130, the finished case kept in the
     results file, and no traceback of the main thread nor of a slot's on stderr; a

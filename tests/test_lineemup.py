@@ -19,6 +19,7 @@ from engine.programs.lineemup import program as lineemup
 from engine.programs.lineemup.ai import AIPlayer, SimulatedClock, safety_margin
 from engine.search import ExactSearch, search
 from engine.trace import RecursionDepthTracer
+from thoroughness import examples
 
 REPO = Path(__file__).resolve().parent.parent
 # The course samples, copied unchanged from shared/samples/line_em_up/.
@@ -130,7 +131,7 @@ def test_moves_are_refused_on_blocs_and_stones():
 
 
 # --- the AI: legal, time-safe ---------------------------------------------------------------
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(n=st.integers(3, 7), data=st.data())
 def test_ai_moves_are_always_legal(n, data):
     s = data.draw(st.integers(3, n))
@@ -394,7 +395,7 @@ def test_choose_move_for_tournaments():
     assert (column, row) != (2, 0) and board[row][column] == "."
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(rows=st.lists(st.text(alphabet=".*XOx#", min_size=3, max_size=6), min_size=1,
                      max_size=7),
        s=st.integers(1, 8), side=st.sampled_from(["X", "O", "Z"]))

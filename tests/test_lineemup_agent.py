@@ -19,6 +19,7 @@ from engine.errors import UsageError
 from engine.games.line_em_up import LineEmUp, cell_name
 from engine.programs.lineemup import agent, program
 from engine.programs.lineemup.ai import SimulatedClock
+from thoroughness import examples
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -241,7 +242,7 @@ def test_budget_examples():
     assert agent.move_budget(float("nan"), 10) == 0.0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(seconds=st.floats(0, 1e5), more=st.floats(0, 1e5), empties=st.integers(0, 100),
        fewer=st.integers(0, 100))
 def test_budget_bounds_and_monotony(seconds, more, empties, fewer):

@@ -15,6 +15,7 @@ from golden import program_cases
 from engine.programs.lineemup import program as lineemup
 from engine.programs.lineemup.ai import SimulatedClock
 from engine.programs.lineemup.check import check_scoreboard, check_trace, run_check
+from thoroughness import examples
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "fixtures" / "lineemup" / "course-samples"
@@ -382,7 +383,7 @@ def edit(text, edits):
     return "\n".join(lines)
 
 
-@hypothesis_settings(max_examples=150, deadline=None)
+@hypothesis_settings(max_examples=examples(150), deadline=None)
 @given(edits=EDITS, scoreboard=st.booleans())
 # Found by this test in CI: a scoreboard cut short, without a final newline, pointed at a
 # line after its last.

@@ -20,6 +20,7 @@ from engine.programs.morris import main
 from engine.programs.morris.lookahead import best_move
 from engine.search import ExactSearch, search
 from engine.trace import TraceRecorder
+from thoroughness import examples
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -226,7 +227,7 @@ GAME = MorrisLookahead()
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(legal_positions(), st.sampled_from([1, 2, 3, 4, 10, 1000000]))
 def test_move_is_legal_and_tactically_sound(position, ply):
     board, turn = position

@@ -18,6 +18,7 @@ from engine.games.nqueens import AnySquare, ColumnByColumn, make_game, reverse_b
 from engine.programs.nqueens import program
 from engine.search import INF, ExactSearch, TableSearch, TranspositionTable, search
 from golden import REPO
+from thoroughness import examples
 
 KNOWN_1A = [1, 1, 1, -1, 1, 1, 1, -1, -1, 1, 1, 1, 1, -1]          # N = 1..14
 KNOWN_1B = {1: 1, 2: 1, 3: 1, 4: -2, 10: 7}
@@ -66,7 +67,7 @@ def attacks(a, b):
         a[0] + a[1] == b[0] + b[1]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(["1a", "1b", "2"]), st.integers(1, 9),
        st.lists(st.integers(0, 80), max_size=12))
 def test_moves_are_legal_and_utilities_follow_the_last_placer(variation, size, choices):
@@ -106,7 +107,7 @@ def test_illegal_moves_are_refused(variation):
         game.result(state, bad)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(["1a", "1b", "2"]), st.integers(1, 12),
        st.lists(st.integers(0, 200), max_size=8))
 def test_evaluation_stays_inside_the_utility_range(variation, size, choices):
@@ -129,7 +130,7 @@ def test_cutoff_test_checks_terminal_first():
     assert game.cutoff_test(start, 3, limit=3) and not game.cutoff_test(start, 2, limit=3)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(2, 10), st.lists(st.integers(0, 99), max_size=9))
 def test_column_key_merges_mirror_images(size, choices):
     game = ColumnByColumn(size, "1a")
@@ -145,7 +146,7 @@ def test_column_key_merges_mirror_images(size, choices):
     assert reverse_bits(0b0011, 4) == 0b1100
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(2, 7), st.lists(st.integers(0, 99), max_size=6), st.integers(0, 7))
 def test_square_key_merges_all_eight_symmetries(size, choices, transform):
     game = AnySquare(size, symmetry=True)
@@ -178,7 +179,8 @@ def test_variation_1b_known_values(size, prune):
     assert search(game, game.initial_state(), ExactSearch(prune=prune)).value == KNOWN_1B[size]
 
 
-@pytest.mark.parametrize("size", range(1, 12))
+# The largest board of each sweep takes 4-5 s: make test-all.
+@pytest.mark.parametrize("size", [*range(1, 11), pytest.param(11, marks=pytest.mark.slow)])
 def test_variation_2_known_winners(size):
     game = make_game("2", size, symmetry=True)
     result = search(game, game.initial_state(), TableSearch(table=TranspositionTable(),
@@ -233,7 +235,7 @@ def variation_2_minimax(size):
     return search(game, game.initial_state(), TableSearch(prune=False, table=TranspositionTable()))
 
 
-@pytest.mark.parametrize("size", range(1, 9))
+@pytest.mark.parametrize("size", [*range(1, 8), pytest.param(8, marks=pytest.mark.slow)])
 def test_minimax_equals_alphabeta_any_square(size):
     game = make_game("2", size)
     plain = variation_2_minimax(size)

@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from engine.programs.nqueens import program as nqueens
 from engine.programs.nqueens.check import Checker, Solver
+from thoroughness import examples
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -244,7 +245,7 @@ def test_the_command_reports_per_question_and_exits_1(a4_text, tmp_path):
 # --- never a traceback ---------------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(edits=st.lists(st.tuples(st.sampled_from(["delete", "digit", "minus"]),
                                 st.integers(0, 10 ** 6), st.integers(0, 9)),
                       min_size=1, max_size=4))

@@ -19,6 +19,7 @@ from engine.games.stake_raid_files import Problem, output_text, parse_input
 from engine.games.stake_raid_files import position as setup
 from engine.search import ExactSearch, search
 from golden import program_cases
+from thoroughness import examples
 
 
 
@@ -116,7 +117,7 @@ def without_flipless_raids(moves):
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(positions(max_size=6), st.booleans())
 def test_successors_match_the_oracle_rules(position, flipless_raids):
     n, values, board, player = position
@@ -137,7 +138,7 @@ def test_successors_match_the_oracle_rules(position, flipless_raids):
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(positions(max_size=6), st.booleans())
 def test_horizon_values_equal_the_childrens_values(position, flipless_raids):
     n, values, board, player = position
@@ -205,7 +206,7 @@ def test_score_bounds_ignore_settled_pieces():
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(1, 9), st.data())
 def test_neighbourhood_codes_name_the_four_neighbours(size, data):
     game = StakeRaid(size, range(1, size * size + 1))
@@ -248,7 +249,7 @@ def test_terminal_only_when_full():
 
 
 # --- grader moves -------------------------------------------------------------------------
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(positions(max_size=4), st.integers(1, 3))
 def test_minimax_and_alphabeta_choose_the_oracles_move(position, depth):
     n, values, board, player = position

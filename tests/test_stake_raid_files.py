@@ -11,9 +11,10 @@ from engine.games.stake_raid_files import (FileFormatError, Problem, board_cells
                                            input_text, output_move, output_text,
                                            parse_input, parse_move, parse_output,
                                            plain_number, position)
+from thoroughness import examples
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(1, 8).flatmap(lambda n: st.tuples(
     st.just(n), st.sampled_from(["MINIMAX", "ALPHABETA"]), st.sampled_from("XO"),
     st.integers(1, 9), st.lists(st.integers(1, 99), min_size=n * n, max_size=n * n),

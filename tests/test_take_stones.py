@@ -21,6 +21,7 @@ from engine.programs.take_stones import program
 from engine.search import EVALUATED, TERMINAL, ExactSearch, search
 from engine.trace import Tracer
 from golden import program_cases
+from thoroughness import examples
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -55,7 +56,7 @@ def random_state(data, n):
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data(), st.integers(1, 40))
 def test_moves_terminal_value_and_evaluation_match_the_oracle(data, n):
     game, state, available, last, max_turn = random_state(data, n)
@@ -75,7 +76,7 @@ def test_moves_terminal_value_and_evaluation_match_the_oracle(data, n):
         assert game.terminal_value(state) == (-100 if max_turn else 100)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.integers(0, (1 << 40) - 1), min_size=1, max_size=33), st.data())
 def test_union_lists_give_the_union_of_the_masks_of_a_set(masks, data):
     """Three 11-bit lists cover sets of up to 33 members; members past the masks add
@@ -90,7 +91,7 @@ def test_union_lists_give_the_union_of_the_masks_of_a_set(masks, data):
         == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.data(), st.integers(1, 32))
 def test_inline_reach_successors_equal_the_general_ones(data, n):
     """The n <= 32 fast path without evaluations: same children, same varying stones."""
@@ -107,7 +108,7 @@ def test_inline_reach_successors_equal_the_general_ones(data, n):
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.data(), st.integers(1, 40), st.booleans())
 def test_states_with_one_subtree_key_differ_only_in_varying_stones(data, n, evaluations):
     """Toggling stones ``varying_stones`` names keeps the key, the moves and the values."""
@@ -129,7 +130,7 @@ def test_states_with_one_subtree_key_differ_only_in_varying_stones(data, n, eval
         second.value, second.action, second.stats.nodes, second.stats.evaluations)
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=examples(60), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data(), st.booleans())
 def test_random_histories_print_what_the_oracle_prints(capsys, monkeypatch, data, merge):
@@ -358,7 +359,7 @@ def test_game_over_prints_the_root_then_invalid_input(capsys, words, side):
     assert f"player to move ({side}) has no legal stone" in err
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.one_of(st.integers(-3, 14).map(str), st.text(max_size=3)), max_size=7))
 def test_any_argument_list_gives_a_trace_or_invalid_input(words):
     import contextlib

@@ -14,6 +14,7 @@ from engine.games.take_stones import TakeStones
 from engine.programs.take_stones.program import BoundedMemo
 from engine.programs.take_stones.listing import RecordLayout, RecordListing, TextListing
 from engine.search import ExactSearch, search
+from thoroughness import examples
 
 VALUES = (-1000, 1000, -100, 100)     # every alpha and beta of a search to the end
 LARGEST_N = 79                        # records fit up to here (2-bit lanes)
@@ -41,7 +42,7 @@ def test_records_do_not_fit_past_79_stones_or_with_too_many_bound_pairs():
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data(), st.integers(1, LARGEST_N))
 def test_a_record_reads_as_its_node_block(data, n):
     layout = RecordLayout(n, VALUES)
@@ -59,7 +60,7 @@ def test_a_record_reads_as_its_node_block(data, n):
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data(), st.integers(1, LARGEST_N))
 def test_substitution_sets_exactly_the_varying_stones(data, n):
     layout = RecordLayout(n, VALUES)

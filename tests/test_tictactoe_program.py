@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from engine.games.tictactoe import TicTacToe
 from engine.programs.tictactoe import main
 from golden import REPO
+from thoroughness import examples
 
 GAME = TicTacToe()
 boards = st.text(alphabet="xo-", min_size=9, max_size=9)
@@ -18,7 +19,7 @@ def legal(board):
     return board.count("o") <= board.count("x") <= board.count("o") + 1
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(board=boards.filter(legal), mode=st.sampled_from([[], ["prune"], ["prune", "1"],
                                                          ["prune", "2"], ["prune", "5"]]))
 def test_the_move_is_one_legal_move_and_the_listing_is_well_formed(board, mode, tmp_path_factory):
@@ -50,7 +51,7 @@ def run_in_process(argv):
     return code, out.getvalue(), err.getvalue()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(argv=st.lists(st.text(min_size=0, max_size=12), min_size=0, max_size=5))
 def test_any_argument_list_gives_exit_0_or_one_line_and_exit_2(argv, tmp_path_factory):
     folder = tmp_path_factory.mktemp("fuzz")

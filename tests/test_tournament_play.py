@@ -255,23 +255,23 @@ def test_ctrl_c_keeps_finished_games_and_resume_plays_the_rest(tmp_path):
     slow = entrant(tmp_path, "slow", {"homework.py": "import time\ntime.sleep(0.3)\n"
                                       + LAST_EMPTY})
     out = tmp_path / "r.json"
-    args = ["run", "stake_raid", first, slow, "--sizes", "3", "--pairs", "4", "--time",
+    args = ["run", "stake_raid", first, slow, "--sizes", "3", "--pairs", "2", "--time",
             "5", "--jobs", "1", "--json", str(out)]
     process = interrupts.start(["tournament", *args])
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if out.exists() and len(json.loads(out.read_text())["games"]) >= 2:
+        if out.exists() and len(json.loads(out.read_text())["games"]) >= 1:
             break
         time.sleep(0.1)
     stderr = interrupts.stop(process, signal.SIGINT)
     kept = json.loads(out.read_text())
-    assert kept["complete"] is False and 2 <= len(kept["games"]) < 8
+    assert kept["complete"] is False and 1 <= len(kept["games"]) < 4
     assert "--resume" in stderr
     done = tournament(*args, "--resume", "--quiet")
     assert done.returncode == 0, done.stderr
     final = json.loads(out.read_text())
     assert final["complete"] is True
-    assert [game["id"] for game in final["games"]] == list(range(1, 9))
+    assert [game["id"] for game in final["games"]] == list(range(1, 5))
     assert final["games"][:len(kept["games"])] == kept["games"]
 
 
@@ -334,7 +334,8 @@ def test_an_interrupted_tournament_exits_130_keeps_its_results_and_no_traceback(
                                      for game in kept["games"])
 
 
-@pytest.mark.parametrize("command", ["run", "sprt"])
+# run and sprt share the set-up and its Ctrl-C scaffolding: sprt is the long variant.
+@pytest.mark.parametrize("command", ["run", pytest.param("sprt", marks=pytest.mark.slow)])
 def test_a_tournament_interrupted_as_its_sandboxes_are_set_up_closes_them(tmp_path,
                                                                         command):
     """Interrupted just as the sandboxes are set up (before the first line): exit 130,
@@ -356,7 +357,7 @@ def test_a_tournament_interrupted_as_its_sandboxes_are_set_up_closes_them(tmp_pa
 def test_shards_merge_into_the_whole_from_the_command_line(tmp_path):
     paths = [entrant(tmp_path, name, {"homework.py": code}) for name, code in
              (("first", FIRST_EMPTY), ("last", LAST_EMPTY), ("third", FIRST_EMPTY))]
-    common = ["run", "stake_raid", *paths, "--sizes", "3", "--pairs", "2", "--time", "5",
+    common = ["run", "stake_raid", *paths, "--sizes", "3", "--pairs", "1", "--time", "5",
               "--quiet"]
     for index in (1, 2):
         done = tournament(*common, "--shard", f"{index}/2", "--json",

@@ -365,6 +365,8 @@ def test_the_section_guard_keeps_the_rest_of_the_page(monkeypatch):
     assert '<section id="games">' in page
 
 
+# A 4 s page of thousands of games; the report's every part is drawn daily above.
+@pytest.mark.slow
 def test_a_big_tournament_stays_small():
     """Replays are embedded compactly: 200 games of sizes 5..10 cost under 2.5 KB each
     (a 2,000-game tournament under 5 MB)."""

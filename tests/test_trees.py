@@ -17,6 +17,7 @@ from engine.programs.tree import TreeAnswer, format_json
 from engine.search import INF, ExactSearch, search
 from engine.trace import Tracer
 from golden import REPO, program_cases
+from thoroughness import examples
 
 FIGURE_5_2 = "A:(B:(3 12 8) C:(2 4 6) D:(14 5 2))"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -107,7 +108,7 @@ class CountingTree(ExplicitTree):
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(trees(), st.booleans())
 def test_random_trees_alphabeta_agrees_with_minimax(text, min_root):
     root = parse_tree(text)
@@ -185,7 +186,7 @@ def classes(element):
     return element.get("class", "").split()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(trees())
 def test_svg_parses_with_one_shape_per_node_and_a_dashed_edge_per_pruned_branch(text):
     answer = TreeAnswer(parse_tree(text))
