@@ -12,10 +12,8 @@ import ast
 import fnmatch
 import os
 import re
-import shutil
 import subprocess
 import sys
-import venv
 import zipfile
 from pathlib import PurePosixPath
 
@@ -172,20 +170,10 @@ def test_a_page_from_the_zip_application_is_the_one_from_the_source(which, singl
 
 
 @pytest.mark.slow
-def test_pip_install_ships_every_data_file(tmp_path):
+def test_pip_install_ships_every_data_file(installed_project, tmp_path):
     """``pip install .`` of a copy of the project (into a new venv) installs every data
     file beside its package, and the installed command writes the same page."""
-    source = tmp_path / "project"
-    source.mkdir()
-    shutil.copytree(ENGINE, source / "engine", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / name, source / name)
-    environment = tmp_path / "venv"
-    venv.create(environment, with_pip=True)
-    installed = subprocess.run([str(environment / "bin" / "pip"), "install", "-q",
-                                str(source)], capture_output=True, text=True, timeout=600)
-    if installed.returncode != 0:
-        pytest.skip("pip cannot install the project here: " + installed.stderr[-300:])
+    environment = installed_project
     (site,) = (environment / "lib").glob("python3*/site-packages")
     for path in data_files():
         copy = site / path.relative_to(REPO)

@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-import venv
 
 import pytest
 
@@ -58,16 +57,12 @@ def test_our_search_refuses_under_a_copy_of_the_engine(tmp_path):
 
 
 @pytest.mark.slow
-def test_installed_kit_stepper_in_a_students_copy_draws_the_reference(tmp_path):
+def test_installed_kit_stepper_in_a_students_copy_draws_the_reference(installed_project,
+                                                                      tmp_path):
     """The kit installed in a venv, run from another folder: a mutant's failed case's
     stepping command, run in a copy of the student's folder (with its own engine/),
     draws the page the reference draws."""
-    environment = tmp_path / "venv"
-    venv.create(environment, with_pip=True)
-    installed = subprocess.run([str(environment / "bin" / "pip"), "install", "-q",
-                                str(REPO)], capture_output=True, text=True, timeout=600)
-    if installed.returncode != 0:
-        pytest.skip("pip cannot install the project here: " + installed.stderr[-300:])
+    environment = installed_project
     student = make_mutant("tie-break >=", tmp_path / "student")
     work = tmp_path / "elsewhere"
     work.mkdir()

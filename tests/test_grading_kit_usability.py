@@ -55,26 +55,13 @@ def test_a_buggy_copy_graded_from_inside_is_refused(tmp_path):
     assert not outside.stdout.startswith(f"{clone}: 20/20")
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
+@pytest.fixture
+def installed(installed_project):
     """``game-search`` installed (pip, from a copy of the project) in a new venv."""
-    home = tmp_path_factory.mktemp("installed")
-    source = home / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(REPO / name, source / name)
-    shutil.copytree(REPO / "engine", source / "engine",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    venv = home / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    installing = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(source)],
-                                capture_output=True, text=True, timeout=600)
-    if installing.returncode != 0:
-        pytest.skip("pip could not build the project here: " + installing.stderr[-300:])
-    return venv / "bin" / "game-search"
+    return installed_project / "bin" / "game-search"
 
 
-# Both installed-command tests pay a pip install into a new venv (12 s): make test-all.
+# The installed-command tests share a pip install into a new venv (12 s): make test-all.
 @pytest.mark.slow
 def test_the_installed_command_is_the_hub(installed, tmp_path):
     shown = subprocess.run([str(installed), "--help"], capture_output=True, text=True,
@@ -89,7 +76,6 @@ def test_the_installed_command_is_the_hub(installed, tmp_path):
     assert (tmp_path / "v.txt").read_bytes() == (tmp_path / "w.txt").read_bytes()
 
 
-# (the same pip install as above)
 @pytest.mark.slow
 def test_the_installed_command_grades_a_copy_from_inside_it(installed, tmp_path):
     """A console command does not put the current folder first on sys.path: run inside

@@ -12,10 +12,8 @@ import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import venv
 
 import pytest
 
@@ -420,21 +418,10 @@ def test_the_package_data_names_every_asset():
 
 
 @pytest.mark.slow
-def test_pip_install_ships_the_stylesheet(tmp_path):
+def test_pip_install_ships_the_stylesheet(installed_project, tmp_path):
     """``pip install .`` (from a copy of the project, into a new venv) installs
     assets/report.css beside the package, and the installed command draws the page."""
-    source = tmp_path / "project"
-    source.mkdir()
-    shutil.copytree(REPO / "engine", source / "engine",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / name, source / name)
-    environment = tmp_path / "venv"
-    venv.create(environment, with_pip=True)
-    installed = subprocess.run([str(environment / "bin" / "pip"), "install", "-q",
-                                str(source)], capture_output=True, text=True, timeout=600)
-    if installed.returncode != 0:
-        pytest.skip("pip cannot install the project here: " + installed.stderr[-300:])
+    environment = installed_project
     found = list((environment / "lib").glob("python3*/site-packages/engine/similarity/"
                                             "assets/report.css"))
     assert len(found) == 1

@@ -395,15 +395,22 @@ class SlotGroup:
         if getattr(self, "join_files", None):
             self.kill_all(patience=2.0)
         for folder in list(self.folders.values()):
-            for _attempt in range(50):
-                try:
-                    os.rmdir(folder)
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.01)
+            _remove_group_folder(folder)
         self.folders = {}
+
+
+def _remove_group_folder(folder: str, attempts: int = 50) -> None:
+    """Remove the (emptied) group folder ``folder``, trying again for up to half a second:
+    the kernel refuses while a killed process is still leaving it. Best effort: a folder
+    gone already is fine, one still busy after the attempts is left in place."""
+    for _attempt in range(attempts):
+        try:
+            os.rmdir(folder)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)
 
 
 def remove_stale_groups() -> int:
@@ -656,14 +663,7 @@ class SlotGroupV2:
         """Kill what is left and remove the group (best effort)."""
         if getattr(self, "join_files", None):
             self.kill_all(patience=2.0)
-        for _attempt in range(50):
-            try:
-                os.rmdir(self.folder)
-                break
-            except FileNotFoundError:
-                break
-            except OSError:
-                time.sleep(0.01)
+        _remove_group_folder(self.folder)
         self.folders = {}
 
 
