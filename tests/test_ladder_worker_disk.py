@@ -249,12 +249,18 @@ def test_what_a_run_of_our_uid_made_unreadable_is_still_carried(two_file_systems
     python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
     if python is None or device(home) == device(run):
         pytest.skip("needs a system python3 and /var/tmp apart from /dev/shm")
+    # nobody imports a copy of engine/: the checkout may sit in a folder closed to it
+    # (a clone in mktemp -d's 0700 folder).
+    code = Path(tempfile.mkdtemp(prefix="disk-test-engine-", dir="/var/tmp"))
     try:
+        os.chmod(code, 0o755)
+        shutil.copytree(REPO / "engine", code / "engine",
+                        ignore=shutil.ignore_patterns("__pycache__"))
         os.chmod(run.parent, 0o711)
         os.chown(run, NOBODY, NOBODY)
         os.chown(home, NOBODY, NOBODY)
-        done = subprocess.run([python, "-c", AS_NOBODY, str(run), str(home)], cwd=REPO,
-                              env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        done = subprocess.run([python, "-c", AS_NOBODY, str(run), str(home)], cwd=code,
+                              env={"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin"},
                               user=NOBODY, group=NOBODY, extra_groups=[],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
@@ -266,6 +272,7 @@ def test_what_a_run_of_our_uid_made_unreadable_is_still_carried(two_file_systems
         assert os.listdir(run) == []
     finally:
         remove_tree(str(home))
+        shutil.rmtree(code, ignore_errors=True)
 
 
 # --- a director with its builds on another file system --------------------------------
