@@ -16,7 +16,7 @@ from ladder_helpers import AGENTS, FIRST_EMPTY, zip_bytes  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from engine.ladder import cli, config, store as store_module, web  # noqa: E402
-from engine.ladder.store.schema import Game, Submission  # noqa: E402
+from engine.ladder.store.schema import Game, Player, Submission  # noqa: E402
 from engine.ladder.web.app import ROUTES  # noqa: E402
 from engine.tournament.games import rules_for  # noqa: E402
 
@@ -197,6 +197,32 @@ def test_leases_replay_a_dead_workers_game_once_and_refuse_late_results(ladder):
     work(client, worker, "/api/work/lease", {"worker": "w3"})
     with store.session() as db:
         assert db.get(Game, other["game"]["id"]).state == "void"
+
+
+def test_a_game_passed_over_too_long_goes_next_built_or_not(ladder):
+    """A worker prefers games whose players it has built, but not for ever: a game that
+    has waited PATIENCE seconds goes next. Otherwise a game whose players only a dead
+    worker had built waits while its players, busy until it is played, get no game."""
+    store, client, tokens, worker = ladder
+    for name in NAMES:
+        assert send(client, tokens[name], zip_bytes(AGENTS[name])).status_code == 201
+    lease = work(client, worker, "/api/work/lease", {"worker": "w"}).json()
+    while lease["kind"] == "build":
+        work(client, worker, f"/api/work/builds/{lease['submission']['id']}",
+             {"lease": lease["lease"], "error": None})
+        lease = work(client, worker, "/api/work/lease", {"worker": "w"}).json()
+    with store.session() as db:
+        subs = {db.get(Player, s.player_id).name: s.id for s in db.query(Submission)}
+        cats = [g.id for g in db.query(Game).filter(Game.state == "pending")
+                if subs["cat"] in (g.x_sub, g.o_sub)]
+    assert cats
+    built = {"built": [subs["ann"], subs["ben"]], "worker": "w2"}
+    # Fresh games: a built one first, although cat's games are older than some.
+    first = work(client, worker, "/api/work/lease", built).json()["game"]
+    assert "cat" not in (first["x"]["player"], first["o"]["player"])
+    with store.session.begin() as db:
+        db.get(Game, cats[-1]).created = time.time() - store_module.games.PATIENCE - 1
+    assert work(client, worker, "/api/work/lease", built).json()["game"]["id"] == cats[-1]
 
 
 def test_a_record_that_does_not_replay_is_refused(ladder):

@@ -13,7 +13,11 @@ kept apart from the public record, which carries the moves, the result and the r
 
 Scheduling (engine.ladder.scheduler) adds colour-swapped pairs when fewer than
 :data:`POOL` games wait; a worker is given, among the waiting games, a challenge first,
-then one whose players it has built already when there is one (fewer builds per game).
+then one whose players it has built already when there is one (fewer builds per game),
+unless a game has waited :data:`PATIENCE` seconds: the oldest such game goes first, built
+or not. Without that bound a worker that always has a built game at hand would pass over
+for ever a game whose players only another (perhaps dead) worker had built; its players,
+busy until it is played, would get no other game either.
 """
 
 import json
@@ -34,6 +38,8 @@ from .submissions import Submissions, current_submissions, describe
 POOL = 6
 # What a worker may read of a waiting game's list when it looks for one it has built.
 SCAN = 60
+# Seconds a waiting game may be passed over for games the worker has built.
+PATIENCE = 30.0
 CHALLENGES_PER_HOUR = 4
 
 
@@ -267,9 +273,9 @@ class Games:
     # --- scheduling ---------------------------------------------------------------------
 
     def _waiting_game(self, session: Any, built: Set[int], now: float) -> Any:
-        """The waiting game to lease: one whose players the worker has built when there
-        is one, else the oldest (see the module docstring); None when none can be
-        scheduled either."""
+        """The waiting game to lease: the oldest that has waited PATIENCE seconds, else
+        one whose players the worker has built when there is one, else the oldest (see
+        the module docstring); None when none can be scheduled either."""
         current = set(current_submissions(session).values())
         staff = set(session.scalars(select(Submission.id).join(
             Player, Player.id == Submission.player_id).where(Player.staff)).all())
@@ -288,6 +294,9 @@ class Games:
             return None
         # A challenge a student asked for goes before the scheduler's games.
         waiting.sort(key=lambda game: (game.kind != CHALLENGE, game.id))
+        overdue = [game for game in waiting if now - game.created >= PATIENCE]
+        if overdue:
+            return min(overdue, key=lambda game: game.id)
         ready = built | staff
         for game in waiting:
             if game.x_sub in ready and game.o_sub in ready:
