@@ -164,6 +164,13 @@ class Ladder:
         self.log.flush()
         return Path(self.root, "serve.log").read_text()[-4000:]
 
+    def late_imports(self):
+        """The lines where the web process, after dropping root, imported a module for
+        the first time: each would fail for a web user who cannot read the libraries."""
+        self.log.flush()
+        return [line for line in Path(self.root, "serve.log").read_text().splitlines()
+                if "after dropping root" in line]
+
     def server_state(self):
         return json.loads(Path(self.folder, "server.json").read_text())
 

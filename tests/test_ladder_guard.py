@@ -40,8 +40,9 @@ from starlette.responses import HTMLResponse, JSONResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
 from engine.ladder.web import guard  # noqa: E402
-from engine.ladder.web.connections import (ConnectionBook, Limits, QuietLog,  # noqa: E402
-                                       address_key, parse_networks)
+from engine.ladder.web.connections import (ConnectionBook, Limits,  # noqa: E402
+                                           LingeringClose, QuietLog, address_key,
+                                           parse_networks)
 from ports import free_port
 
 CSP = "default-src 'none'"
@@ -597,3 +598,74 @@ def test_the_connections_fit_the_descriptor_limit():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     total, backlog = guard._descriptor_budget(10 ** 6)
     assert total + backlog <= max(soft * 3 // 4, 32)
+
+
+AFTER_ROOT_SCRIPT = textwrap.dedent("""
+    import os, sys, tempfile
+    from engine.ladder.web import guard
+    code = os.path.dirname(guard.__file__)
+    guard.AfterRoot(folders=[code]).install()
+    import colorsys, colorsys                        # a new module: named once
+    for _ in range(2):
+        open(guard.__file__).close()                 # beneath the code's folder: once
+    with tempfile.NamedTemporaryFile() as elsewhere:   # elsewhere: not named
+        open(elsewhere.name).close()
+""")
+
+
+def test_the_web_process_names_what_it_imports_or_reads_after_root_is_dropped():
+    """The check behind the late-import test of every served ladder: a module imported,
+    or a file opened beneath the code's folders, after the hook is installed is named
+    in the log once; a file opened elsewhere is not."""
+    done = subprocess.run([sys.executable, "-c", AFTER_ROOT_SCRIPT], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    tail = " after dropping root (a web user who cannot read the code's folders would " \
+        "fail here)"
+    assert done.stderr.splitlines() == [
+        "ladder web: imported colorsys" + tail,
+        f"ladder web: opened {os.path.abspath(guard.__file__)}" + tail]
+
+
+class FakeTransport:
+    def __init__(self, gone):
+        self.gone, self.closed, self.eof, self.reading = gone, False, False, False
+
+    def is_closing(self):
+        return self.closed
+
+    def can_write_eof(self):
+        return True
+
+    def write_eof(self):
+        if self.gone:
+            raise OSError(errno.ENOTCONN, "Transport endpoint is not connected")
+        self.eof = True
+
+    def resume_reading(self):
+        self.reading = True
+
+    def close(self):
+        self.closed = True
+
+
+class FakeProtocol:
+    lingered = False
+
+    def may_be_sending(self):
+        return True
+
+    def linger(self):
+        self.lingered = True
+
+
+@pytest.mark.parametrize("gone", [False, True])
+def test_a_gentle_close_lingers_unless_the_client_is_gone(gone):
+    """Closing while the client may still send ends our side and lingers; when the client
+    has reset the connection already (write_eof: ENOTCONN, seen after a 413 under load)
+    the socket is just closed, never an exception and a traceback in the log."""
+    transport, protocol = FakeTransport(gone), FakeProtocol()
+    gentle = LingeringClose(transport, protocol)
+    gentle.close()
+    assert transport.closed == gone and protocol.lingered == (not gone)
+    assert gentle.is_closing()

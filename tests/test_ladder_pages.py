@@ -275,6 +275,7 @@ def test_upload_from_me_the_leaderboard_updates_a_replay_steps(tmp_path, browser
                 "details.forfeit pre >> nth=0")
             for one in (page, board, eve):
                 assert one.problems == []
+            assert ladder.late_imports() == [], ladder.log_text()
         finally:
             for one in (page, board, eve):
                 one.close()

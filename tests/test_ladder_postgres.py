@@ -58,6 +58,7 @@ def test_a_ladder_on_postgresql_with_a_remote_worker():
         ladder.start(workers=0)
         _, records = check_leaderboard(ladder)
         check_replays(records)
+        assert ladder.late_imports() == [], ladder.log_text()
     finally:
         if ladder is not None:
             ladder.stop()

@@ -185,6 +185,7 @@ def test_a_ladder_on_sqlite_end_to_end():
         # Restarted with a worker, the ladder goes on where it stopped.
         ladder.start(workers=1)
         ladder.wait_for_games(len(records) + 4)
+        assert ladder.late_imports() == [], ladder.log_text()
     finally:
         ladder.stop()
         ladder.remove()

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from ..grading.printable import printable
+from ..markup import preload_assets
 from ..pictures import charts
 from ..tournament import report
 
@@ -33,8 +34,12 @@ STATIC_FILES = {"ladder.css": "text/css", "ladder.js": "text/javascript",
                 "icon.svg": "image/svg+xml", "replay.css": "text/css",
                 "replay.js": "text/javascript"}
 
-_ENV = Environment(loader=PackageLoader("engine.ladder", "templates"),
+# Templates are compiled once and never looked at again (auto_reload off): the web
+# process may run as a user who cannot read the package's folder (see preload()).
+_ENV = Environment(loader=PackageLoader("engine.ladder", "templates"), auto_reload=False,
+                   cache_size=-1,
                    autoescape=select_autoescape(default=True, default_for_string=True))
+_STATIC: Dict[str, bytes] = {}
 
 
 def _render(template: str, game_title: str, title: str, **values: Any) -> str:
@@ -237,8 +242,25 @@ def static(name: str) -> Optional[Tuple[str, bytes]]:
         return media, report.SCRIPT.encode("utf-8")
     if name == "replay.css":
         return media, report.BOARD_STYLE.encode("utf-8")
-    data = pkgutil.get_data(__package__, f"static/{name}")
-    return None if data is None else (media, data)
+    data = _STATIC.get(name)
+    if data is None:
+        data = pkgutil.get_data(__package__, f"static/{name}")
+        if data is None:
+            return None
+        _STATIC[name] = data
+    return media, data
+
+
+def preload() -> None:
+    """Compile every template, read every static file and the tournament's and the
+    pictures' assets the pages use now, while the process can still read the code's
+    folders (the web process calls this before it drops root)."""
+    for name in _ENV.list_templates():
+        _ENV.get_template(name)
+    for name in STATIC_FILES:
+        static(name)
+    for package in (report.__name__.rpartition(".")[0], charts.__name__.rpartition(".")[0]):
+        preload_assets(package)
 
 
 def icon() -> bytes:

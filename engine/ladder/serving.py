@@ -288,6 +288,7 @@ def run_web(options: argparse.Namespace) -> int:
     settings = config.load(options.folder)
     module = store_module()
     web = web_module()
+    from . import pages
     from .web import guard
     from .web.connections import Limits
     store = module.Store(settings)
@@ -303,9 +304,13 @@ def run_web(options: argparse.Namespace) -> int:
         # files they made are given to the web process's user.
         module.migrate(store.engine)
         store.engine.dispose()
-        if os.geteuid() == 0:
+        was_root = os.geteuid() == 0
+        if was_root:
             give_data_to(settings, *_web_user(options.user))
+        pages.preload()
         drop_privileges(options.user)
+        if was_root:
+            guard.AfterRoot().install()
         rearm(parent, death_signal)
         store.submissions.recover()
         store.standings.start()

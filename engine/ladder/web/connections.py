@@ -203,8 +203,12 @@ class LingeringClose:
         if not (self._protocol.may_be_sending() and self._transport.can_write_eof()):
             self._transport.close()
             return
+        try:
+            self._transport.write_eof()
+        except OSError:             # the client is gone already (ENOTCONN): just close
+            self._transport.close()
+            return
         self.lingering = True
-        self._transport.write_eof()
         self._transport.resume_reading()
         self._protocol.linger()
 

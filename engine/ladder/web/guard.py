@@ -16,6 +16,7 @@
 import errno
 import html
 import json
+import os
 import socket
 import sys
 import threading
@@ -409,11 +410,18 @@ def server(app: ASGIApp, host: str, port: int, sock: Optional[socket.socket] = N
     config = uvicorn.Config(
         ForwardedFor(app, trusted) if trusted else app, host=host, port=port,
         http=protocol_class(book), lifespan="off", proxy_headers=False, log_level="warning",
+        loop="asyncio",
         access_log=False, server_header=False,
         timeout_keep_alive=limits.keep_alive_seconds, timeout_graceful_shutdown=5,
         backlog=backlog,
         h11_max_incomplete_event_size=limits.head_bytes)
     config.load()
+    # The event loop's module is imported when the server runs (uvicorn 0.36 on:
+    # get_loop_factory; before: setup_event_loop): import it now.
+    if hasattr(config, "get_loop_factory"):
+        config.get_loop_factory()
+    else:
+        config.setup_event_loop()
     preload()
 
     class Server(uvicorn.Server):
@@ -438,3 +446,62 @@ def preload() -> None:
             importlib.import_module(f"encodings.{module.name}")
         except ImportError:  # a codec of another platform (mbcs, oem)
             pass
+    # anyio imports its backend at the first thread hand-off and its file wrapper at
+    # the first file response; names that an older anyio lacks are skipped.
+    for name in LATE_LIBRARY_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
+LATE_LIBRARY_MODULES = ("anyio._backends._asyncio", "anyio._core._fileio", "anyio.to_thread",
+                        "anyio.from_thread", "anyio.abc")
+
+
+class AfterRoot:
+    """What the web process does, once root is dropped, that a web user unable to read
+    the code's folders (a Python or a checkout under /root) could not do: it names in
+    the log, once each, every module imported for the first time and every file opened
+    beneath the code's folders (the engine package, the standard library, the
+    libraries). :func:`preload` and the pages' preload should have done it all before;
+    a line here is a missing preload. An audit hook (PEP 578), so it lasts as long as
+    the process: :meth:`install` it in the web process only."""
+
+    def __init__(self, log: Callable[[str], None] = log_line,
+                 folders: Optional[Sequence[str]] = None) -> None:
+        self.log = log
+        given = folders if folders is not None else code_folders()
+        self.folders = tuple({os.path.join(how(folder), "") for folder in given
+                              for how in (os.path.abspath, os.path.realpath)})
+        self.seen: set = set()
+
+    def __call__(self, event: str, args: Tuple[Any, ...]) -> None:
+        if event == "import":
+            if args[0] in sys.builtin_module_names:     # inside the interpreter: no file
+                return
+            what = f"imported {args[0]}"
+        elif event == "open" and isinstance(args[0], str) \
+                and os.path.abspath(args[0]).startswith(self.folders):
+            what = f"opened {os.path.abspath(args[0])}"
+        else:
+            return
+        if what not in self.seen:
+            self.seen.add(what)
+            self.log(f"{what} after dropping root (a web user who cannot read the "
+                     "code's folders would fail here)")
+
+    def install(self) -> "AfterRoot":
+        sys.addaudithook(self)
+        return self
+
+
+def code_folders() -> List[str]:
+    """The folders the web process's code comes from: the engine package, the standard
+    library and the folders libraries are installed in."""
+    import sysconfig
+    paths = sysconfig.get_paths()
+    engine_folder = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    return sorted({engine_folder, paths["stdlib"], paths["platstdlib"], paths["purelib"],
+                   paths["platlib"]})
