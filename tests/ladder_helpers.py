@@ -26,6 +26,8 @@ from golden import REPO
 from grading_helpers import FIRST_EMPTY, LAST_EMPTY
 from ports import free_port
 
+from engine.ladder.lifelines import dying_with_me
+
 PYTHON = sys.executable
 
 # A hostile entrant: it pokes at what it must not reach, writes markup and control
@@ -147,7 +149,7 @@ class Ladder:
         self.process = subprocess.Popen(
             [PYTHON, "-m", "engine", "ladder", "serve", self.folder, "--port",
              str(self.port), "--workers", str(workers)], cwd=REPO, stdout=self.log,
-            stderr=subprocess.STDOUT, start_new_session=True)
+            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=dying_with_me())
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -188,7 +190,7 @@ class Ladder:
             [PYTHON, "-m", "engine", "ladder", "work", "--server", self.url, "--name", name,
              "--worker-token-file", token],
             cwd=self.root, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=self.log,
-            stderr=subprocess.STDOUT, start_new_session=True)
+            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=dying_with_me())
         self.remote.append(process)
         return process
 

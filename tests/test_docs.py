@@ -461,8 +461,10 @@ def run_session(steps, folder):
             # A file the reader is shown before it is used: the session's input.
             (folder / words[1]).write_text("".join(line + "\n" for line in expected))
             continue
+        # The timeout only catches a hang: a whole tournament takes 33 s on a quiet
+        # machine and four times that on a busy one (CI timed out once at 120 s).
         run = subprocess.run(["bash", "-c", command], cwd=folder, env=environment,
-                             capture_output=True, timeout=120)
+                             capture_output=True, timeout=900)
         stdout = run.stdout.decode("utf-8", "replace")
         merged = stdout + run.stderr.decode("utf-8", "replace")
         # A Markdown code block cannot end with blank lines: neither can the outputs.

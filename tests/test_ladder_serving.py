@@ -35,6 +35,7 @@ from golden import REPO
 from engine.errors import UsageError
 from engine.sandbox import is_running, start_time
 from engine.ladder import serving
+from engine.ladder.lifelines import dying_with_me
 from ports import free_port
 
 PYTHON = sys.executable
@@ -196,7 +197,7 @@ def _serve(folder, port, workers, environment=None, log_folder=None):
     process = subprocess.Popen(
         [PYTHON, "-m", "engine", "ladder", "serve", folder, "--port", str(port),
          "--workers", str(workers)], cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-        env=environment, start_new_session=True)
+        env=environment, start_new_session=True, preexec_fn=dying_with_me())
     log.close()
     path = os.path.join(folder, "server.json")
     deadline = time.monotonic() + 90

@@ -379,8 +379,12 @@ def test_shards_merge_into_the_whole_from_the_command_line(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("a, b, decision", [("ours:agent", "ours:greedy", "H1"),
-                                            ("ours:agent", "ours:agent", "H0")])
+                                            ("ours:greedy", "ours:greedy", "H0")])
 def test_sprt_tells_a_stronger_agent_from_an_equal_one(tmp_path, a, b, decision):
+    """The equal pair is the greedy agent twice: it plays the same whatever the load, so
+    each colour-swapped pair splits and H0 is certain. Two copies of the searching agent
+    differ by how deep each gets in its time on a busy machine, and SPRT accepts H1 for
+    such an equal pair in about 5% of runs by design (alpha 0.05): seen in CI."""
     out = tmp_path / "sprt.json"
     done = tournament("sprt", "stake_raid", a, b, "--elo0", "0", "--elo1", "150",
                       "--sizes", "4,5", "--time", "2", "--max-pairs", "60",
