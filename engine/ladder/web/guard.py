@@ -481,9 +481,10 @@ class AfterRoot:
             if args[0] in sys.builtin_module_names:     # inside the interpreter: no file
                 return
             what = f"imported {args[0]}"
-        elif event == "open" and isinstance(args[0], str) \
-                and os.path.abspath(args[0]).startswith(self.folders):
-            what = f"opened {os.path.abspath(args[0])}"
+        elif event == "open" and isinstance(args[0], str) and os.path.isabs(args[0]) \
+                and os.path.normpath(args[0]).startswith(self.folders):
+            # (a relative name may be relative to a folder's descriptor: never code)
+            what = f"opened {os.path.normpath(args[0])}"
         else:
             return
         if what not in self.seen:
